@@ -1,0 +1,268 @@
+"""HelpSteer2's annotation aggregation and the analyses of notebook 05 (Wang et al. 2024, arXiv 2406.08673).
+
+Protocol (dataset card, "Annotation methodology"): every response is rated 0–4 on five attributes by
+at least three annotators, and by up to five "if the initial annotators do not agree with each other
+sufficiently (2 points or less on helpfulness)"; the released label is "the mean of the three
+annotators who agree with each other most, rounded to the nearest integer"; samples whose
+annotators still disagree are filtered out (train keeps 20,324 samples).
+
+Definitions used here (the card leaves them open, so they are stated precisely):
+
+* **most agreeing three** — among all 3-subsets of the sample's annotators, the one with the smallest
+  total pairwise absolute difference in *helpfulness* (the attribute the protocol judges agreement
+  on); ties broken by the smallest total pairwise L1 difference over all five attributes, then by the
+  earliest annotator slots (lexicographically smallest slot triple).
+* **spread filter** — a sample is removed when the retained helpfulness ratings span more than
+  2 points (max − min > 2); a span of exactly 2 is kept.
+* **rounding** — half up (``floor(mean + 0.5)``). A mean of three integers is never a half; only
+  two-annotator samples can be.
+* **fewer than three annotators** — the card notes that "a small proportion of samples only
+  [have] annotations by 2 annotators" (others were not ratable); such samples are aggregated from
+  both ratings, flagged ``rule = "all_available"`` and counted in the report, never dropped silently.
+"""
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+
+from .. import stats
+from ..reproduction import row, table
+from .helpsteer2_data import ATTRIBUTES, MAX_ANNOTATORS, Annotations
+
+SPREAD_LIMIT = 2
+TRIPLES = np.array(list(combinations(range(MAX_ANNOTATORS), 3)))  # lexicographic order = tie-break order
+HELPFULNESS = ATTRIBUTES.index("helpfulness")
+
+
+def _pairwise_spread(values: np.ndarray) -> np.ndarray:
+    """|a−b| + |a−c| + |b−c| over the three annotator slots held on axis 2."""
+    a, b, c = (np.take(values, k, axis=2) for k in range(3))
+    return np.abs(a - b) + np.abs(a - c) + np.abs(b - c)
+
+
+def most_agreeing_three(ratings: np.ndarray) -> np.ndarray:
+    """Slot indices ``(samples, 3)`` of the most agreeing three annotators (see module docstring).
+
+    Samples with fewer than three annotators get ``-1`` in every position.
+    """
+    picked = ratings[:, TRIPLES, :]  # (samples, 10 triples, 3 slots, attributes); NaN where a slot is empty
+    primary = _pairwise_spread(picked[..., HELPFULNESS])  # ≤ 8
+    secondary = _pairwise_spread(picked).sum(axis=-1)  # ≤ 40
+    key = np.nan_to_num(primary * 100 + secondary, nan=np.inf)  # lexicographic (primary, secondary)
+    best = np.argmin(key, axis=1)  # the first minimum = earliest slots among ties
+    chosen = TRIPLES[best].copy()
+    chosen[np.isinf(key.min(axis=1))] = -1
+    return chosen
+
+
+def round_half_up(values: np.ndarray) -> np.ndarray:
+    return np.floor(np.asarray(values, dtype=float) + 0.5)
+
+
+def aggregate(annotations: Annotations) -> pd.DataFrame:
+    """One row per sample: the released label of every attribute and how it was obtained.
+
+    Columns: ``n_annotators``, ``rule`` ("top3" / "all_available"), ``slots`` (retained annotator
+    slots), ``helpfulness_spread`` (max − min of retained helpfulness), ``removed`` (spread filter),
+    and per attribute ``<a>_mean`` (unrounded mean of the retained ratings), ``<a>`` (rounded label)
+    and ``<a>_naive`` (the naive alternative: mean of *all* annotators, rounded).
+    """
+    ratings = annotations.ratings
+    n = annotations.n_annotators
+    if (n < 2).any():
+        first = int(np.argmax(n < 2))
+        raise ValueError(f"sample {first} has {n[first]} rating(s); aggregation needs at least 2 annotators")
+    chosen = most_agreeing_three(ratings)
+    top3 = chosen[:, 0] >= 0
+    keep = np.zeros(ratings.shape[:2], dtype=bool)
+    rows = np.nonzero(top3)[0]
+    keep[rows[:, None], chosen[top3]] = True
+    keep[~top3] = ~np.isnan(ratings[~top3, :, 0])  # fewer than three: every available rating
+    retained = np.where(keep[:, :, None], ratings, np.nan)
+    frame = pd.DataFrame({
+        "n_annotators": n,
+        "rule": np.where(top3, "top3", "all_available"),
+        "slots": [" ".join(map(str, np.nonzero(k)[0])) for k in keep],
+    })
+    spread = np.nanmax(retained[:, :, HELPFULNESS], axis=1) - np.nanmin(retained[:, :, HELPFULNESS], axis=1)
+    frame["helpfulness_spread"] = spread.astype(int)
+    frame["removed"] = spread > SPREAD_LIMIT
+    means = np.nanmean(retained, axis=1)
+    naive = np.nanmean(ratings, axis=1)
+    for j, attribute in enumerate(ATTRIBUTES):
+        frame[f"{attribute}_mean"] = means[:, j]
+        frame[attribute] = round_half_up(means[:, j]).astype(int)
+        frame[f"{attribute}_naive"] = round_half_up(naive[:, j]).astype(int)
+    return frame
+
+
+# --- analyses shown in notebook 05 ------------------------------------------------------------------
+
+def annotator_counts(annotations: Annotations) -> pd.DataFrame:
+    """How many samples have 2, 3, 4 and 5 annotators (the card: 3 to 5, mean 3.41)."""
+    counts = pd.Series(annotations.n_annotators).value_counts().sort_index()
+    return pd.DataFrame({"n_annotators": counts.index.astype(int), "samples": counts.values,
+                         "share": counts.values / len(annotations)})
+
+
+def removal_summary(aggregated: pd.DataFrame, *, seed: int, n_resamples: int) -> pd.DataFrame:
+    """Share of samples removed by the spread filter, overall and per aggregation rule, with CIs."""
+    rows = []
+    groups = [("all", aggregated)] + [(f"rule={rule}", part) for rule, part in aggregated.groupby("rule", sort=True)]
+    for label, part in groups:
+        est = stats.proportion_ci(part["removed"].to_numpy(), seed=seed, n_resamples=n_resamples, method="percentile")
+        rows.append({"subset": label, "samples": len(part), "removed": int(part["removed"].sum()),
+                     "share_removed": est.estimate, "ci_low": est.ci_low, "ci_high": est.ci_high})
+    return pd.DataFrame(rows)
+
+
+def rating_distributions(annotations: Annotations, aggregated: pd.DataFrame) -> pd.DataFrame:
+    """Share of each score 0–4 per attribute: every individual rating vs the released labels."""
+    kept = aggregated[~aggregated["removed"]]
+    rows = []
+    for j, attribute in enumerate(ATTRIBUTES):
+        individual = annotations.ratings[:, :, j]
+        individual = individual[~np.isnan(individual)].astype(int)
+        for stage, values in (("individual ratings", individual), ("released label", kept[attribute].to_numpy())):
+            counts = np.bincount(values, minlength=5)
+            for score, count in enumerate(counts):
+                rows.append({"attribute": attribute, "stage": stage, "score": score, "count": int(count),
+                             "share": count / counts.sum()})
+    return pd.DataFrame(rows)
+
+
+def helpfulness_correlations(aggregated: pd.DataFrame, *, seed: int, n_resamples: int) -> pd.DataFrame:
+    """Pearson r of each released attribute with helpfulness over kept samples, bootstrap CI (samples)."""
+    kept = aggregated[~aggregated["removed"]]
+    rows = []
+    for attribute in ATTRIBUTES[1:]:
+        est = stats.correlation_ci(kept[attribute].to_numpy(), kept["helpfulness"].to_numpy(), method="pearson",
+                                   seed=seed, n_resamples=n_resamples)
+        rows.append({"attribute": attribute, "pearson_r": est.estimate, "ci_low": est.ci_low, "ci_high": est.ci_high,
+                     "n": est.n})
+    return pd.DataFrame(rows)
+
+
+def quadratic_kappa(a: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Cohen's κ with quadratic weights, vectorised: 1 − E[(a−b)²] / (var a + var b + (ā − b̄)²).
+
+    With weights (i−j)², the expected disagreement under independent marginals is
+    E[(a−b')²] = var(a) + var(b) + (mean a − mean b)² (population variances), so this equals
+    ``sklearn.metrics.cohen_kappa_score(a, b, weights="quadratic")`` (Cohen 1968).
+    """
+    observed = np.mean((a - b) ** 2, axis=axis)
+    expected = np.var(a, axis=axis) + np.var(b, axis=axis) + (np.mean(a, axis=axis) - np.mean(b, axis=axis)) ** 2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(expected > 0, 1 - observed / np.where(expected > 0, expected, 1), np.nan)
+
+
+def _mean_pairwise_kappa(r0, r1, r2, axis=-1):
+    return (quadratic_kappa(r0, r1, axis) + quadratic_kappa(r0, r2, axis) + quadratic_kappa(r1, r2, axis)) / 3
+
+
+def _ordinal_alpha(*raters, axis=-1):
+    """Krippendorff's α (ordinal) per resample, via the ``krippendorff`` package (NaN = missing)."""
+    import krippendorff
+
+    stacked = np.stack(raters, axis=-2)  # (..., raters, units)
+    flat = stacked.reshape(-1, *stacked.shape[-2:])
+    values = [krippendorff.alpha(reliability_data=m, level_of_measurement="ordinal", value_domain=list(range(5)))
+              for m in flat]
+    return np.asarray(values).reshape(stacked.shape[:-2]) if stacked.ndim > 2 else float(values[0])
+
+
+def agreement(annotations: Annotations, aggregated: pd.DataFrame, *, seed: int, n_resamples: int,
+              n_resamples_alpha: int = 300) -> pd.DataFrame:
+    """Inter-annotator agreement before vs after keeping the most agreeing three, with bootstrap CIs.
+
+    * quadratic-weighted Cohen's κ averaged over the three slot pairs (no annotator ids are
+      released, so "annotator" means list position): *initial three* = slots 0–2, *most agreeing
+      three* = the retained triple; over samples aggregated by the top-3 rule.
+    * Krippendorff's α (ordinal) over *all* annotations (every slot, missing = NaN) vs the retained
+      triple. α's resamples run the package once each, so it uses fewer resamples (percentile CI).
+    """
+    top3 = aggregated["rule"].to_numpy() == "top3"
+    ratings = annotations.ratings[top3]
+    slots = np.array([list(map(int, s.split())) for s in aggregated.loc[top3, "slots"]])
+    retained = np.take_along_axis(ratings, slots[:, :, None], axis=1)
+    rows = []
+    for j, attribute in enumerate(ATTRIBUTES):
+        cases = [
+            ("quadratic-weighted kappa", "initial three", tuple(ratings[:, k, j] for k in range(3)), _mean_pairwise_kappa, n_resamples, "bca"),
+            ("quadratic-weighted kappa", "most agreeing three", tuple(retained[:, k, j] for k in range(3)), _mean_pairwise_kappa, n_resamples, "bca"),
+            ("Krippendorff alpha (ordinal)", "all annotations", tuple(annotations.ratings[:, k, j] for k in range(5)), _ordinal_alpha, n_resamples_alpha, "percentile"),
+            ("Krippendorff alpha (ordinal)", "most agreeing three", tuple(retained[:, k, j] for k in range(3)), _ordinal_alpha, n_resamples_alpha, "percentile"),
+        ]
+        for measure, stage, data, statistic, resamples, method in cases:
+            est = stats.bootstrap_ci(data, statistic, seed=seed, n_resamples=resamples, method=method)
+            rows.append({"attribute": attribute, "measure": measure, "stage": stage, "estimate": est.estimate,
+                         "ci_low": est.ci_low, "ci_high": est.ci_high, "n": est.n})
+    return pd.DataFrame(rows)
+
+
+def error_against_truth(aggregated: pd.DataFrame, truth: pd.DataFrame, *, seed: int, n_resamples: int) -> pd.DataFrame:
+    """Simulated data only: mean absolute error of the released label vs the naive mean of all
+    annotators, both against the latent true label, over kept samples; paired bootstrap of the gap."""
+    kept = ~aggregated["removed"].to_numpy()
+    rows = []
+    for attribute in ATTRIBUTES:
+        true = truth[attribute].to_numpy()[kept]
+        top3_error = np.abs(aggregated[attribute].to_numpy()[kept] - true)
+        naive_error = np.abs(aggregated[f"{attribute}_naive"].to_numpy()[kept] - true)
+        diff = stats.paired_difference(top3_error, naive_error, seed=seed, n_resamples=n_resamples)
+        rows.append({"attribute": attribute, "mae_most_agreeing_three": top3_error.mean(),
+                     "mae_naive_mean": naive_error.mean(), "difference": diff.estimate, "ci_low": diff.ci_low,
+                     "ci_high": diff.ci_high, "p_value": diff.p_value, "n": diff.n})
+    return pd.DataFrame(rows)
+
+
+# --- reproduction check --------------------------------------------------------------------------
+
+CARD_MEAN_ANNOTATORS = 3.41  # dataset card: "The final annotations (mean of 3.41 annotators) ..."
+CARD_TRAIN_KEPT = 20_324  # dataset card: "... to retain only 20,324 samples" (train split)
+CARD_ANNOTATORS_RANGE = (3, 5)  # dataset card: "a minimum of three annotators and up to five"
+
+
+def card_example_check(card_annotations: Annotations, card_aggregated: pd.DataFrame) -> pd.DataFrame:
+    """Aggregate the card's per-annotator example and set it beside the card's released row."""
+    ours = aggregate(card_annotations)
+    present = ~np.isnan(card_annotations.ratings[:, :, 0])
+    rows = []
+    for i in range(len(ours)):
+        for j, attribute in enumerate(ATTRIBUTES):
+            rows.append({"sample": i, "attribute": attribute,
+                         "ratings": str(card_annotations.ratings[i, present[i], j].astype(int).tolist()),
+                         "mean_of_three": ours.loc[i, f"{attribute}_mean"], "ours": int(ours.loc[i, attribute]),
+                         "published": int(card_aggregated.loc[i, attribute])})
+    return pd.DataFrame(rows)
+
+
+def reproduction_check(card: pd.DataFrame, annotations: Annotations, aggregated: pd.DataFrame, source: str, *,
+                       seed: int, n_resamples: int) -> pd.DataFrame:
+    """Rows for ``tables/helpsteer2_reproduction.csv``: the card example (exact) and the card's facts."""
+    rows = [row(f"card_example:{r.attribute}", r.published, r.ours, "exact" if r.ours == r.published else "MISMATCH")
+            for r in card.itertuples()]
+    n = annotations.n_annotators
+    simulated = source == "simulated"
+    low, high = CARD_ANNOTATORS_RANGE
+    rows.append(row("card:max_annotators", high, int(n.max()), "consistent" if n.max() <= high else "differs"))
+    rows.append(row("card:min_annotators", low, int(n.min()), "consistent" if n.min() >= low else
+                    f"differs: {int((n < low).sum())} samples with 2 annotators (the card's note on not-ratable annotations)"))
+    mean = stats.summary(n, seed=seed, n_resamples=n_resamples)
+    verdict = ("simulated: protocol parameters tuned towards the card" if simulated
+               else "reproduced" if not mean.excludes(CARD_MEAN_ANNOTATORS) else "differs")
+    rows.append(row("card:mean_annotators", CARD_MEAN_ANNOTATORS, mean.estimate, verdict, mean.ci_low, mean.ci_high))
+    kept = int((~aggregated["removed"]).sum())
+    verdict = ("not comparable: simulated sample count" if simulated else
+               "reproduced" if kept == CARD_TRAIN_KEPT else
+               "differs: the disagreements file spans train+validation and the card's count is after every filter")
+    rows.append(row("card:train_samples_kept", CARD_TRAIN_KEPT, kept, verdict))
+    return table(rows)
+
+
+def empty_error_table() -> pd.DataFrame:
+    """The columns of :func:`error_against_truth`, no rows (real data has no latent truth)."""
+    return pd.DataFrame(columns=["attribute", "mae_most_agreeing_three", "mae_naive_mean", "difference", "ci_low",
+                                 "ci_high", "p_value", "n"])

@@ -1,0 +1,105 @@
+"""Figures of notebook 05 (HelpSteer2 aggregation); each returns a matplotlib Figure."""
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+from matplotlib.ticker import MaxNLocator, PercentFormatter
+
+from .helpsteer2_data import ATTRIBUTES
+
+
+def protocol(counts: pd.DataFrame, removal: pd.DataFrame, source: str) -> plt.Figure:
+    """Annotators per sample (the 3-then-5 protocol) and the share removed by the spread filter."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.4), gridspec_kw={"width_ratios": [3, 2]})
+    sns.barplot(data=counts, x="n_annotators", y="samples", ax=left, color="C0")
+    for patch, share in zip(left.patches, counts["share"]):
+        left.annotate(f"{share:.1%}", (patch.get_x() + patch.get_width() / 2, patch.get_height()),
+                      ha="center", va="bottom", fontsize=8)
+    left.set(xlabel="annotators per sample", ylabel="samples", title=f"Annotation protocol ({source} data)")
+    y = np.arange(len(removal))
+    right.errorbar(removal["share_removed"], y, fmt="o", color="C3",
+                   xerr=[removal["share_removed"] - removal["ci_low"], removal["ci_high"] - removal["share_removed"]])
+    right.set_yticks(y, [f"{s} (n={n:,})" for s, n in zip(removal["subset"], removal["samples"])])
+    right.invert_yaxis()
+    right.set(xlabel="share removed (spread > 2), 95% CI", title="Spread filter")
+    right.set_xlim(left=0)
+    right.xaxis.set_major_formatter(PercentFormatter(1, decimals=1))
+    right.xaxis.set_major_locator(MaxNLocator(4))
+    fig.tight_layout()
+    return fig
+
+
+def distributions(table: pd.DataFrame) -> plt.Figure:
+    """Share of each score per attribute: pooled individual ratings vs released labels."""
+    fig, axes = plt.subplots(1, len(ATTRIBUTES), figsize=(13, 3.2), sharey=True)
+    for ax, attribute in zip(axes, ATTRIBUTES):
+        sns.barplot(data=table[table["attribute"] == attribute], x="score", y="share", hue="stage", ax=ax,
+                    legend=ax is axes[-1])
+        ax.set(title=attribute, xlabel="score", ylabel="share" if ax is axes[0] else "")
+    axes[-1].legend(title=None, fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1))
+    fig.suptitle("Rating distributions before and after aggregation")
+    fig.tight_layout()
+    return fig
+
+
+def correlations(aggregated: pd.DataFrame, with_helpfulness: pd.DataFrame) -> plt.Figure:
+    """Pearson correlations among released attributes (heatmap) and with helpfulness (95% CIs)."""
+    kept = aggregated.loc[~aggregated["removed"], list(ATTRIBUTES)]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8), gridspec_kw={"width_ratios": [4, 3]})
+    sns.heatmap(kept.corr(method="pearson"), annot=True, fmt=".2f", vmin=-1, vmax=1, cmap="vlag", ax=left,
+                square=True, cbar_kws={"shrink": 0.8, "label": "Pearson r"})
+    left.set_title("Released labels: Pearson r")
+    y = np.arange(len(with_helpfulness))
+    r = with_helpfulness["pearson_r"]
+    right.errorbar(r, y, xerr=[r - with_helpfulness["ci_low"], with_helpfulness["ci_high"] - r], fmt="o")
+    right.set_yticks(y, with_helpfulness["attribute"])
+    right.invert_yaxis()
+    right.axvline(0, color="grey", lw=0.8)
+    right.set(xlim=(-0.1, 1), xlabel="r with helpfulness (95% bootstrap CI)", title="Attribute vs helpfulness")
+    fig.tight_layout()
+    return fig
+
+
+def agreement(table: pd.DataFrame) -> plt.Figure:
+    """Inter-annotator agreement before vs after keeping the most agreeing three, with 95% CIs."""
+    measures = table["measure"].unique()
+    fig, axes = plt.subplots(1, len(measures), figsize=(11, 3.6), sharey=True)
+    for ax, measure in zip(np.atleast_1d(axes), measures):
+        part = table[table["measure"] == measure]
+        stages = list(part["stage"].unique())
+        for k, stage in enumerate(stages):
+            rows = part[part["stage"] == stage]
+            y = np.arange(len(rows)) + (k - 0.5) * 0.3
+            ax.errorbar(rows["estimate"], y, fmt="o", label=stage, color=f"C{k}",
+                        xerr=[rows["estimate"] - rows["ci_low"], rows["ci_high"] - rows["estimate"]])
+        ax.set_yticks(np.arange(len(ATTRIBUTES)), ATTRIBUTES)
+        ax.set(title=measure, xlabel="agreement (95% CI)")
+        ax.legend(fontsize=8, loc="lower right")
+    np.atleast_1d(axes)[0].invert_yaxis()
+    fig.tight_layout()
+    return fig
+
+
+def error_against_truth(table: pd.DataFrame | None) -> plt.Figure:
+    """MAE against the latent truth: most agreeing three vs naive mean (simulated data only)."""
+    fig, ax = plt.subplots(figsize=(7, 3.4))
+    if table is None:
+        ax.text(0.5, 0.5, "Real data has no latent truth:\nthis comparison needs simulated input.",
+                ha="center", va="center", transform=ax.transAxes)
+        ax.set_axis_off()
+        return fig
+    long = table.melt(id_vars="attribute", value_vars=["mae_most_agreeing_three", "mae_naive_mean"],
+                      var_name="label", value_name="mae")
+    long["label"] = long["label"].map({"mae_most_agreeing_three": "mean of most agreeing three",
+                                       "mae_naive_mean": "naive mean of all annotators"})
+    sns.barplot(data=long, x="attribute", y="mae", hue="label", ax=ax)
+    for i, r in enumerate(table.itertuples()):
+        ax.annotate(f"Δ={r.difference:+.3f}\n[{r.ci_low:+.3f}, {r.ci_high:+.3f}]", (i, max(r.mae_most_agreeing_three, r.mae_naive_mean)),
+                    ha="center", va="bottom", fontsize=7)
+    ax.set(ylabel="MAE vs latent true label", xlabel="", title="Why keep the most agreeing three (simulated data)")
+    ax.set_ylim(0, long["mae"].max() * 1.35)
+    ax.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    return fig

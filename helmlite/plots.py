@@ -1,0 +1,42 @@
+"""One figure style for every notebook, and ``save(fig, name)`` → ``figures/<name>.png`` and ``.pdf``.
+
+Files are written atomically and without timestamps or software-version metadata, so the same
+figure drawn twice gives the same bytes.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import seaborn as sns  # noqa: E402
+
+from ._io import atomic_path  # noqa: E402
+
+_PNG_METADATA = {"Software": None}
+_PDF_METADATA = {"Creator": None, "Producer": None, "CreationDate": None}
+DPI = 150
+
+
+def use_style() -> None:
+    """Apply the project style: seaborn whitegrid, colour-blind palette, readable sizes."""
+    sns.set_theme(context="notebook", style="whitegrid", palette="colorblind", font_scale=0.95)
+    plt.rcParams.update({
+        "figure.dpi": 100, "savefig.dpi": DPI, "savefig.bbox": "tight", "axes.titleweight": "bold",
+        "axes.titlesize": 11, "figure.titlesize": 12, "pdf.fonttype": 42, "svg.hashsalt": "helmlite",
+    })
+
+
+
+def save(fig: plt.Figure, name: str, outdir: str | os.PathLike = "figures") -> list[Path]:
+    """Write ``fig`` as ``<outdir>/<name>.png`` and ``.pdf`` (atomic, metadata-free); return the paths."""
+    paths = []
+    for ext, metadata in (("png", _PNG_METADATA), ("pdf", _PDF_METADATA)):
+        target = Path(outdir) / f"{name}.{ext}"
+        with atomic_path(target) as tmp:
+            fig.savefig(tmp, format=ext, metadata=metadata)
+        paths.append(target)
+    return paths

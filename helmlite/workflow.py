@@ -1,0 +1,85 @@
+"""The workflow's view of a config: validation, each notebook's outputs and parameters, data to fetch.
+
+The Snakefile and the ``helmlite`` CLI both go through here, so the two never disagree.
+"""
+from __future__ import annotations
+
+import copy
+import os
+from pathlib import Path
+
+import yaml
+
+from .catalog import ANALYSES, Analysis
+from .seeds import derive_seed
+
+SCHEMA = Path(__file__).resolve().parent.parent / "config" / "schema.yaml"
+
+
+class ConfigError(ValueError):
+    """An invalid workflow config; the message names the file and the key."""
+
+
+def validate_config(config: dict, source: str = "config") -> dict:
+    """Validate against config/schema.yaml (filling defaults) with Snakemake's own validator."""
+    from snakemake.utils import validate
+
+    config = copy.deepcopy(config)
+    try:
+        validate(config, str(SCHEMA))
+    except Exception as error:  # snakemake raises WorkflowError with the jsonschema message
+        raise ConfigError(f"{source}: invalid configuration: {error}") from None
+    return config
+
+
+def parse_config(text: str, source: str) -> dict:
+    """Parse YAML (or JSON) config text and validate it; errors name ``source``."""
+    try:
+        config = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise ConfigError(f"{source}: not valid YAML ({error})") from None
+    if not isinstance(config, dict):
+        raise ConfigError(f"{source}: expected a mapping of settings at the top level")
+    return validate_config(config, source)
+
+
+def load_config(path: str | os.PathLike) -> dict:
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"{path}: config file not found")
+    return parse_config(path.read_text(encoding="utf-8"), str(path))
+
+
+def enabled(config: dict) -> list[Analysis]:
+    return [ANALYSES[key] for key in config["analyses"]]
+
+
+def output_dirs(config: dict) -> dict[str, str]:
+    root = config["output_dir"]
+    return {kind: os.path.normpath(os.path.join(root, kind)) for kind in ("figures", "tables", "reports", "logs", "benchmarks")}
+
+
+def outputs(config: dict, analysis: Analysis) -> dict[str, list[str] | str]:
+    """Every file the notebook writes, by kind."""
+    dirs = output_dirs(config)
+    return {
+        "notebook": f"{dirs['reports']}/{analysis.notebook}.ipynb",
+        "figures": [f"{dirs['figures']}/{name}.{ext}" for name in analysis.figures for ext in ("png", "pdf")],
+        "tables": [f"{dirs['tables']}/{name}.csv" for name in analysis.tables],
+        "manifest": f"{dirs['tables']}/{analysis.manifest}.json",
+    }
+
+
+def notebook_parameters(config: dict, analysis: Analysis) -> dict:
+    """The papermill parameters of one notebook, from the config."""
+    dirs = output_dirs(config)
+    boot = config["bootstrap"]
+    params = {"figures_dir": dirs["figures"], "tables_dir": dirs["tables"], "n_resamples": boot["n_resamples"],
+              "seed": derive_seed(boot["seed"], analysis.key) % 2**32}
+    params.update(config.get(analysis.key, {}))
+    return params
+
+
+def required_data(config: dict) -> list[str]:
+    """Registry names every enabled notebook needs, in a stable order."""
+    return sorted({name for analysis in enabled(config) for name in analysis.data})

@@ -1,0 +1,165 @@
+"""HelpSteer2 aggregation on hand-made cases, the loaders, the card example and the simulator."""
+from __future__ import annotations
+
+import gzip
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import cohen_kappa_score
+
+from helmlite import data
+from helmlite._jsonl import DataFormatError
+from helmlite.analyses import helpsteer2 as hs
+from helmlite.analyses.helpsteer2_data import ATTRIBUTES, Annotations, load_aggregated, load_disagreements, write_disagreements
+from helmlite.analyses.helpsteer2_simulator import SimulatorConfig, simulate
+
+
+def annotations(*samples: dict) -> Annotations:
+    """Build Annotations from dicts of attribute → per-annotator list (attributes left out copy helpfulness)."""
+    ratings = np.full((len(samples), 5, len(ATTRIBUTES)), np.nan)
+    for i, sample in enumerate(samples):
+        for j, attribute in enumerate(ATTRIBUTES):
+            values = sample.get(attribute, sample["helpfulness"])
+            ratings[i, :len(values), j] = values
+    return Annotations([""] * len(samples), [""] * len(samples), ratings)
+
+
+def test_card_example_reproduces_the_released_row_exactly(mirrored_cache):
+    card = hs.card_example_check(load_disagreements(data.fetch("helpsteer2/card_example_disagreements.jsonl")),
+                                 load_aggregated(data.fetch("helpsteer2/card_example_aggregated.jsonl")))
+    # card: helpfulness [3,3,4] → 3.33 → 3; correctness [3,4,4] → 3.67 → 4; coherence [4,3,4] → 4;
+    # complexity [2,2,2] → 2; verbosity [2,1,1] → 1.33 → 1 — the card's aggregated row.
+    assert card["ours"].tolist() == [3, 4, 4, 2, 1]
+    assert (card["ours"] == card["published"]).all()
+
+
+def test_five_annotators_keep_the_triple_with_smallest_helpfulness_spread():
+    # helpfulness [0, 4, 2, 3, 4]: triple slots (1,3,4) = (4,3,4) has pairwise spread 1+0+1 = 2, every
+    # other triple is larger ((2,3,4)=(2,3,4): 1+2+1 = 4) → mean 11/3 = 3.67 → 4; naive mean 13/5 = 2.6 → 3.
+    out = hs.aggregate(annotations({"helpfulness": [0, 4, 2, 3, 4]}))
+    assert out.loc[0, "slots"] == "1 3 4" and out.loc[0, "rule"] == "top3"
+    assert out.loc[0, "helpfulness_mean"] == pytest.approx(11 / 3)
+    assert out.loc[0, "helpfulness"] == 4 and out.loc[0, "helpfulness_naive"] == 3
+    assert out.loc[0, "helpfulness_spread"] == 1 and not out.loc[0, "removed"]
+
+
+def test_helpfulness_ties_are_broken_by_all_attributes_then_earliest_slots():
+    # helpfulness all 2 → every triple ties at 0; correctness [0,4,4,4,0] → only (1,2,3) has
+    # correctness spread 0 → chosen; correctness label 4 while the naive mean is 12/5 = 2.4 → 2.
+    tie = {"helpfulness": [2, 2, 2, 2, 2], "correctness": [0, 4, 4, 4, 0]}
+    # identical annotators: every key ties → the earliest slots (0,1,2).
+    same = {"helpfulness": [3, 3, 3, 3, 3]}
+    out = hs.aggregate(annotations(tie, same))
+    assert out["slots"].tolist() == ["1 2 3", "0 1 2"]
+    assert out.loc[0, "correctness"] == 4 and out.loc[0, "correctness_naive"] == 2
+
+
+@pytest.mark.parametrize("helpfulness,spread,removed,label", [
+    ([1, 2, 3], 2, False, 2),  # spread exactly 2 is kept; mean 2
+    ([0, 1, 3], 3, True, 1),  # spread 3 is removed; mean 4/3 → 1
+    ([0, 3, 4, 4], 1, False, 4),  # 4 annotators: (3,4,4) → 11/3 → 4
+])
+def test_spread_filter_boundary(helpfulness, spread, removed, label):
+    out = hs.aggregate(annotations({"helpfulness": helpfulness}))
+    assert out.loc[0, "helpfulness_spread"] == spread
+    assert bool(out.loc[0, "removed"]) is removed
+    assert out.loc[0, "helpfulness"] == label
+
+
+def test_two_annotators_use_both_round_half_up_and_are_flagged():
+    # [2, 3] → 2.5 → 3 (half up; Python's round() would give 2); [0, 3] → 1.5 → 2 but spans 3 → removed.
+    out = hs.aggregate(annotations({"helpfulness": [2, 3]}, {"helpfulness": [0, 3]}))
+    assert out["rule"].tolist() == ["all_available"] * 2
+    assert out["helpfulness"].tolist() == [3, 2]
+    assert out["removed"].tolist() == [False, True]
+    assert hs.round_half_up(np.array([0.5, 1.5, 2.5])).tolist() == [1, 2, 3]
+
+
+def test_one_annotator_is_an_error():
+    with pytest.raises(ValueError, match="sample 0 has 1 rating"):
+        hs.aggregate(annotations({"helpfulness": [2]}))
+
+
+def test_five_annotators_always_contain_an_agreeing_three():
+    """Pigeonhole: five ratings on 0–4 always hold three within 2 points, so a 5-annotator sample is never removed."""
+    rng = np.random.default_rng(0)
+    samples = [{"helpfulness": list(rng.integers(0, 5, 5))} for _ in range(2000)]
+    assert not hs.aggregate(annotations(*samples))["removed"].any()
+
+
+def test_quadratic_kappa_equals_sklearn():
+    rng = np.random.default_rng(1)
+    a = rng.integers(0, 5, 300)
+    b = np.clip(a + rng.integers(-2, 3, 300), 0, 4)
+    assert hs.quadratic_kappa(a.astype(float), b.astype(float)) == pytest.approx(
+        cohen_kappa_score(a, b, weights="quadratic"), abs=1e-12)
+
+
+def write_lines(path, lines):
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+GOOD = json.dumps({"prompt": "p", "response": "r", **{a: [1, 2, 3] for a in ATTRIBUTES}})
+
+
+@pytest.mark.parametrize("line,message", [
+    ("{not json", r"line 2: malformed JSON"),
+    (json.dumps({"prompt": "p", "response": "r"}), r"line 2: missing required field 'helpfulness'"),
+    (json.dumps({"prompt": "p", "response": "r", **{a: [1, 2, 5] for a in ATTRIBUTES}}), r"line 2: field 'helpfulness' must hold integers 0-4, got 5"),
+    (json.dumps({"prompt": "p", "response": "r", **{a: "3" for a in ATTRIBUTES}}), r"line 2: field 'helpfulness' must be a list"),
+    (json.dumps({"prompt": "p", "response": "r", **{a: [1, 2, 3] for a in ATTRIBUTES}, "verbosity": [1, 2]}), r"line 2: field 'verbosity' has 2 ratings"),
+])
+def test_disagreements_loader_names_file_line_and_field(tmp_path, line, message):
+    path = write_lines(tmp_path / "d.jsonl", [GOOD, line])
+    with pytest.raises(DataFormatError, match=message) as error:
+        load_disagreements(path)
+    assert str(path) in str(error.value)
+
+
+def test_empty_and_missing_files(tmp_path):
+    with pytest.raises(DataFormatError, match="no samples"):
+        load_disagreements(write_lines(tmp_path / "e.jsonl", [""]))
+    with pytest.raises(DataFormatError, match="file not found"):
+        load_aggregated(tmp_path / "missing.jsonl.gz")
+
+
+def test_aggregated_loader_reads_gzip(tmp_path):
+    path = tmp_path / "train.jsonl.gz"
+    with gzip.open(path, "wt") as handle:
+        handle.write(json.dumps({"prompt": "p", "response": "r", **{a: 3 for a in ATTRIBUTES}}) + "\n")
+    frame = load_aggregated(path)
+    assert frame.loc[0, list(ATTRIBUTES)].tolist() == [3] * 5
+
+
+def test_simulator_is_seeded_and_round_trips_through_the_released_schema(tmp_path):
+    config = SimulatorConfig(n_samples=400, seed=3)
+    first, second = simulate(config), simulate(config)
+    np.testing.assert_array_equal(first.annotations.ratings, second.annotations.ratings)
+    path = write_disagreements(first.annotations, tmp_path / "sim.jsonl.gz")
+    assert path.read_bytes() == write_disagreements(second.annotations, tmp_path / "again.jsonl.gz").read_bytes()
+    back = load_disagreements(path)
+    np.testing.assert_array_equal(back.ratings, first.annotations.ratings)
+    counts = first.annotations.n_annotators
+    assert set(np.unique(counts)) <= {2, 3, 4, 5} and 3.2 < counts.mean() < 3.6  # card: mean 3.41
+    escalated = first.annotations.ratings[counts == 5, :3, 0]
+    assert (escalated.max(axis=1) - escalated.min(axis=1) > 2).all()  # 5 only after a helpfulness gap > 2
+
+
+def test_top3_is_closer_to_the_truth_than_the_naive_mean_on_simulated_data():
+    sim = simulate(SimulatorConfig(n_samples=3000, seed=11))
+    table = hs.error_against_truth(hs.aggregate(sim.annotations), sim.truth, seed=0, n_resamples=500)
+    helpfulness = table.set_index("attribute").loc["helpfulness"]
+    assert helpfulness["difference"] < 0 and helpfulness["ci_high"] < 0
+
+
+def test_reproduction_rows_follow_the_design_format():
+    sim = simulate(SimulatorConfig(n_samples=200, seed=1))
+    aggregated = hs.aggregate(sim.annotations)
+    card = pd.DataFrame({"attribute": list(ATTRIBUTES), "published": [3, 4, 4, 2, 1], "ours": [3, 4, 4, 2, 0]})
+    table = hs.reproduction_check(card, sim.annotations, aggregated, "simulated", seed=0, n_resamples=200)
+    assert list(table.columns) == ["quantity", "published", "ours", "abs_diff", "ci_low", "ci_high", "verdict"]
+    assert table.set_index("quantity").loc["card_example:verbosity", "verdict"] == "MISMATCH"
+    assert table.set_index("quantity").loc["card:mean_annotators", "ci_low"] < 3.5
