@@ -48,7 +48,34 @@ HELPSTEER2 = Analysis(
     data=("helpsteer2/card_example_disagreements.jsonl", "helpsteer2/card_example_aggregated.jsonl"),
 )
 
-ANALYSES: dict[str, Analysis] = {a.key: a for a in (HELPSTEER2,)}
+HELMET = Analysis(
+    key="helmet",
+    notebook="03_helmet_correlations",
+    title="HELMET: synthetic vs downstream correlations",
+    paper="Yen et al. 2025, HELMET (ICLR 2025, arXiv 2410.02694), Figs. 3, 5, 6",
+    figures={
+        "helmet_fig5_reproduced": "Fig. 5 recomputed from the released 128K table (35 instruct models) beside its difference to the paper.",
+        "helmet_fig3_reproduced": "Fig. 3: the paper's NIAH/RULER rows and our recomputed Recall/RAG rows.",
+        "helmet_correlation_cis": "Every recomputed correlation with a 95% bootstrap CI over models, and the paper's value.",
+        "helmet_ci_width": "Width of the CI on Spearman's rho against the number of models (strong and weak pair).",
+        "helmet_base_vs_instruct": "Category correlations over base vs instruct models, and their difference with CIs.",
+        "helmet_by_length": "Mean category correlation by input length, 8K-128K (Fig. 6 values), with CIs.",
+    },
+    tables={
+        "helmet_fig5_exclusions": "Which of the 36 instruct models the paper left out: max/mean |diff| to Fig. 5 per exclusion.",
+        "helmet_correlations": "Fig. 5 and Fig. 3 correlations: paper, ours, bootstrap CI.",
+        "helmet_predictor_comparison": "RAG vs Recall as predictors of downstream categories (paired bootstrap over models).",
+        "helmet_category_connectedness": "Each category's mean correlation with the others, with CIs.",
+        "helmet_claims": "The paper's claims restated with confidence intervals, with verdicts.",
+        "helmet_ci_width": "CI width of rho by number of models.",
+        "helmet_base_vs_instruct": "Base vs instruct correlations per pair, difference CI, Holm-corrected p-values.",
+        "helmet_by_length": "Mean category correlation per input length and the 128K-8K change (paired bootstrap).",
+        "helmet_reproduction": "Reproduction check: every published Fig. 5 / Fig. 3 cell vs ours.",
+    },
+    data=("helmet/agg_results_128k.csv",),
+)
+
+ANALYSES: dict[str, Analysis] = {a.key: a for a in (HELMET, HELPSTEER2)}
 
 
 def analysis(key: str) -> Analysis:

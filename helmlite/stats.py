@@ -132,7 +132,7 @@ def summary(values, statistic: Statistic = np.mean, **kwargs) -> Estimate:
     return bootstrap_ci(values[np.isfinite(values)], statistic, **kwargs)
 
 
-def _paired_test(arrays, difference: Statistic, *, confidence: float = 0.95, n_resamples: int = 10_000,
+def paired_test(arrays, difference: Statistic, *, confidence: float = 0.95, n_resamples: int = 10_000,
                  method: str = "bca", seed: int = 0) -> PairedComparison:
     """CI of a difference statistic on shared items, and its two-sided bootstrap p-value.
 
@@ -149,7 +149,7 @@ def paired_difference(a, b, statistic: Statistic = np.mean, **kwargs) -> PairedC
     def difference(x, y, axis=-1):
         return statistic(x, axis=axis) - statistic(y, axis=axis)
 
-    return _paired_test((a, b), difference, **kwargs)
+    return paired_test((a, b), difference, **kwargs)
 
 
 def pearson_r(x, y, axis: int = -1) -> np.ndarray:
@@ -184,7 +184,7 @@ def correlation_difference(x1, x2, y, method: str = "spearman", **kwargs) -> Pai
     def difference(a, b, c, axis=-1):
         return corr(a, c, axis=axis) - corr(b, c, axis=axis)
 
-    return _paired_test((x1, x2, y), difference, **kwargs)
+    return paired_test((x1, x2, y), difference, **kwargs)
 
 
 def proportion_ci(flags: Sequence[bool], **kwargs) -> Estimate:

@@ -53,7 +53,7 @@ def test_snakemake_refuses_an_invalid_config(tmp_path):
 
 def test_notebook_parameters_come_from_the_config():
     config = workflow.load_config(REPO / "config" / "test.yaml")
-    analysis = workflow.enabled(config)[0]
+    analysis = next(a for a in workflow.enabled(config) if a.key == "helpsteer2")
     params = workflow.notebook_parameters(config, analysis)
     assert params["figures_dir"] == "build/test/figures" and params["tables_dir"] == "build/test/tables"
     assert params["source"] == "simulated" and params["n_resamples"] == 200

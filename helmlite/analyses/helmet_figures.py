@@ -1,0 +1,117 @@
+"""Figures of notebook 03 (HELMET correlations); each returns a matplotlib Figure."""
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+
+_HEATMAP = dict(annot=True, fmt=".2f", vmin=0, vmax=1, cmap="Blues", square=True, linewidths=0.5,
+                cbar_kws={"shrink": 0.75, "label": "Spearman ρ"})
+
+
+def _lower_mask(matrix: pd.DataFrame) -> np.ndarray:
+    return np.triu(np.ones(matrix.shape, dtype=bool), k=1)
+
+
+def fig5(ours: pd.DataFrame, published: pd.DataFrame, n_models: int) -> plt.Figure:
+    """Fig. 5 recomputed (lower triangle, the paper's layout) beside ours − paper."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 5))
+    sns.heatmap(ours, mask=_lower_mask(ours), ax=left, **_HEATMAP)
+    left.set_title(f"Fig. 5 recomputed: category Spearman ρ ({n_models} instruct models, 128K)")
+    delta = ours - published
+    sns.heatmap(delta, mask=_lower_mask(delta) | np.eye(len(delta), dtype=bool), ax=right, annot=True, fmt="+.3f",
+                annot_kws={"fontsize": 8},
+                vmin=-0.05, vmax=0.05, cmap="vlag", square=True, linewidths=0.5,
+                cbar_kws={"shrink": 0.75, "label": "ours − paper"})
+    right.set_title(f"Difference to the paper (max |Δ| = {np.nanmax(np.abs(delta.to_numpy() - np.diag(np.diag(delta)))):.3f})")
+    fig.tight_layout()
+    return fig
+
+
+def fig3(combined: pd.DataFrame, ours_rows: list[str]) -> plt.Figure:
+    """Fig. 3 layout: the paper's NIAH/RULER rows (no data offline) and our recomputed Recall/RAG rows."""
+    labels = combined.copy()
+    labels.index = [f"{r} (ours)" if r in ours_rows else f"{r} (paper)" for r in combined.index]
+    fig, ax = plt.subplots(figsize=(7.5, 4.8))
+    sns.heatmap(labels, ax=ax, **_HEATMAP)
+    ax.axhline(len(combined) - len(ours_rows), color="black", lw=2)
+    ax.set_title("Fig. 3: synthetic tasks vs downstream categories (Spearman ρ)")
+    ax.set(xlabel="downstream category (Avg. = mean of the row)", ylabel="synthetic task")
+    fig.tight_layout()
+    return fig
+
+
+def intervals(table: pd.DataFrame, threshold: float = 0.8) -> plt.Figure:
+    """Every recomputed correlation with its 95% bootstrap CI (models resampled) and the paper's value."""
+    table = table.reset_index(drop=True)
+    fig, ax = plt.subplots(figsize=(8, 0.28 * len(table) + 1.2))
+    y = np.arange(len(table))
+    ax.errorbar(table["ours"], y, xerr=[table["ours"] - table["ci_low"], table["ci_high"] - table["ours"]], fmt="o",
+                ms=4, label="ours, 95% CI (resampling models)")
+    ax.scatter(table["published"], y, marker="x", color="C3", zorder=3, label="paper")
+    ax.axvline(threshold, color="grey", ls="--", lw=1)
+    ax.set_yticks(y, [f"{f}: {r} ~ {c}" for f, r, c in zip(table["figure"], table["row"], table["col"])], fontsize=8)
+    ax.invert_yaxis()
+    ax.set(xlabel="Spearman ρ", xlim=(-0.1, 1.05), title="How certain are HELMET's correlations?")
+    ax.legend(loc="lower left", fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def ci_width(table: pd.DataFrame) -> plt.Figure:
+    """CI width of ρ against the number of models, for a strong and a weak pair."""
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for k, (label, part) in enumerate(table.groupby("pair", sort=False)):
+        name = f"{label}: {part['row'].iloc[0]} ~ {part['col'].iloc[0]}"
+        ax.plot(part["n_models"], part["mean_width"], marker="o", color=f"C{k}", label=name)
+        ax.fill_between(part["n_models"], part["p10_width"], part["p90_width"], color=f"C{k}", alpha=0.2)
+    ax.set(xlabel="models in the study", ylabel="width of 95% CI on ρ", ylim=(0, None),
+           title="How many models does a correlation study need?")
+    ax.legend(fontsize=8, title="mean over random subsets (band: 10th–90th pct.)", title_fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def base_vs_instruct(table: pd.DataFrame) -> plt.Figure:
+    """ρ over base models against ρ over instruct models per category pair, and the difference with CI."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 5.5), gridspec_kw={"width_ratios": [1, 1.3]})
+    left.scatter(table["rho_instruct"], table["rho_base"])
+    for r in table[table["significant"] | (table["difference"].abs() > 0.25)].itertuples():
+        left.annotate(f"{r.row}~{r.col}", (r.rho_instruct, r.rho_base), fontsize=6, xytext=(2, 2), textcoords="offset points")
+    left.plot([-0.2, 1], [-0.2, 1], color="grey", lw=0.8, ls="--")
+    left.set(xlabel=f"ρ over instruct models (n={table['n_instruct'].iloc[0]})",
+             ylabel=f"ρ over base models (n={table['n_base'].iloc[0]})", title="Same pairs, two model families (labelled: |Δ| > 0.25)")
+    y = np.arange(len(table))
+    colors = np.where(table["significant"], "C3", "C0")
+    right.errorbar(table["difference"], y, xerr=[table["difference"] - table["ci_low"], table["ci_high"] - table["difference"]],
+                   fmt="none", ecolor=colors)
+    right.scatter(table["difference"], y, c=colors, zorder=3)
+    right.axvline(0, color="grey", lw=0.8)
+    right.set_yticks(y, [f"{r} ~ {c}" for r, c in zip(table["row"], table["col"])], fontsize=7)
+    right.invert_yaxis()
+    right.set(xlabel="ρ(instruct) − ρ(base), 95% CI (red: excludes 0)", title="Difference")
+    fig.tight_layout()
+    return fig
+
+
+def by_length(summary: pd.DataFrame | None, pairs: pd.DataFrame | None) -> plt.Figure:
+    """Mean category correlation by input length (Fig. 6 values), with CIs; faint lines = single pairs."""
+    fig, ax = plt.subplots(figsize=(7, 4))
+    if summary is None:
+        ax.text(0.5, 0.5, "The length-resolved values (HELMET Fig. 6) are mirror-only\nand were not found: "
+                "set HELMLITE_DATA_MIRROR.", ha="center", va="center", transform=ax.transAxes)
+        ax.set_axis_off()
+        return fig
+    levels = summary[~summary["length"].str.contains("−")]
+    x = np.arange(len(levels))
+    for _, part in pairs.groupby(["row", "col"]):
+        ax.plot(x, part["rho"], color="grey", alpha=0.25, lw=0.8)
+    ax.errorbar(x, levels["mean_rho"], yerr=[levels["mean_rho"] - levels["ci_low"], levels["ci_high"] - levels["mean_rho"]],
+                marker="o", color="C0", capsize=3, label="mean over the 21 category pairs, 95% CI")
+    ax.set_xticks(x, levels["length"])
+    ax.set(xlabel="input length", ylabel="Spearman ρ between categories", ylim=(-0.5, 1),
+           title="Do category correlations change with length?")
+    ax.legend(fontsize=8, loc="lower left")
+    fig.tight_layout()
+    return fig
