@@ -1,0 +1,9 @@
+"""Scenarios: frozen Instance/Reference records and one loader module per dataset family.
+
+Every loader reads its files through :mod:`helmlite.data` and registers itself by name; use
+:func:`scenario` to look one up (``scenario("mmlu").load(subject="econometrics")``).
+"""
+from . import bbq, blimp, bold, contrast_sets, mmlu, nq, raft, reasoning, synthetic, truthfulqa  # noqa: F401  (registration)
+from ._base import TEST, TRAIN, Instance, Reference, ScenarioInfo, UnknownScenarioError, scenario, scenarios
+
+__all__ = ["TEST", "TRAIN", "Instance", "Reference", "ScenarioInfo", "UnknownScenarioError", "scenario", "scenarios"]

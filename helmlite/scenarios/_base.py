@@ -1,0 +1,81 @@
+"""Frozen scenario records and the scenario registry.
+
+A scenario turns raw files (fetched through :mod:`helmlite.data`) into :class:`Instance` records,
+HELM-style (Liang et al. 2022, §3): an input, references tagged correct or not, a split, metadata
+(subject, group, depth, …) and an optional *contrast* partner (a minimally edited input whose label may
+change — Gardner et al. 2020; HELM's equivariance robustness).
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import Callable
+
+TRAIN, TEST = "train", "test"
+
+
+@dataclass(frozen=True)
+class Reference:
+    output: str
+    correct: bool = False
+    relevance: float | None = None  # graded relevance, for ranking scenarios
+
+
+@dataclass(frozen=True)
+class Instance:
+    id: str
+    input: str
+    references: tuple[Reference, ...]
+    split: str
+    metadata: dict = field(default_factory=dict, compare=False, hash=False)
+    contrast: "Instance | None" = None
+
+    @property
+    def correct_references(self) -> tuple[Reference, ...]:
+        return tuple(r for r in self.references if r.correct)
+
+    @property
+    def first_correct(self) -> str | None:
+        correct = self.correct_references
+        return correct[0].output if correct else None
+
+
+@dataclass(frozen=True)
+class ScenarioInfo:
+    """A registered scenario: its loader and the defaults that go with it."""
+
+    name: str
+    load: Callable[..., list[Instance]]
+    description: str
+    main_metric: str
+    default_method: str
+    data: tuple[str, ...] = ()  # registry names the loader reads (for prefetching)
+
+
+class UnknownScenarioError(KeyError):
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+_REGISTRY: dict[str, ScenarioInfo] = {}
+
+
+def register(name: str, *, main_metric: str, default_method: str, data: tuple[str, ...] = ()):
+    """Decorator: register a loader ``f(**args) -> list[Instance]`` under ``name``."""
+    def wrap(load):
+        _REGISTRY[name] = ScenarioInfo(name, load, (load.__doc__ or "").strip().splitlines()[0], main_metric,
+                                       default_method, data)
+        return load
+    return wrap
+
+
+def scenario(name: str) -> ScenarioInfo:
+    if name not in _REGISTRY:
+        close = difflib.get_close_matches(name, _REGISTRY, n=3, cutoff=0.5)
+        hint = f" Did you mean: {', '.join(close)}?" if close else ""
+        raise UnknownScenarioError(f"unknown scenario {name!r}; known: {', '.join(sorted(_REGISTRY))}.{hint}")
+    return _REGISTRY[name]
+
+
+def scenarios() -> dict[str, ScenarioInfo]:
+    return dict(_REGISTRY)

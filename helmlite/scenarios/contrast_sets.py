@@ -1,0 +1,85 @@
+"""BoolQ and IMDb with contrast sets — Gardner et al. 2020, "Evaluating Models' Local Decision Boundaries
+via Contrast Sets" (Findings of EMNLP); originals from Clark et al. 2019 (BoolQ) and Maas et al. 2011 (IMDb).
+
+HELM (Liang et al. 2022, §4.5) uses these contrast sets for *equivariance* robustness: each original
+instance carries a minimally edited partner whose gold label may flip. Only the contrast-set originals
+are available offline, so they are the evaluation instances.
+Tags: reading comprehension (BoolQ), sentiment (IMDb), classification, robustness.
+"""
+from __future__ import annotations
+
+import csv
+import json
+
+from .. import data
+from .._jsonl import DataFormatError
+from ._base import TEST, TRAIN, Instance, Reference, register
+
+BOOLQ = "helm/datasets/contrast_sets/BoolQ/boolq_perturbed.json"
+IMDB = {(split, kind): f"helm/datasets/contrast_sets/IMDb/{split}_{kind}.tsv" for split in ("dev", "test")
+        for kind in ("original", "contrast")}
+_YES_NO = {"TRUE": "Yes", "FALSE": "No"}
+
+
+def _boolq_instance(iid: str, passage: str, question: str, answer: str, split: str, where: str) -> Instance:
+    if answer.upper() not in _YES_NO:
+        raise DataFormatError(f"{where}: answer must be TRUE or FALSE, got {answer!r}")
+    gold = _YES_NO[answer.upper()]
+    text = f"{passage}\nQuestion: {question}?"
+    return Instance(iid, text, (Reference("Yes", gold == "Yes"), Reference("No", gold == "No")), split)
+
+
+@register("boolq", main_metric="exact_match", default_method="multiple_choice_separate", data=(BOOLQ,))
+def load_boolq(train_share: float = 0.3) -> list[Instance]:
+    """BoolQ contrast-set originals (yes/no), each with its first perturbed question as contrast partner.
+
+    The file holds 69 passages (after its template row); the first ``train_share`` of them (in file
+    order) supply in-context examples, the rest are evaluated.
+    """
+    path = data.fetch(BOOLQ)
+    rows = json.loads(path.read_text(encoding="utf-8"))["data"]
+    rows = [r for r in rows if r.get("title") != "Title"]  # the file's first entry is a schema template
+    n_train = int(round(train_share * len(rows)))
+    out = []
+    for k, row in enumerate(rows):
+        where = f"{path}, entry {k + 1}"
+        split = TRAIN if k < n_train else TEST
+        original = _boolq_instance(f"boolq/{k}", row["paragraph"], row["question"], row["answer"], split, where)
+        # the first perturbed question with a TRUE/FALSE answer (5 of 340 in the file have none)
+        perturbed = [p for p in row.get("perturbed_questions") or [] if p.get("answer", "").upper() in _YES_NO]
+        contrast = None
+        if perturbed:
+            p = perturbed[0]
+            contrast = _boolq_instance(f"boolq/{k}/contrast", row["paragraph"], p["perturbed_q"], p["answer"], split, where)
+        out.append(Instance(original.id, original.input, original.references, split, {"title": row["title"]}, contrast))
+    return out
+
+
+def _read_imdb(split: str, kind: str) -> list[tuple[str, str]]:
+    path = data.fetch(IMDB[(split, kind)])
+    with open(path, newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
+    for number, row in enumerate(rows, start=2):
+        if row.get("Sentiment") not in ("Positive", "Negative") or not row.get("Text"):
+            raise DataFormatError(f"{path}, line {number}: expected Sentiment (Positive/Negative) and Text")
+    return [(r["Sentiment"], r["Text"].replace("<br />", "\n")) for r in rows]
+
+
+def _imdb_instance(iid, label, text, split) -> Instance:
+    return Instance(iid, text, (Reference("Positive", label == "Positive"), Reference("Negative", label == "Negative")), split)
+
+
+@register("imdb", main_metric="exact_match", default_method="multiple_choice_separate",
+          data=tuple(IMDB.values()))
+def load_imdb() -> list[Instance]:
+    """IMDb contrast-set originals (dev 100 → train, test 488 → test), each paired with its contrast review."""
+    out = []
+    for split, label in (("dev", TRAIN), ("test", TEST)):
+        originals, contrasts = _read_imdb(split, "original"), _read_imdb(split, "contrast")
+        if len(originals) != len(contrasts):
+            raise DataFormatError(f"IMDb {split}: {len(originals)} originals but {len(contrasts)} contrasts")
+        for k, ((s, text), (cs, ctext)) in enumerate(zip(originals, contrasts)):
+            contrast = _imdb_instance(f"imdb/{split}/{k}/contrast", cs, ctext, label)
+            original = _imdb_instance(f"imdb/{split}/{k}", s, text, label)
+            out.append(Instance(original.id, original.input, original.references, label, {}, contrast))
+    return out

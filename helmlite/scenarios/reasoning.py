@@ -1,0 +1,82 @@
+"""Reasoning scenarios: bAbI (Weston et al. 2016) and GSM8K (Cobbe et al. 2021).
+
+HELM (Liang et al. 2022, §5.3) includes both as targeted reasoning evaluations: bAbI's 20 toy QA
+tasks (story → one-word answer, exact match) and GSM8K grade-school maths (the final number after
+``####``; exact match on that number).
+Tags: reasoning, generation.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from .. import data
+from .._jsonl import DataFormatError, read_jsonl, require
+from ..seeds import derive_seed
+from ._base import TEST, TRAIN, Instance, Reference, register
+
+BABI_TASKS = {1: "single-supporting-fact", 2: "two-supporting-facts", 3: "three-supporting-facts", 4: "two-arg-relations",
+              5: "three-arg-relations", 6: "yes-no-questions", 7: "counting", 8: "lists-sets", 9: "simple-negation",
+              10: "indefinite-knowledge", 11: "basic-coreference", 12: "conjunction", 13: "compound-coreference",
+              14: "time-reasoning", 15: "basic-deduction", 16: "basic-induction", 17: "positional-reasoning",
+              18: "size-reasoning", 19: "path-finding", 20: "agents-motivations"}
+_BABI = tuple(f"helm/datasets/babi/en/qa{t}_{n}_{s}.txt" for t, n in BABI_TASKS.items() for s in ("train", "test"))
+GSM8K = "helm/datasets/gsm8k/test.jsonl"
+# "<question>\t<answer>\t<supporting ids>" upstream; some copies use "|" instead of tabs
+_BABI_QUESTION = re.compile(r"^(?P<question>[^\t|]*?)\s*[\t|](?P<answer>[^\t|]+)[\t|](?P<support>[\d ]+)$")
+
+
+def _babi_questions(task: int, split: str) -> list[tuple[str, str]]:
+    path = data.fetch(f"helm/datasets/babi/en/qa{task}_{BABI_TASKS[task]}_{split}.txt")
+    story, out = [], []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        index, _, text = line.partition(" ")
+        if not index.isdigit():
+            raise DataFormatError(f"{path}, line {number}: expected '<n> <sentence>'")
+        if index == "1":
+            story = []
+        question = _BABI_QUESTION.match(text)
+        if question:
+            out.append(("\n".join(story) + f"\nQuestion: {question['question'].strip()}", question["answer"].replace(",", " ")))
+        else:
+            story.append(text)
+    return out
+
+
+@register("babi", main_metric="exact_match", default_method="generation", data=_BABI)
+def load_babi(task: int = 1) -> list[Instance]:
+    """bAbI v1.2 (en), one of the 20 tasks: story + question → answer."""
+    if task not in BABI_TASKS:
+        raise ValueError(f"babi: task must be 1-20, got {task!r}")
+    out = []
+    for split, label in (("train", TRAIN), ("test", TEST)):
+        for k, (text, answer) in enumerate(_babi_questions(task, split)):
+            out.append(Instance(f"babi/{task}/{split}/{k}", text, (Reference(answer, True),), label, {"task": task}))
+    return out
+
+
+def gsm8k_final_number(text: str) -> str | None:
+    """The number after GSM8K's ``####`` marker (commas removed), or None."""
+    match = re.search(r"####\s*(-?[\d,\.]+)", text)
+    return match.group(1).replace(",", "").rstrip(".") if match else None
+
+
+@register("gsm8k", main_metric="exact_match", default_method="generation", data=(GSM8K,))
+def load_gsm8k(train_size: int = 50) -> list[Instance]:
+    """GSM8K test problems; a seeded ``train_size`` (with worked solutions) supply in-context examples."""
+    path = data.fetch(GSM8K)
+    rows = list(read_jsonl(path))
+    train = set(np.random.default_rng(derive_seed("gsm8k", "split")).choice(len(rows), size=train_size, replace=False).tolist())
+    out = []
+    for k, (number, obj) in enumerate(rows):
+        where = f"{path}, line {number}"
+        solution = require(obj, "answer", where)
+        final = gsm8k_final_number(solution)
+        if final is None:
+            raise DataFormatError(f"{where}: field 'answer' has no '#### <number>' final answer")
+        is_train = k in train
+        reference = solution.replace("####", "The answer is") if is_train else final
+        out.append(Instance(f"gsm8k/{k}", require(obj, "question", where), (Reference(reference, True),),
+                            TRAIN if is_train else TEST, {"final_answer": final}))
+    return out

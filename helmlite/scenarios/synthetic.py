@@ -1,0 +1,152 @@
+"""Synthetic long-context retrieval with the target at a chosen depth, length measured in model tokens.
+
+* ``json_kv`` — HELMET's JSON key-value retrieval (Yen et al. 2025, App. E.4): a JSON object of random
+  UUID keys → UUID values; the queried key sits at depth d (0 = first pair, 1 = last).
+* ``litm_kv`` — Lost in the Middle's KV retrieval (Liu et al. 2023, §3): the upstream 75/140-key
+  files, resized to the target length, with the gold pair moved to each depth.
+* ``niah`` — needle in a haystack (Kamradt 2023; RULER's NIAH): a "special magic number" sentence
+  inside generated filler text.
+
+One *context* is queried at every depth (HELMET's protocol), so instances of a context share their
+prompt prefix up to the needle-dependent part. References hold the gold answer (correct) and
+distractors drawn from the same context, for a log-probability retrieval score when generation is
+at floor.
+"""
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Callable
+
+import numpy as np
+
+from .. import data
+from .._jsonl import read_jsonl, require
+from ..seeds import derive_seed
+from ._base import TEST, Instance, Reference, register
+
+DEPTHS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
+KV_INSTRUCTION = "Extract the value corresponding to the specified key in the JSON object below."
+LITM_FILES = {75: "litm/data/kv-retrieval-75_keys.jsonl.gz", 140: "litm/data/kv-retrieval-140_keys.jsonl.gz"}
+TokenCounter = Callable[[str], int]
+
+
+def approx_tokens(text: str) -> int:
+    """Fallback token count (≈4 characters per token) when no model tokenizer is given."""
+    return max(1, len(text) // 4)
+
+
+def depth_index(depth: float, n: int) -> int:
+    """Index of the item at relative depth ``depth`` among ``n`` items (0 → first, 1 → last)."""
+    if not 0.0 <= depth <= 1.0:
+        raise ValueError(f"depth must be within [0, 1], got {depth}")
+    return int(round(depth * (n - 1)))
+
+
+def kv_prompt(pairs: list[tuple[str, str]], key: str) -> str:
+    body = json.dumps(dict(pairs), indent=1)
+    return f"{KV_INSTRUCTION}\n\nJSON data:\n{body}\n\nKey: \"{key}\"\nCorresponding value:"
+
+
+def _fit(build: Callable[[int], str], target_tokens: int, count: TokenCounter, upper: int) -> int:
+    """Largest n ≤ upper whose ``build(n)`` fits ``target_tokens`` (binary search; at least 2)."""
+    low, high = 2, upper
+    while low < high:
+        mid = (low + high + 1) // 2
+        if count(build(mid)) <= target_tokens:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _kv_instances(name: str, pairs: list[tuple[str, str]], gold: tuple[str, str], context: int, depths, target_tokens: int,
+                  distractors: int, rng: np.random.Generator, extra: dict) -> list[Instance]:
+    out = []
+    others = [v for k, v in pairs if k != gold[0]]
+    for depth in depths:
+        placed = [p for p in pairs if p[0] != gold[0]]
+        index = depth_index(depth, len(placed) + 1)
+        placed.insert(index, gold)
+        picks = rng.choice(len(others), size=min(distractors, len(others)), replace=False)
+        refs = (Reference(gold[1], True),) + tuple(Reference(others[i], False) for i in picks)
+        meta = {"depth": depth, "context": context, "target_tokens": target_tokens, "position": index,
+                "n_items": len(placed), **extra}
+        out.append(Instance(f"{name}/{target_tokens}/{context}/{depth:.2f}", kv_prompt(placed, gold[0]), refs, TEST, meta))
+    return out
+
+
+@register("json_kv", main_metric="substring_match", default_method="generation")
+def load_json_kv(target_tokens: int = 1024, n_contexts: int = 5, depths=DEPTHS, distractors: int = 9, seed: int = 0,
+                 count_tokens: TokenCounter = approx_tokens) -> list[Instance]:
+    """HELMET JSON KV: UUID dictionary sized to ``target_tokens``, the queried key at each depth."""
+    out = []
+    for context in range(n_contexts):
+        rng = np.random.default_rng(derive_seed("json_kv", seed, target_tokens, context))
+        pool = [(str(uuid.UUID(int=int(rng.integers(2**63)) << 64 | int(rng.integers(2**63)), version=4)),
+                 str(uuid.UUID(int=int(rng.integers(2**63)) << 64 | int(rng.integers(2**63)), version=4)))
+                for _ in range(max(8, target_tokens // 8))]
+        n = _fit(lambda m: kv_prompt(pool[:m], pool[0][0]), target_tokens, count_tokens, len(pool))
+        pairs = pool[:n]
+        gold = pairs[int(rng.integers(n))]
+        out += _kv_instances("json_kv", pairs, gold, context, depths, target_tokens, distractors, rng, {})
+    return out
+
+
+@register("litm_kv", main_metric="substring_match", default_method="generation", data=tuple(LITM_FILES.values()))
+def load_litm_kv(source_keys: int = 75, target_tokens: int = 1024, n_contexts: int = 5, depths=DEPTHS,
+                 distractors: int = 9, count_tokens: TokenCounter = approx_tokens) -> list[Instance]:
+    """Lost in the Middle KV retrieval (upstream file), resized to ``target_tokens``, gold at each depth."""
+    if source_keys not in LITM_FILES:
+        raise ValueError(f"litm_kv: source_keys must be one of {sorted(LITM_FILES)}, got {source_keys!r}")
+    path = data.fetch(LITM_FILES[source_keys])
+    out = []
+    for context, (number, obj) in enumerate(read_jsonl(path)):
+        if context >= n_contexts:
+            break
+        where = f"{path}, line {number}"
+        records = [tuple(r) for r in require(obj, "ordered_kv_records", where)]
+        gold = (require(obj, "key", where), require(obj, "value", where))
+        others = [r for r in records if r[0] != gold[0]]
+        n = _fit(lambda m: kv_prompt(others[: m - 1] + [gold], gold[0]), target_tokens, count_tokens, len(records))
+        rng = np.random.default_rng(derive_seed("litm_kv", source_keys, target_tokens, context))
+        out += _kv_instances("litm_kv", others[: n - 1] + [gold], gold, context, depths, target_tokens, distractors, rng,
+                             {"source_keys": source_keys})
+    return out
+
+
+_FILLER_SUBJECTS = ("The river", "A small village", "The old library", "An engineer", "The committee", "A gardener",
+                    "The northern road", "A quiet student", "The harbour", "An orchestra")
+_FILLER_VERBS = ("described", "considered", "remembered", "ignored", "celebrated", "measured", "painted", "repaired")
+_FILLER_OBJECTS = ("the morning light", "a forgotten letter", "the spring market", "an unusual bridge",
+                   "the winter festival", "a wooden boat", "the long corridor", "a set of maps")
+NEEDLE_QUESTION = "What is the special magic number mentioned in the text above?"
+
+
+def _haystack(rng: np.random.Generator, n: int) -> list[str]:
+    return [f"{rng.choice(_FILLER_SUBJECTS)} {rng.choice(_FILLER_VERBS)} {rng.choice(_FILLER_OBJECTS)}." for _ in range(n)]
+
+
+def niah_prompt(sentences: list[str]) -> str:
+    return "Read the text and answer the question.\n\n" + " ".join(sentences) + f"\n\nQuestion: {NEEDLE_QUESTION}\nAnswer:"
+
+
+@register("niah", main_metric="substring_match", default_method="generation")
+def load_niah(target_tokens: int = 1024, n_contexts: int = 5, depths=DEPTHS, distractors: int = 9, seed: int = 0,
+              count_tokens: TokenCounter = approx_tokens) -> list[Instance]:
+    """Needle in a haystack: a 7-digit magic number sentence at each depth of generated filler text."""
+    out = []
+    for context in range(n_contexts):
+        rng = np.random.default_rng(derive_seed("niah", seed, target_tokens, context))
+        numbers = [str(x) for x in rng.choice(np.arange(1_000_000, 10_000_000), size=distractors + 1, replace=False)]
+        needle = f"The special magic number is {numbers[0]}."
+        pool = _haystack(rng, max(8, target_tokens // 6))
+        n = _fit(lambda m: niah_prompt(pool[:m] + [needle]), target_tokens, count_tokens, len(pool))
+        for depth in depths:
+            sentences = pool[:n]
+            index = depth_index(depth, n + 1)
+            sentences = sentences[:index] + [needle] + sentences[index:]
+            refs = (Reference(numbers[0], True),) + tuple(Reference(x, False) for x in numbers[1:])
+            meta = {"depth": depth, "context": context, "target_tokens": target_tokens, "position": index, "n_items": n + 1}
+            out.append(Instance(f"niah/{target_tokens}/{context}/{depth:.2f}", niah_prompt(sentences), refs, TEST, meta))
+    return out
