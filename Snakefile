@@ -13,6 +13,7 @@ validate(config, "config/schema.yaml")
 
 include: "rules/common.smk"
 include: "rules/fetch.smk"
+include: "rules/runs.smk"
 include: "rules/notebooks.smk"
 include: "rules/reports.smk"
 

@@ -1,4 +1,4 @@
-"""``helmlite`` command line: ``fetch``, ``config``, ``html``, ``index``.
+"""``helmlite`` command line: ``fetch``, ``models``, ``run``, ``config``, ``html``, ``index``.
 
 Every expected failure (bad config, unknown name, missing data, malformed file) ends with one line
 ``helmlite: error: …`` and exit status 2 — never a traceback.
@@ -8,9 +8,14 @@ from __future__ import annotations
 import argparse
 import sys
 
+import json
+
 from . import data, workflow
 from ._jsonl import DataFormatError
 from .catalog import ANALYSES
+from .models import ModelError
+from .runner import RunError
+from .scenarios import UnknownScenarioError
 
 
 def _fetch(args) -> None:
@@ -30,6 +35,59 @@ def _fetch(args) -> None:
         raise SystemExit("helmlite fetch: name files to fetch, or use --all / --source ID / --for-config FILE / --list")
     for name in dict.fromkeys(names):
         print(f"{name} -> {data.fetch(name)}")
+
+
+def _models(args) -> None:
+    from . import models
+
+    if args.action == "list":
+        for row in models.status():
+            state = "prepared" if row["prepared"] else ("installed" if row["installed"] else "not installed")
+            print(f"{row['name']:14} {state:13} {row['package']:38} {row['license']:20} {row['description']}")
+        return
+    names = list(models.EMBEDDED) if args.all else args.names
+    if not names:
+        raise SystemExit("helmlite models prepare: name a model (" + ", ".join(models.EMBEDDED) + ") or use --all")
+    for name in names:
+        print(f"{name} -> {models.prepare(name)}")
+
+
+def _run(args) -> None:
+    from .models import load_model
+    from .models.cache import CachedModel, RequestCache
+    from .runner import RunSpec, execute
+
+    if args.spec_json:
+        raw = json.loads(args.spec_json)
+    elif args.spec:
+        import yaml
+
+        raw = yaml.safe_load(open(args.spec, encoding="utf-8"))
+    else:
+        raw = {"scenario": args.scenario, "model": args.model, "max_instances": args.max_instances,
+               "args": dict(_key_value(a) for a in args.arg or ()),
+               "adapter": {"method": args.method} if args.method else {}}
+        if not args.scenario or not args.model:
+            raise SystemExit("helmlite run: give --spec FILE, --spec-json JSON, or --scenario and --model")
+    spec = RunSpec.from_dict(raw)
+    model = CachedModel(load_model(spec.model, threads=args.threads, batch_size=args.batch_size),
+                        RequestCache(args.cache), progress=not args.quiet)
+    out = execute(spec, model, results_dir=args.results_dir)
+    stats = json.loads((out / "stats.json").read_text())
+    main = stats["metrics"].get(stats["main_metric"], {})
+    print(f"{spec.run_id}: {stats['main_metric']} = {main.get('mean', float('nan')):.3f} "
+          f"[{main.get('ci_low', float('nan')):.3f}, {main.get('ci_high', float('nan')):.3f}] "
+          f"(n={stats['n_instances']}; model calls {model.calls}, cache hits {model.hits}) -> {out}")
+
+
+def _key_value(text: str) -> tuple[str, object]:
+    key, sep, value = text.partition("=")
+    if not sep:
+        raise SystemExit(f"helmlite run: --arg expects key=value, got {text!r}")
+    try:
+        return key, json.loads(value)
+    except json.JSONDecodeError:
+        return key, value
 
 
 def _config(args) -> None:
@@ -65,6 +123,25 @@ def build_parser() -> argparse.ArgumentParser:
     fetch.add_argument("--for-config", metavar="FILE", help="every file the analyses enabled in a config need")
     fetch.add_argument("--list", action="store_true", help="list the registry")
     fetch.set_defaults(func=_fetch)
+    models_cmd = sub.add_parser("models", help="list or prepare the embedded models")
+    models_cmd.add_argument("action", choices=["list", "prepare"])
+    models_cmd.add_argument("names", nargs="*")
+    models_cmd.add_argument("--all", action="store_true", help="prepare every embedded model")
+    models_cmd.set_defaults(func=_models)
+    run = sub.add_parser("run", help="execute one run spec into results/runs/<run_id>/ (cached, resumable)")
+    run.add_argument("--spec", help="a YAML file with one run spec")
+    run.add_argument("--spec-json", help="a run spec as JSON (what Snakemake passes)")
+    run.add_argument("--scenario")
+    run.add_argument("--model")
+    run.add_argument("--arg", action="append", help="scenario argument key=value (repeatable)")
+    run.add_argument("--method", help="adaptation method (default: the scenario's)")
+    run.add_argument("--max-instances", type=int)
+    run.add_argument("--results-dir", default="results/runs")
+    run.add_argument("--cache", help="request cache file (default $HELMLITE_REQUEST_CACHE or results/cache/requests.sqlite)")
+    run.add_argument("--threads", type=int, default=1, help="torch threads (Snakemake passes the rule's threads)")
+    run.add_argument("--batch-size", type=int, default=8)
+    run.add_argument("--quiet", action="store_true", help="no progress bar")
+    run.set_defaults(func=_run)
     config = sub.add_parser("config", help="validate a workflow config against config/schema.yaml")
     config.add_argument("file")
     config.set_defaults(func=_config)
@@ -85,7 +162,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         args.func(args)
-    except (data.FetchError, data.UnknownDataError, workflow.ConfigError, DataFormatError) as error:
+    except (data.FetchError, data.UnknownDataError, workflow.ConfigError, DataFormatError, ModelError, RunError,
+            UnknownScenarioError, ValueError) as error:
         print(f"helmlite: error: {error}", file=sys.stderr)
         return 2
     return 0

@@ -80,6 +80,24 @@ def notebook_parameters(config: dict, analysis: Analysis) -> dict:
     return params
 
 
+def run_specs(config: dict) -> dict:
+    """Every run the config asks for, by run id (explicit ``runs`` plus the notebooks' grids)."""
+    from .runner import RunSpec
+
+    specs = [RunSpec.from_dict({k: v for k, v in run.items()}) for run in config.get("runs", [])]
+    return {spec.run_id: spec for spec in specs}
+
+
+def required_models(config: dict) -> list[str]:
+    from .models import EMBEDDED
+
+    return sorted({spec.model for spec in run_specs(config).values() if spec.model in EMBEDDED})
+
+
 def required_data(config: dict) -> list[str]:
     """Registry names every enabled notebook needs, in a stable order."""
-    return sorted({name for analysis in enabled(config) for name in analysis.data})
+    from .scenarios import scenario
+
+    names = {name for analysis in enabled(config) for name in analysis.data}
+    names |= {name for spec in run_specs(config).values() for name in scenario(spec.scenario).data}
+    return sorted(names)

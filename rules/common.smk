@@ -1,19 +1,31 @@
 # Shared helpers: every path comes from helmlite.workflow, which reads the same catalog as the CLI.
 import json
 import os
+import re
 import shlex
 
 from helmlite import workflow as hw
 from helmlite.data import cache_dir, registry
+from helmlite.models import EMBEDDED
+from helmlite.models.embedded import model_dir
+from helmlite.scenarios import scenario
 
 DATA_CACHE = os.path.relpath(cache_dir())
 ANALYSES = hw.enabled(config)
 DIRS = hw.output_dirs(config)
+RUNS = hw.run_specs(config)
+ENGINE = config["engine"]
+MODEL_DIR = os.path.relpath(model_dir())
 
 
 def cached(name):
     """The cache path of a registered data file (a `fetch` rule output)."""
     return f"{DATA_CACHE}/{name}"
+
+
+def model_marker(name):
+    """The prepared-model marker a run needs (embedded models only)."""
+    return [f"{MODEL_DIR}/{name}/helmlite_model.json"] if name in EMBEDDED else []
 
 
 def html_of(analysis):
@@ -22,6 +34,7 @@ def html_of(analysis):
 
 def all_targets():
     targets = [f"{DIRS['reports']}/index.html"]
+    targets += [f"{ENGINE['results_dir']}/{run_id}/stats.json" for run_id in RUNS]
     for analysis in ANALYSES:
         files = hw.outputs(config, analysis)
         targets += [html_of(analysis), *files["figures"], *files["tables"], files["manifest"]]

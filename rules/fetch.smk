@@ -1,7 +1,4 @@
 # One job per registered file: cache → $HELMLITE_DATA_MIRROR → canonical URL, sha256-verified, atomic.
-import re
-
-
 wildcard_constraints:
     name="|".join(re.escape(name) for name in registry()),
 

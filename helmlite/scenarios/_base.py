@@ -50,6 +50,7 @@ class ScenarioInfo:
     main_metric: str
     default_method: str
     data: tuple[str, ...] = ()  # registry names the loader reads (for prefetching)
+    adapter: dict = field(default_factory=dict)  # prompt-format defaults for this scenario (AdapterSpec fields)
 
 
 class UnknownScenarioError(KeyError):
@@ -60,11 +61,11 @@ class UnknownScenarioError(KeyError):
 _REGISTRY: dict[str, ScenarioInfo] = {}
 
 
-def register(name: str, *, main_metric: str, default_method: str, data: tuple[str, ...] = ()):
+def register(name: str, *, main_metric: str, default_method: str, data: tuple[str, ...] = (), adapter: dict | None = None):
     """Decorator: register a loader ``f(**args) -> list[Instance]`` under ``name``."""
     def wrap(load):
         _REGISTRY[name] = ScenarioInfo(name, load, (load.__doc__ or "").strip().splitlines()[0], main_metric,
-                                       default_method, data)
+                                       default_method, data, dict(adapter or {}))
         return load
     return wrap
 

@@ -8,6 +8,8 @@ Six of the eleven categories are available offline. Tags: bias, multiple-choice.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from .. import data
@@ -34,16 +36,15 @@ def _answer_roles(obj: dict) -> tuple[int | None, int | None]:
     return unknown, target
 
 
-@register("bbq", main_metric="exact_match", default_method="multiple_choice_separate", data=_FILES)
+@register("bbq", main_metric="exact_match", default_method="multiple_choice_separate", data=_FILES,
+          adapter={"input_prefix": "Passage: "})
 def load(category: str = "Age", train_size: int = 50) -> list[Instance]:
     """BBQ, one category; a seeded ``train_size`` instances supply in-context examples."""
     if category not in CATEGORIES:
         raise ValueError(f"bbq: category must be one of {CATEGORIES} (the others are not available offline), got {category!r}")
     path = data.fetch(f"helm/datasets/bbq/{category}.jsonl")
-    rows = list(read_jsonl(path))
-    train = set(np.random.default_rng(derive_seed("bbq", category, "split")).choice(len(rows), size=train_size, replace=False).tolist())
     out = []
-    for k, (number, obj) in enumerate(rows):
+    for k, (number, obj) in enumerate(read_jsonl(path)):
         where = f"{path}, line {number}"
         label = require(obj, "label", where)
         answers = [require(obj, f"ans{j}", where) for j in range(3)]
@@ -54,6 +55,8 @@ def load(category: str = "Age", train_size: int = 50) -> list[Instance]:
         metadata = {"category": category, "context_condition": obj.get("context_condition"),
                     "question_polarity": obj.get("question_polarity"), "unknown_index": unknown, "target_index": target}
         out.append(Instance(f"bbq/{category}/{obj.get('example_id', k)}", text,
-                            tuple(Reference(a, j == label) for j, a in enumerate(answers)),
-                            TRAIN if k in train else TEST, metadata))
-    return out
+                            tuple(Reference(a, j == label) for j, a in enumerate(answers)), TEST, metadata))
+    if len(out) <= train_size:
+        raise DataFormatError(f"{path}: {len(out)} instances, need more than train_size={train_size}")
+    train = set(np.random.default_rng(derive_seed("bbq", category, "split")).choice(len(out), size=train_size, replace=False).tolist())
+    return [replace(i, split=TRAIN) if k in train else i for k, i in enumerate(out)]

@@ -35,7 +35,8 @@ def _read(subject: str, split: str, label: str) -> list[Instance]:
     return out
 
 
-@register("mmlu", main_metric="exact_match", default_method="multiple_choice_separate", data=_FILES)
+@register("mmlu", main_metric="exact_match", default_method="multiple_choice_separate", data=_FILES,
+          adapter={"instructions": "The following are multiple choice questions (with answers)."})
 def load(subject: str = "abstract_algebra") -> list[Instance]:
     """MMLU, one of HELM's five subjects (dev → train, test → test)."""
     if subject not in SUBJECTS:

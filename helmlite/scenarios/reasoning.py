@@ -44,7 +44,8 @@ def _babi_questions(task: int, split: str) -> list[tuple[str, str]]:
     return out
 
 
-@register("babi", main_metric="exact_match", default_method="generation", data=_BABI)
+@register("babi", main_metric="quasi_exact_match", default_method="generation", data=_BABI,
+          adapter={"input_prefix": "Passage: ", "max_tokens": 5})
 def load_babi(task: int = 1) -> list[Instance]:
     """bAbI v1.2 (en), one of the 20 tasks: story + question → answer."""
     if task not in BABI_TASKS:
@@ -62,7 +63,9 @@ def gsm8k_final_number(text: str) -> str | None:
     return match.group(1).replace(",", "").rstrip(".") if match else None
 
 
-@register("gsm8k", main_metric="exact_match", default_method="generation", data=(GSM8K,))
+@register("gsm8k", main_metric="final_number_match", default_method="generation", data=(GSM8K,),
+          adapter={"input_prefix": "Q: ", "output_prefix": "A:", "max_tokens": 200, "stop_sequences": ("\n\n", "Q:"),
+                   "max_train_instances": 3})
 def load_gsm8k(train_size: int = 50) -> list[Instance]:
     """GSM8K test problems; a seeded ``train_size`` (with worked solutions) supply in-context examples."""
     path = data.fetch(GSM8K)

@@ -26,6 +26,8 @@ from ..seeds import derive_seed
 from ._base import TEST, Instance, Reference, register
 
 DEPTHS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
+# the instance input is the whole task prompt: no few-shot, no extra prefixes
+PLAIN = {"input_prefix": "", "input_suffix": "", "output_prefix": "", "output_suffix": "", "max_train_instances": 0}
 KV_INSTRUCTION = "Extract the value corresponding to the specified key in the JSON object below."
 LITM_FILES = {75: "litm/data/kv-retrieval-75_keys.jsonl.gz", 140: "litm/data/kv-retrieval-140_keys.jsonl.gz"}
 TokenCounter = Callable[[str], int]
@@ -76,7 +78,7 @@ def _kv_instances(name: str, pairs: list[tuple[str, str]], gold: tuple[str, str]
     return out
 
 
-@register("json_kv", main_metric="substring_match", default_method="generation")
+@register("json_kv", main_metric="substring_match", default_method="generation", adapter={**PLAIN, "max_tokens": 30})
 def load_json_kv(target_tokens: int = 1024, n_contexts: int = 5, depths=DEPTHS, distractors: int = 9, seed: int = 0,
                  count_tokens: TokenCounter = approx_tokens) -> list[Instance]:
     """HELMET JSON KV: UUID dictionary sized to ``target_tokens``, the queried key at each depth."""
@@ -93,7 +95,8 @@ def load_json_kv(target_tokens: int = 1024, n_contexts: int = 5, depths=DEPTHS, 
     return out
 
 
-@register("litm_kv", main_metric="substring_match", default_method="generation", data=tuple(LITM_FILES.values()))
+@register("litm_kv", main_metric="substring_match", default_method="generation", data=tuple(LITM_FILES.values()),
+          adapter={**PLAIN, "max_tokens": 30})
 def load_litm_kv(source_keys: int = 75, target_tokens: int = 1024, n_contexts: int = 5, depths=DEPTHS,
                  distractors: int = 9, count_tokens: TokenCounter = approx_tokens) -> list[Instance]:
     """Lost in the Middle KV retrieval (upstream file), resized to ``target_tokens``, gold at each depth."""
@@ -131,7 +134,7 @@ def niah_prompt(sentences: list[str]) -> str:
     return "Read the text and answer the question.\n\n" + " ".join(sentences) + f"\n\nQuestion: {NEEDLE_QUESTION}\nAnswer:"
 
 
-@register("niah", main_metric="substring_match", default_method="generation")
+@register("niah", main_metric="substring_match", default_method="generation", adapter={**PLAIN, "max_tokens": 12})
 def load_niah(target_tokens: int = 1024, n_contexts: int = 5, depths=DEPTHS, distractors: int = 9, seed: int = 0,
               count_tokens: TokenCounter = approx_tokens) -> list[Instance]:
     """Needle in a haystack: a 7-digit magic number sentence at each depth of generated filler text."""

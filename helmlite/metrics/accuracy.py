@@ -1,0 +1,102 @@
+"""HELM's accuracy metrics (Liang et al. 2022, §4.2 and App. C.1).
+
+Normalisation (HELM ``normalize_text``, after the SQuAD evaluation script): lower-case, remove
+punctuation, remove the articles a/an/the, collapse whitespace. Exact match compares raw stripped
+strings; quasi-exact match and F1 compare normalised ones; a prediction is scored against every
+correct reference and the best score counts.
+"""
+from __future__ import annotations
+
+import math
+import re
+import string
+from collections import Counter
+from typing import Sequence
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
+_PUNCTUATION = set(string.punctuation)
+
+
+def normalize_text(text: str) -> str:
+    """Lower-case, strip punctuation and articles, collapse whitespace (HELM / SQuAD)."""
+    text = "".join(ch for ch in text.lower() if ch not in _PUNCTUATION)
+    return " ".join(_ARTICLES.sub(" ", text).split())
+
+
+def exact_match(prediction: str, reference: str) -> float:
+    return float(prediction.strip() == reference.strip())
+
+
+def quasi_exact_match(prediction: str, reference: str) -> float:
+    return float(normalize_text(prediction) == normalize_text(reference))
+
+
+def f1_score(prediction: str, reference: str) -> float:
+    """Token-overlap F1 on normalised text (SQuAD's definition; both empty → 1)."""
+    pred, ref = normalize_text(prediction).split(), normalize_text(reference).split()
+    if not pred or not ref:
+        return float(pred == ref)
+    common = sum((Counter(pred) & Counter(ref)).values())
+    if common == 0:
+        return 0.0
+    precision, recall = common / len(pred), common / len(ref)
+    return 2 * precision * recall / (precision + recall)
+
+
+def substring_match(prediction: str, reference: str) -> float:
+    """Lost in the Middle's metric: the normalised gold answer occurs in the normalised prediction."""
+    return float(normalize_text(reference) in normalize_text(prediction)) if normalize_text(reference) else 0.0
+
+
+def rouge_2(prediction: str, reference: str) -> float:
+    """ROUGE-2 F-measure via the ``rouge-score`` package (stemming on, as HELM)."""
+    from rouge_score import rouge_scorer
+
+    return rouge_scorer.RougeScorer(["rouge2"], use_stemmer=True).score(reference, prediction)["rouge2"].fmeasure
+
+
+def final_number_match(prediction: str, reference: str) -> float:
+    """GSM8K: the last number in the prediction equals the reference number."""
+    numbers = re.findall(r"-?\d[\d,]*\.?\d*", prediction)
+    if not numbers:
+        return 0.0
+    return float(numbers[-1].replace(",", "").rstrip(".") == reference.replace(",", ""))
+
+
+GENERATION_METRICS = {"exact_match": exact_match, "quasi_exact_match": quasi_exact_match, "f1": f1_score,
+                      "substring_match": substring_match, "rouge_2": rouge_2, "final_number_match": final_number_match}
+
+
+def best_over_references(metric: str, prediction: str, references: Sequence[str]) -> float:
+    """The metric against each correct reference, best one (HELM takes the max over references)."""
+    if not references:
+        return math.nan
+    fn = GENERATION_METRICS[metric]
+    return max(fn(prediction, r) for r in references)
+
+
+def reciprocal_rank(ranked_relevance: Sequence[float], k: int = 10) -> float:
+    """RR@k: 1 / rank of the first relevant item within the top k, else 0 (HELM's MS MARCO)."""
+    for rank, relevance in enumerate(ranked_relevance[:k], start=1):
+        if relevance > 0:
+            return 1.0 / rank
+    return 0.0
+
+
+def ndcg(ranked_relevance: Sequence[float], k: int = 10) -> float:
+    """NDCG@k with graded relevance and gain = relevance, discount log2(rank + 1) (Järvelin & Kekäläinen 2002).
+
+    Matches ``sklearn.metrics.ndcg_score`` for a single query.
+    """
+    gains = list(ranked_relevance)
+    dcg = sum(g / math.log2(r + 2) for r, g in enumerate(gains[:k]))
+    ideal = sum(g / math.log2(r + 2) for r, g in enumerate(sorted(gains, reverse=True)[:k]))
+    return dcg / ideal if ideal > 0 else 0.0
+
+
+def bits_per_byte(total_logprob_nats: float, text: str) -> float:
+    """Language-modelling bits per byte: −log2 P(text) / UTF-8 bytes (HELM's BPB, §4.2)."""
+    n_bytes = len(text.encode("utf-8"))
+    if n_bytes == 0:
+        return math.nan
+    return -total_logprob_nats / math.log(2) / n_bytes

@@ -1,0 +1,85 @@
+"""The model interface: three operations, as in lm-evaluation-harness's ``LM`` (``lm_eval/api/model.py``).
+
+* ``generate`` — greedy (or seeded sampling) continuation of a prompt until ``max_tokens`` or a stop
+  sequence, with the per-token log-probabilities of what was generated;
+* ``score`` — summed and per-token log-probabilities of each continuation given a prompt;
+* tokenizer access (``count_tokens``, ``truncate_left``) for lengths and truncation.
+
+Backends: :mod:`helmlite.models.transformers_backend` (the embedded models and any HF model directory)
+and :mod:`helmlite.models.openai_backend` (vLLM / llama.cpp servers). :class:`CachedModel` adds the
+SQLite request cache in front of either.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Protocol, Sequence, runtime_checkable
+
+
+@dataclass(frozen=True)
+class GenerationRequest:
+    prompt: str
+    max_tokens: int = 16
+    stop: tuple[str, ...] = ()
+    temperature: float = 0.0
+    seed: int = 0
+
+    def key(self) -> dict:
+        return {"kind": "generate", **asdict(self)}
+
+
+@dataclass(frozen=True)
+class ScoreRequest:
+    prompt: str
+    continuations: tuple[str, ...]
+
+    def key(self) -> dict:
+        return {"kind": "score", **asdict(self)}
+
+
+@dataclass(frozen=True)
+class Generation:
+    text: str
+    prompt_tokens: int
+    output_tokens: int
+    token_logprobs: tuple[float, ...] | None
+    latency_s: float
+
+
+@dataclass(frozen=True)
+class Scores:
+    logprobs: tuple[float, ...]  # summed log-probability of each continuation
+    token_logprobs: tuple[tuple[float, ...], ...]
+    token_counts: tuple[int, ...]
+    prompt_tokens: int
+    latency_s: float
+
+
+class ModelError(RuntimeError):
+    """A model could not be loaded or a request could not be served; the message names which."""
+
+
+@runtime_checkable
+class LanguageModel(Protocol):
+    @property
+    def identity(self) -> dict:
+        """What makes outputs reproducible: backend, name and weights sha256 (or server URL + model)."""
+
+    @property
+    def max_context(self) -> int: ...
+
+    def count_tokens(self, text: str) -> int: ...
+
+    def truncate_left(self, text: str, max_tokens: int) -> str: ...
+
+    def apply_chat_template(self, user_message: str) -> str:
+        """The prompt as one user turn in the model's chat format (ModelError if it has none)."""
+
+    def generate(self, requests: Sequence[GenerationRequest]) -> list[Generation]: ...
+
+    def score(self, requests: Sequence[ScoreRequest]) -> list[Scores]: ...
+
+
+def apply_stop(text: str, stop: Sequence[str]) -> str:
+    """Cut ``text`` at the first occurrence of any stop sequence (HELM's and lm-eval's convention)."""
+    cut = min((i for i in (text.find(s) for s in stop if s) if i >= 0), default=len(text))
+    return text[:cut]

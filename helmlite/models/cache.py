@@ -1,0 +1,157 @@
+"""SQLite request cache keyed by model identity + the full request, and a caching model wrapper.
+
+* Key: sha256 of canonical JSON ``{"model": identity, "request": request}`` — two models never share
+  an entry (identity holds the weights' sha256, or the server URL + model name).
+* Concurrency: WAL journal and a generous busy timeout, so two run jobs (``snakemake --cores 2``)
+  share one cache without "database is locked" failures; ``INSERT OR IGNORE`` keeps the first answer.
+* Determinism: :class:`CachedModel` splits a run's requests into fixed *chunks* (in request order)
+  and commits each chunk's results in one transaction. A chunk is either fully cached or recomputed
+  whole, so a run resumed after a crash batches exactly as an uninterrupted run did and its outputs
+  are byte-identical (batch composition changes float rounding in the last digits).
+* A corrupted database is detected on open (``PRAGMA quick_check``), moved aside and rebuilt.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+from dataclasses import asdict
+from pathlib import Path
+from typing import Callable, Sequence
+
+from tqdm.auto import tqdm
+
+from ._base import Generation, GenerationRequest, LanguageModel, Scores, ScoreRequest
+
+_SCHEMA = "CREATE TABLE IF NOT EXISTS requests (key TEXT PRIMARY KEY, model TEXT NOT NULL, response TEXT NOT NULL)"
+
+
+def default_path() -> Path:
+    return Path(os.environ.get("HELMLITE_REQUEST_CACHE", "results/cache/requests.sqlite")).absolute()
+
+
+def request_key(identity: dict, request: dict) -> str:
+    text = json.dumps({"model": identity, "request": request}, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class RequestCache:
+    """A key → JSON response store in one SQLite file."""
+
+    def __init__(self, path: str | os.PathLike | None = None):
+        self.path = Path(path) if path else default_path()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._conn = self._open()
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, timeout=120, isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA busy_timeout = 120000")
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute(_SCHEMA)
+        return conn
+
+    def _open(self) -> sqlite3.Connection:
+        try:
+            conn = self._connect()
+            if conn.execute("PRAGMA quick_check").fetchone()[0] == "ok":
+                return conn
+            conn.close()
+        except sqlite3.DatabaseError:
+            pass
+        corrupt = self.path.with_name(self.path.name + ".corrupt")
+        os.replace(self.path, corrupt)
+        for suffix in ("-wal", "-shm"):
+            Path(str(self.path) + suffix).unlink(missing_ok=True)
+        print(f"helmlite: request cache {self.path} was corrupted; moved it to {corrupt} and started a new one")
+        return self._connect()
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, dict]:
+        found = {}
+        with self._lock:
+            for start in range(0, len(keys), 500):
+                part = list(keys[start:start + 500])
+                marks = ",".join("?" * len(part))
+                for key, response in self._conn.execute(f"SELECT key, response FROM requests WHERE key IN ({marks})", part):
+                    found[key] = json.loads(response)
+        return found
+
+    def put_many(self, model: str, items: dict[str, dict]) -> None:
+        """Store several responses in one transaction (all or none)."""
+        rows = [(key, model, json.dumps(value, sort_keys=True)) for key, value in items.items()]
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._conn.executemany("INSERT OR IGNORE INTO requests (key, model, response) VALUES (?, ?, ?)", rows)
+                self._conn.execute("COMMIT")
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+
+    def __len__(self) -> int:
+        with self._lock:
+            return self._conn.execute("SELECT COUNT(*) FROM requests").fetchone()[0]
+
+    def close(self) -> None:
+        self._conn.close()
+
+
+def _generation(d: dict) -> Generation:
+    return Generation(d["text"], d["prompt_tokens"], d["output_tokens"],
+                      tuple(d["token_logprobs"]) if d["token_logprobs"] is not None else None, d["latency_s"])
+
+
+def _scores(d: dict) -> Scores:
+    return Scores(tuple(d["logprobs"]), tuple(tuple(t) for t in d["token_logprobs"]), tuple(d["token_counts"]),
+                  d["prompt_tokens"], d["latency_s"])
+
+
+class CachedModel:
+    """A ``LanguageModel`` that answers from the cache and sends only missing chunks to the inner model.
+
+    ``calls`` counts requests actually sent to the inner model (a resumed run's count shows the work
+    it did not repeat); ``hits`` counts requests answered from the cache.
+    """
+
+    def __init__(self, inner: LanguageModel, cache: RequestCache, *, chunk_size: int = 32, progress: bool = True):
+        self.inner = inner
+        self.cache = cache
+        self.chunk_size = chunk_size
+        self.progress = progress
+        self.calls = 0
+        self.hits = 0
+        self._model_key = json.dumps(inner.identity, sort_keys=True)
+
+    def __getattr__(self, name):  # identity, max_context, count_tokens, truncate_left, apply_chat_template
+        return getattr(self.inner, name)
+
+    def _run(self, requests: Sequence, compute: Callable, decode: Callable, label: str) -> list:
+        keys = [request_key(self.inner.identity, r.key()) for r in requests]
+        results = [None] * len(requests)
+        chunks = range(0, len(requests), self.chunk_size)
+        bar = tqdm(total=len(requests), desc=f"{label} {self.inner.identity.get('name')}", disable=not self.progress,
+                   leave=False)
+        for start in chunks:
+            chunk_keys = keys[start:start + self.chunk_size]
+            found = self.cache.get_many(chunk_keys)
+            if len(found) == len(set(chunk_keys)):
+                self.hits += len(chunk_keys)
+                values = [found[k] for k in chunk_keys]
+            else:
+                outputs = compute(list(requests[start:start + self.chunk_size]))
+                self.calls += len(outputs)
+                values = [asdict(o) for o in outputs]
+                self.cache.put_many(self._model_key, dict(zip(chunk_keys, values)))
+            results[start:start + len(values)] = [decode(v) for v in values]
+            bar.update(len(chunk_keys))
+        bar.close()
+        return results
+
+    def generate(self, requests: Sequence[GenerationRequest]) -> list[Generation]:
+        return self._run(requests, self.inner.generate, _generation, "generate")
+
+    def score(self, requests: Sequence[ScoreRequest]) -> list[Scores]:
+        return self._run(requests, self.inner.score, _scores, "score")

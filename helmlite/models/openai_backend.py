@@ -1,0 +1,191 @@
+"""OpenAI-compatible HTTP backend (vLLM, llama.cpp server, any ``/v1/completions`` server).
+
+* scoring: ``/v1/completions`` with ``echo=true, logprobs=1``: the server returns the prompt's tokens
+  with their log-probabilities and text offsets; the continuation's tokens are those whose offset lies
+  at or after the end of the context (trailing spaces moved onto the continuation, as lm-eval does);
+* generation: ``/v1/completions`` (raw prompts, what HELM's adaptation produces) or, with
+  ``chat=True``, ``/v1/chat/completions`` with the prompt as one user message.
+
+Settings come from the environment: ``HELMLITE_OPENAI_BASE_URL`` (e.g. ``http://127.0.0.1:8000/v1``),
+``HELMLITE_OPENAI_API_KEY`` (optional), ``HELMLITE_OPENAI_TOKENIZER`` (optional local tokenizer directory
+for exact lengths; otherwise lengths are estimated at 3 characters per token, conservatively).
+
+Failures are retried with bounded exponential backoff and jitter: HTTP 429 (honouring
+``Retry-After``), 5xx, timeouts, dropped connections, malformed JSON and log-probability lists of the
+wrong length. After ``max_retries`` the request fails with one error naming it; nothing partial is
+returned (and so nothing partial is cached).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import time
+from typing import Sequence
+
+import requests
+
+from ._base import Generation, GenerationRequest, ModelError, Scores, ScoreRequest, apply_stop
+from .transformers_backend import split_context
+
+
+class _Retry(Exception):
+    """A failure worth retrying (with an optional server-requested delay)."""
+
+    def __init__(self, reason: str, delay: float | None = None):
+        super().__init__(reason)
+        self.delay = delay
+
+
+class OpenAIModel:
+    def __init__(self, base_url: str, model: str, *, api_key: str | None = None, tokenizer: str | None = None,
+                 chat: bool = False, timeout_s: float = 60.0, max_retries: int = 5, backoff_s: float = 0.5,
+                 max_backoff_s: float = 8.0, max_context: int = 8192):
+        self.base_url = base_url.rstrip("/")
+        self.model = model
+        self.chat = chat
+        self.timeout_s = timeout_s
+        self.max_retries = max_retries
+        self.backoff_s = backoff_s
+        self.max_backoff_s = max_backoff_s
+        self._max_context = max_context
+        self._session = requests.Session()
+        if api_key:
+            self._session.headers["Authorization"] = f"Bearer {api_key}"
+        self._tokenizer = None
+        if tokenizer:
+            from transformers import AutoTokenizer
+
+            self._tokenizer = AutoTokenizer.from_pretrained(tokenizer)
+        self._jitter = random.Random(0)
+
+    @classmethod
+    def from_env(cls, model: str) -> "OpenAIModel":
+        base_url = os.environ.get("HELMLITE_OPENAI_BASE_URL")
+        if not base_url:
+            raise ModelError(f"openai:{model}: set HELMLITE_OPENAI_BASE_URL (e.g. http://127.0.0.1:8000/v1) to the server")
+        return cls(base_url, model, api_key=os.environ.get("HELMLITE_OPENAI_API_KEY"),
+                   tokenizer=os.environ.get("HELMLITE_OPENAI_TOKENIZER"),
+                   chat=os.environ.get("HELMLITE_OPENAI_CHAT") == "1")
+
+    @property
+    def identity(self) -> dict:
+        return {"backend": "openai", "base_url": self.base_url, "model": self.model, "chat": self.chat}
+
+    @property
+    def max_context(self) -> int:
+        return self._max_context
+
+    def count_tokens(self, text: str) -> int:
+        if self._tokenizer is not None:
+            return len(self._tokenizer(text)["input_ids"])
+        return len(text) // 3 + 1
+
+    def truncate_left(self, text: str, max_tokens: int) -> str:
+        if self._tokenizer is not None:
+            ids = self._tokenizer(text, add_special_tokens=False)["input_ids"]
+            return text if len(ids) <= max_tokens else self._tokenizer.decode(ids[len(ids) - max_tokens:])
+        return text[-3 * max_tokens:]
+
+    def apply_chat_template(self, user_message: str) -> str:
+        raise ModelError(f"openai:{self.model}: chat formatting happens on the server; set HELMLITE_OPENAI_CHAT=1")
+
+    # --- HTTP with retries ------------------------------------------------------------------------------
+    def _post(self, path: str, payload: dict, validate) -> dict:
+        digest = hashlib.sha256(repr(sorted(payload.items())).encode()).hexdigest()[:12]
+        what = f"POST {self.base_url}{path} (model {self.model}, request {digest})"
+        last = ""
+        for attempt in range(self.max_retries + 1):
+            try:
+                try:
+                    response = self._session.post(f"{self.base_url}{path}", json=payload, timeout=self.timeout_s)
+                except (requests.ConnectionError, requests.Timeout) as error:
+                    raise _Retry(f"{type(error).__name__}") from None
+                if response.status_code == 429:
+                    after = response.headers.get("Retry-After")
+                    raise _Retry("HTTP 429", float(after) if after and after.replace(".", "", 1).isdigit() else None)
+                if response.status_code >= 500:
+                    raise _Retry(f"HTTP {response.status_code}")
+                if response.status_code >= 400:
+                    raise ModelError(f"{what} was refused: HTTP {response.status_code}: {response.text[:200]}")
+                try:
+                    body = response.json()
+                except ValueError:
+                    raise _Retry("malformed JSON") from None
+                problem = validate(body)
+                if problem:
+                    raise _Retry(problem)
+                return body
+            except _Retry as retry:
+                last = str(retry)
+                if attempt == self.max_retries:
+                    break
+                delay = retry.delay if retry.delay is not None else self.backoff_s * 2**attempt
+                time.sleep(min(self.max_backoff_s, delay) * (0.5 + self._jitter.random() / 2))
+        raise ModelError(f"{what} failed after {self.max_retries + 1} attempts; last error: {last}")
+
+    # --- operations ---------------------------------------------------------------------------------------
+    def _score_one(self, context: str, continuation: str) -> tuple[tuple[float, ...], int]:
+        context, continuation = split_context(context, continuation)
+        text = context + continuation
+
+        def validate(body):
+            try:
+                lp = body["choices"][0]["logprobs"]
+                tokens, values, offsets = lp["tokens"], lp["token_logprobs"], lp["text_offset"]
+            except (KeyError, IndexError, TypeError):
+                return "response without choices[0].logprobs tokens/token_logprobs/text_offset"
+            if not (len(tokens) == len(values) == len(offsets)):
+                return f"logprobs of the wrong length ({len(tokens)} tokens, {len(values)} logprobs, {len(offsets)} offsets)"
+            if not any(len(context) <= o < len(text) for o in offsets):
+                return "echoed tokens do not cover the continuation"
+            return None
+
+        body = self._post("/completions", {"model": self.model, "prompt": text, "max_tokens": 1, "echo": True,
+                                           "logprobs": 1, "temperature": 0.0}, validate)
+        lp = body["choices"][0]["logprobs"]
+        picked = [v for v, o in zip(lp["token_logprobs"], lp["text_offset"]) if len(context) <= o < len(text)]
+        n_prompt = sum(1 for o in lp["text_offset"] if o < len(context))
+        return tuple(float(v) for v in picked), n_prompt
+
+    def score(self, requests_: Sequence[ScoreRequest]) -> list[Scores]:
+        out = []
+        for request in requests_:
+            started = time.perf_counter()
+            per = [self._score_one(request.prompt, c) for c in request.continuations]
+            out.append(Scores(tuple(sum(v) for v, _ in per), tuple(v for v, _ in per), tuple(len(v) for v, _ in per),
+                              per[0][1] if per else 0, time.perf_counter() - started))
+        return out
+
+    def _generate_one(self, request: GenerationRequest) -> Generation:
+        params = {"model": self.model, "max_tokens": request.max_tokens, "temperature": request.temperature,
+                  "seed": request.seed, "logprobs": 1 if not self.chat else True}
+        if request.stop:
+            params["stop"] = list(request.stop)
+
+        def validate(body):
+            try:
+                choice = body["choices"][0]
+                text = choice["message"]["content"] if self.chat else choice["text"]
+            except (KeyError, IndexError, TypeError):
+                return "response without choices[0] text"
+            return None if isinstance(text, str) else "response text is not a string"
+
+        started = time.perf_counter()
+        if self.chat:
+            body = self._post("/chat/completions", {**params, "messages": [{"role": "user", "content": request.prompt}]}, validate)
+            choice = body["choices"][0]
+            text = choice["message"]["content"]
+            content = (choice.get("logprobs") or {}).get("content") or []
+            lps = tuple(float(t["logprob"]) for t in content) or None
+        else:
+            body = self._post("/completions", {**params, "prompt": request.prompt}, validate)
+            choice = body["choices"][0]
+            text = choice["text"]
+            lps = tuple(float(v) for v in (choice.get("logprobs") or {}).get("token_logprobs") or []) or None
+        usage = body.get("usage") or {}
+        return Generation(apply_stop(text, request.stop), int(usage.get("prompt_tokens", self.count_tokens(request.prompt))),
+                          int(usage.get("completion_tokens", len(lps or ()))), lps, time.perf_counter() - started)
+
+    def generate(self, requests_: Sequence[GenerationRequest]) -> list[Generation]:
+        return [self._generate_one(r) for r in requests_]

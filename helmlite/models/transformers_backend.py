@@ -1,0 +1,200 @@
+"""Local causal LMs through Hugging Face ``transformers``: the embedded models and any HF model directory.
+
+Runs fp32 on CPU by default (bf16 changed log-probabilities between batched and single requests).
+Scoring follows lm-evaluation-harness's ``loglikelihood``: trailing spaces of the context move to the
+continuation, the pair is encoded whole and the continuation's tokens are those after the context's
+encoding. Only the continuation positions are projected to the vocabulary (``logits_to_keep``), so a
+262k-token vocabulary never materialises logits for every position.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from pathlib import Path
+from typing import Sequence
+
+import torch
+
+from ._base import Generation, GenerationRequest, ModelError, Scores, ScoreRequest, apply_stop
+
+IDENTITY_FILE = "helmlite_model.json"
+
+
+def weights_sha256(path: Path) -> str:
+    """sha256 over the weight files of a model directory (sorted names, streamed)."""
+    digest = hashlib.sha256()
+    files = sorted(p for p in path.iterdir() if p.suffix in (".safetensors", ".bin"))
+    if not files:
+        raise ModelError(f"{path}: no weight files (*.safetensors or *.bin) in the model directory")
+    for file in files:
+        digest.update(file.name.encode())
+        with open(file, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 22), b""):
+                digest.update(block)
+    return digest.hexdigest()
+
+
+def split_context(context: str, continuation: str) -> tuple[str, str]:
+    """Move trailing whitespace of the context onto the continuation (lm-eval's ``_encode_pair``)."""
+    stripped = context.rstrip()
+    return stripped, context[len(stripped):] + continuation
+
+
+class TransformersModel:
+    """A ``LanguageModel`` over a local model directory (or hub id, where the hub is reachable)."""
+
+    def __init__(self, path: str | Path, *, name: str | None = None, threads: int = 1, batch_size: int = 8,
+                 dtype: torch.dtype = torch.float32, device: str = "cpu"):
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        self.path = Path(path)
+        torch.set_num_threads(threads)
+        try:
+            self.tokenizer = AutoTokenizer.from_pretrained(str(path))
+            self.model = AutoModelForCausalLM.from_pretrained(str(path), dtype=dtype).to(device).eval()
+        except OSError as error:
+            raise ModelError(f"could not load a transformers model from {path}: {error}") from None
+        self.device = device
+        self.batch_size = batch_size
+        self.name = name or self.path.name
+        self._identity = None
+        self._prefix_token = self.tokenizer.bos_token_id if self.tokenizer.bos_token_id is not None else self.tokenizer.eos_token_id
+        if self.tokenizer.pad_token_id is None:
+            self.tokenizer.pad_token = self.tokenizer.eos_token
+
+    # --- identity and tokenizer ---------------------------------------------------------------------
+    @property
+    def identity(self) -> dict:
+        if self._identity is None:
+            recorded = self.path / IDENTITY_FILE
+            if recorded.is_file():
+                sha = json.loads(recorded.read_text())["weights_sha256"]
+            elif self.path.is_dir():
+                sha = weights_sha256(self.path)
+            else:  # a hub id: the resolved revision identifies the weights
+                sha = f"revision:{getattr(self.model.config, '_commit_hash', None)}"
+            self._identity = {"backend": "transformers", "name": self.name, "weights_sha256": sha,
+                              "dtype": str(self.model.dtype)}
+        return self._identity
+
+    @property
+    def max_context(self) -> int:
+        config = self.model.config
+        value = getattr(config, "max_position_embeddings", None) or getattr(getattr(config, "text_config", None), "max_position_embeddings", None)
+        return int(value or 2048)
+
+    def _encode(self, text: str) -> list[int]:
+        return self.tokenizer(text, add_special_tokens=True)["input_ids"]
+
+    def count_tokens(self, text: str) -> int:
+        return len(self._encode(text))
+
+    def truncate_left(self, text: str, max_tokens: int) -> str:
+        ids = self.tokenizer(text, add_special_tokens=False)["input_ids"]
+        return text if len(ids) <= max_tokens else self.tokenizer.decode(ids[len(ids) - max_tokens:])
+
+    def apply_chat_template(self, user_message: str) -> str:
+        if not self.tokenizer.chat_template:
+            raise ModelError(f"{self.name} has no chat template (a base model); use plain prompts")
+        return self.tokenizer.apply_chat_template([{"role": "user", "content": user_message}], tokenize=False,
+                                                  add_generation_prompt=True)
+
+    # --- scoring ------------------------------------------------------------------------------------
+    def _pair_tokens(self, context: str, continuation: str) -> tuple[list[int], int]:
+        """Token ids of context+continuation and the number that belong to the context."""
+        context, continuation = split_context(context, continuation)
+        if not context:
+            cont = self.tokenizer(continuation, add_special_tokens=False)["input_ids"]
+            return [self._prefix_token] + cont, 1
+        whole = self._encode(context + continuation)
+        n_context = len(self._encode(context))
+        if n_context >= len(whole):
+            raise ModelError(f"{self.name}: continuation {continuation!r} adds no tokens to its context")
+        if len(whole) > self.max_context:
+            raise ModelError(f"{self.name}: a prompt of {len(whole)} tokens exceeds the context of {self.max_context}")
+        return whole, n_context
+
+    @torch.no_grad()
+    def _forward_logprobs(self, rows: list[tuple[list[int], int]]) -> list[list[float]]:
+        """Per-token log-probabilities of each row's tokens after its context (one batched forward)."""
+        width = max(len(ids) for ids, _ in rows)
+        pad = self.tokenizer.pad_token_id
+        input_ids = torch.tensor([ids + [pad] * (width - len(ids)) for ids, _ in rows], device=self.device)
+        mask = torch.tensor([[1] * len(ids) + [0] * (width - len(ids)) for ids, _ in rows], device=self.device)
+        keep = sorted({p for ids, n in rows for p in range(n - 1, len(ids) - 1)})
+        where = {p: k for k, p in enumerate(keep)}
+        logits = self.model(input_ids=input_ids, attention_mask=mask,
+                            logits_to_keep=torch.tensor(keep, device=self.device)).logits
+        logprobs = torch.log_softmax(logits.float(), dim=-1)
+        out = []
+        for r, (ids, n) in enumerate(rows):
+            out.append([float(logprobs[r, where[p], ids[p + 1]]) for p in range(n - 1, len(ids) - 1)])
+        return out
+
+    def score(self, requests: Sequence[ScoreRequest]) -> list[Scores]:
+        rows, owners = [], []
+        for i, request in enumerate(requests):
+            for continuation in request.continuations:
+                rows.append(self._pair_tokens(request.prompt, continuation))
+                owners.append(i)
+        order = sorted(range(len(rows)), key=lambda k: -len(rows[k][0]))  # batch by length: little padding
+        token_lp: list[list[float] | None] = [None] * len(rows)
+        started = time.perf_counter()
+        for start in range(0, len(order), self.batch_size):
+            batch = order[start:start + self.batch_size]
+            for k, values in zip(batch, self._forward_logprobs([rows[k] for k in batch])):
+                token_lp[k] = values
+        elapsed = (time.perf_counter() - started) / max(1, len(requests))
+        results, k = [], 0
+        for request in requests:
+            n = len(request.continuations)
+            mine = token_lp[k:k + n]
+            prompt_tokens = rows[k][1]
+            results.append(Scores(tuple(sum(v) for v in mine), tuple(tuple(v) for v in mine),
+                                  tuple(len(v) for v in mine), prompt_tokens, elapsed))
+            k += n
+        return results
+
+    # --- generation ---------------------------------------------------------------------------------
+    @torch.no_grad()
+    def _generate_batch(self, requests: Sequence[GenerationRequest]) -> list[Generation]:
+        first = requests[0]
+        encoded = [self._encode(r.prompt) for r in requests]
+        width = max(map(len, encoded))
+        pad = self.tokenizer.pad_token_id
+        input_ids = torch.tensor([[pad] * (width - len(e)) + e for e in encoded], device=self.device)
+        mask = torch.tensor([[0] * (width - len(e)) + [1] * len(e) for e in encoded], device=self.device)
+        if first.temperature > 0:
+            torch.manual_seed(first.seed)
+        started = time.perf_counter()
+        out = self.model.generate(
+            input_ids=input_ids, attention_mask=mask, max_new_tokens=first.max_tokens,
+            do_sample=first.temperature > 0, temperature=first.temperature if first.temperature > 0 else None,
+            top_p=None, top_k=None, output_scores=True, return_dict_in_generate=True, pad_token_id=pad,
+            stop_strings=list(first.stop) or None, tokenizer=self.tokenizer if first.stop else None)
+        elapsed = (time.perf_counter() - started) / len(requests)
+        steps = torch.stack([torch.log_softmax(s.float(), dim=-1) for s in out.scores], dim=1)  # (batch, steps, vocab)
+        stops = {self.tokenizer.eos_token_id, pad}
+        results = []
+        for i, request in enumerate(requests):
+            new = out.sequences[i, width:].tolist()
+            length = next((t for t, token in enumerate(new) if token in stops), len(new))
+            text = apply_stop(self.tokenizer.decode(new[:length], skip_special_tokens=True), request.stop)
+            lps = tuple(float(steps[i, t, new[t]]) for t in range(length))
+            results.append(Generation(text, len(encoded[i]), length, lps, elapsed))
+        return results
+
+    def generate(self, requests: Sequence[GenerationRequest]) -> list[Generation]:
+        results: list[Generation | None] = [None] * len(requests)
+        # requests batch together only when their decoding settings agree; sampling runs one at a time
+        groups: dict[tuple, list[int]] = {}
+        for i, r in enumerate(requests):
+            groups.setdefault((r.max_tokens, r.stop, r.temperature, r.seed if r.temperature > 0 else 0, i if r.temperature > 0 else -1), []).append(i)
+        for indices in groups.values():
+            indices = sorted(indices, key=lambda i: -len(requests[i].prompt))
+            for start in range(0, len(indices), self.batch_size):
+                batch = indices[start:start + self.batch_size]
+                for i, generation in zip(batch, self._generate_batch([requests[i] for i in batch])):
+                    results[i] = generation
+        return results

@@ -1,0 +1,142 @@
+"""Model backends and the request cache: identity-keyed cache, resume without repeats, OpenAI stub, HF stand-in."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from helmlite.models import GenerationRequest, ModelError, ScoreRequest, apply_stop, load_model
+from helmlite.models.cache import CachedModel, RequestCache, request_key
+from helmlite.models.openai_backend import OpenAIModel
+
+from .fakes import WordModel
+from .stub_server import stub_server
+
+SCORE = [ScoreRequest(f"Question {k}\nAnswer:", (" yes", " no")) for k in range(10)]
+
+
+def test_cache_keys_differ_by_model_identity_and_request():
+    a, b = WordModel("a").identity, WordModel("b").identity
+    request = SCORE[0].key()
+    assert request_key(a, request) != request_key(b, request)
+    assert request_key(a, request) != request_key(a, SCORE[1].key())
+    assert request_key(a, request) == request_key(dict(reversed(list(a.items()))), request)  # canonical JSON
+
+
+def test_two_models_never_share_entries(tmp_path):
+    cache = RequestCache(tmp_path / "c.sqlite")
+    first, second = WordModel("first"), WordModel("second")
+    CachedModel(first, cache, progress=False).score(SCORE)
+    again = CachedModel(second, cache, progress=False)
+    again.score(SCORE)
+    assert len(second.calls) == len(SCORE) and again.hits == 0
+    assert len(cache) == 2 * len(SCORE)
+
+
+def test_rerun_makes_zero_model_calls_and_returns_identical_results(tmp_path):
+    cache = RequestCache(tmp_path / "c.sqlite")
+    model = WordModel()
+    first = CachedModel(model, cache, chunk_size=4, progress=False).score(SCORE)
+    inner = WordModel()
+    rerun = CachedModel(inner, RequestCache(tmp_path / "c.sqlite"), chunk_size=4, progress=False)
+    assert rerun.score(SCORE) == first
+    assert inner.calls == [] and rerun.hits == len(SCORE)
+
+
+def test_partially_cached_chunks_are_recomputed_whole(tmp_path):
+    """A chunk is the unit of work: after an interruption the same chunks are formed again."""
+    cache = RequestCache(tmp_path / "c.sqlite")
+    CachedModel(WordModel(), cache, chunk_size=4, progress=False).score(SCORE[:4])  # chunk 1 finished before a "crash"
+    inner = WordModel()
+    resumed = CachedModel(inner, cache, chunk_size=4, progress=False)
+    resumed.score(SCORE)
+    assert resumed.hits == 4 and inner.calls == SCORE[4:]
+
+
+def test_corrupted_cache_is_moved_aside_and_rebuilt(tmp_path, capsys):
+    path = tmp_path / "c.sqlite"
+    cache = RequestCache(path)
+    CachedModel(WordModel(), cache, progress=False).score(SCORE)
+    cache.close()
+    path.write_bytes(path.read_bytes()[:1000])  # truncated database file
+    rebuilt = RequestCache(path)
+    assert len(rebuilt) == 0 and (tmp_path / "c.sqlite.corrupt").exists()
+    assert "was corrupted" in capsys.readouterr().out
+
+
+def test_apply_stop():
+    assert apply_stop(" Paris\nQuestion", ("\n",)) == " Paris"
+    assert apply_stop("abc", ()) == "abc"
+    assert apply_stop("a. b\n", ("\n", ".")) == "a"
+
+
+def test_openai_backend_scores_continuations_and_generates(monkeypatch):
+    with stub_server() as (url, state):
+        model = OpenAIModel(url, "stub-model", backoff_s=0.001)
+        scores = model.score([ScoreRequest("The cat sat on the", (" mat", " old mat"))])[0]
+        # stub: −0.5 per word token; " mat" is one token, " old mat" two
+        assert scores.logprobs == (-0.5, -1.0) and scores.token_counts == (1, 2) and scores.prompt_tokens == 5
+        assert state.requests[0]["echo"] is True and state.requests[0]["prompt"] == "The cat sat on the mat"
+        generation = model.generate([GenerationRequest("Q?", max_tokens=5, stop=("\n",))])[0]
+        assert generation.text == " stub answer" and generation.output_tokens == 3
+        chat = OpenAIModel(url, "stub-model", chat=True)
+        assert chat.generate([GenerationRequest("Hi")])[0].text == "stub chat answer"
+        assert state.requests[-1]["messages"] == [{"role": "user", "content": "Hi"}]
+    assert model.identity == {"backend": "openai", "base_url": url, "model": "stub-model", "chat": False}
+
+
+def test_openai_from_env_requires_base_url(monkeypatch):
+    monkeypatch.delenv("HELMLITE_OPENAI_BASE_URL", raising=False)
+    with pytest.raises(ModelError, match="set HELMLITE_OPENAI_BASE_URL"):
+        load_model("openai:some-model")
+
+
+def test_unknown_model_and_directory_without_weights(tmp_path):
+    with pytest.raises(ModelError, match="unknown model 'gpt-9'"):
+        load_model("gpt-9")
+    (tmp_path / "config.json").write_text("{}")
+    with pytest.raises(ModelError, match="has no weights"):
+        load_model(str(tmp_path))
+
+
+@pytest.fixture(scope="module")
+def tiny_model_dir(tmp_path_factory):
+    """A model directory we build: a 2-layer random Llama with GPT-2's byte-level BPE trained on a toy corpus."""
+    import torch
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers, decoders
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    path = tmp_path_factory.mktemp("tiny-llama")
+    raw = Tokenizer(models.BPE())
+    raw.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    raw.decoder = decoders.ByteLevel()
+    corpus = ["The cat sat on the mat.", "Question: what is two plus two?\nAnswer: four", "Paris is in France."] * 20
+    raw.train_from_iterator(corpus, trainers.BpeTrainer(vocab_size=300, special_tokens=["<s>", "</s>"],
+                                                        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=raw, bos_token="<s>", eos_token="</s>")
+    tokenizer.save_pretrained(path)
+    torch.manual_seed(0)
+    config = LlamaConfig(vocab_size=raw.get_vocab_size(), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256,
+                         bos_token_id=0, eos_token_id=1)
+    LlamaForCausalLM(config).save_pretrained(path)
+    return path
+
+
+def test_transformers_backend_on_a_local_model_directory(tiny_model_dir):
+    model = load_model(str(tiny_model_dir))
+    assert model.identity["backend"] == "transformers" and len(model.identity["weights_sha256"]) == 64
+    requests = [ScoreRequest("The cat sat on the", (" mat", " mat.")), ScoreRequest("Question: what is two plus two?\nAnswer:", (" four",))]
+    batched = model.score(requests)
+    single = [model.score([r])[0] for r in requests]
+    for b, s in zip(batched, single):
+        assert b.token_counts == s.token_counts
+        assert all(math.isclose(x, y, abs_tol=1e-4) for x, y in zip(b.logprobs, s.logprobs))
+    # the sum of per-token log-probabilities is the continuation's log-probability (chain rule)
+    assert batched[0].logprobs[1] == pytest.approx(sum(batched[0].token_logprobs[1]), abs=1e-6)
+    out = model.generate([GenerationRequest("The cat", max_tokens=4), GenerationRequest("Paris is in", max_tokens=4)])
+    alone = model.generate([GenerationRequest("Paris is in", max_tokens=4)])
+    assert out[1].text == alone[0].text and out[0].output_tokens <= 4
+    assert len(out[0].token_logprobs) == out[0].output_tokens
+    with pytest.raises(ModelError, match="no chat template"):
+        model.apply_chat_template("hi")

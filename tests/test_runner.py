@@ -1,0 +1,93 @@
+"""Run specs and execution: stable ids, paired instances across models, resumable byte-identical outputs."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from helmlite.models.cache import CachedModel, RequestCache
+from helmlite.runner import RunError, RunSpec, execute
+
+from .fakes import WordModel
+
+MMLU = {"scenario": "mmlu", "model": "word-model", "args": {"subject": "econometrics"}, "max_instances": 12}
+
+
+def files(folder):
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.name != "timings.json"}
+
+
+def test_run_id_is_stable_and_changes_with_the_spec():
+    spec = RunSpec.from_dict(MMLU)
+    assert spec.run_id == RunSpec.from_dict(dict(MMLU)).run_id
+    assert spec.run_id.startswith("mmlu_subject=econometrics-word-model-multiple_choice_separate-")
+    changed = RunSpec.from_dict({**MMLU, "adapter": {"max_train_instances": 3}})
+    assert changed.run_id != spec.run_id
+    assert hash(spec) == hash(RunSpec.from_dict(MMLU))  # frozen and hashable
+
+
+def test_scenario_defaults_and_overrides_reach_the_adapter():
+    spec = RunSpec.from_dict({**MMLU, "adapter": {"method": "multiple_choice_joint"}})
+    assert spec.adapter.method == "multiple_choice_joint"
+    assert spec.adapter.instructions.startswith("The following are multiple choice questions")
+
+
+def test_rerun_is_byte_identical_with_zero_model_calls(mirrored_cache, tmp_path):
+    spec = RunSpec.from_dict(MMLU)
+    cache = RequestCache(tmp_path / "cache.sqlite")
+    first = execute(spec, CachedModel(WordModel(), cache, progress=False), results_dir=tmp_path / "a")
+    inner = WordModel()
+    second = execute(spec, CachedModel(inner, RequestCache(tmp_path / "cache.sqlite"), progress=False), results_dir=tmp_path / "b")
+    assert inner.calls == []
+    assert files(first) == files(second)
+    stats = json.loads((first / "stats.json").read_text())
+    assert stats["n_instances"] == 12 and stats["main_metric"] == "exact_match"
+    records = [json.loads(line) for line in (first / "instances.jsonl").read_text().splitlines()]
+    assert all(r["n_train"] == 5 and len(r["scores"]) == 4 for r in records)
+    # the stats are the mean of the per-instance records
+    assert stats["metrics"]["exact_match"]["mean"] == pytest.approx(sum(r["correct"] for r in records) / 12)
+
+
+def test_two_models_see_the_same_instances_and_examples(mirrored_cache, tmp_path):
+    a = execute(RunSpec.from_dict(MMLU), WordModel("a"), results_dir=tmp_path)
+    b = execute(RunSpec.from_dict({**MMLU, "model": "other"}), WordModel("b"), results_dir=tmp_path)
+    ids = lambda run: [json.loads(line)["id"] for line in (run / "instances.jsonl").read_text().splitlines()]
+    examples = lambda run: json.loads((run / "manifest.json").read_text())["in_context_examples"]
+    assert ids(a) == ids(b) and examples(a) == examples(b)
+
+
+def test_generation_run_scores_with_helm_metrics(mirrored_cache, tmp_path):
+    out = execute(RunSpec.from_dict({"scenario": "nq_closed_book", "model": "w", "max_instances": 5}), WordModel(),
+                  results_dir=tmp_path)
+    stats = json.loads((out / "stats.json").read_text())
+    assert stats["main_metric"] == "f1" and set(stats["metrics"]) == {"exact_match", "quasi_exact_match", "f1"}
+
+
+@pytest.mark.parametrize("spec,message", [
+    ({"scenario": "mmlu", "model": "w", "args": {"subjekt": "x"}}, r"unknown argument\(s\) \['subjekt'\]"),
+    ({"scenario": "mmlu", "model": "w", "adapter": {"methd": "x"}}, "unexpected keyword argument 'methd'"),
+    ({"scenario": "mmlu", "model": "w", "adapter": {"method": "guess"}}, "adapter method must be one of"),
+    ({"scenario": "mmlu", "model": "w", "extra": 1}, r"unknown field\(s\) \['extra'\]"),
+])
+def test_bad_specs_fail_with_one_clear_message(mirrored_cache, tmp_path, spec, message):
+    with pytest.raises((RunError, ValueError), match=message):
+        execute(RunSpec.from_dict(spec), WordModel(), results_dir=tmp_path)
+
+
+@pytest.mark.slow
+def test_real_run_with_the_embedded_model(mirrored_cache, tmp_path):
+    """`helmlite models prepare` then a 5-shot MMLU run of 20 instances; the rerun is served from the cache."""
+    from helmlite.cli import main
+    from helmlite.models import prepare
+
+    prepare("smollm2-135m")
+    args = ["run", "--scenario", "mmlu", "--model", "smollm2-135m", "--max-instances", "20", "--quiet",
+            "--cache", str(tmp_path / "cache.sqlite")]
+    assert main(args + ["--results-dir", str(tmp_path / "a")]) == 0
+    assert main(args + ["--results-dir", str(tmp_path / "b")]) == 0
+    (run_a,), (run_b,) = list((tmp_path / "a").iterdir()), list((tmp_path / "b").iterdir())
+    assert files(run_a) == files(run_b)
+    timings = json.loads((run_b / "timings.json").read_text())
+    assert timings["model_calls"] == 0 and timings["cache_hits"] == 20
+    stats = json.loads((run_a / "stats.json").read_text())
+    assert stats["n_instances"] == 20 and 0 <= stats["metrics"]["exact_match"]["mean"] <= 1

@@ -1,0 +1,104 @@
+"""Scenario loaders on the mirror files: counts and one known instance each; bad input names file and line."""
+from __future__ import annotations
+
+import pytest
+
+from helmlite._jsonl import DataFormatError
+from helmlite.scenarios import TEST, TRAIN, UnknownScenarioError, scenario
+
+from .fakes import WordModel
+
+
+def split_counts(instances):
+    return sum(i.split == TRAIN for i in instances), sum(i.split == TEST for i in instances)
+
+
+# (scenario, args, (train, test), a known test instance: (id, substring of input, correct output))
+CASES = [
+    ("mmlu", {"subject": "abstract_algebra"}, (5, 100),
+     ("mmlu/abstract_algebra/test/0", "Q(sqrt(2), sqrt(3), sqrt(18))", "4")),
+    ("boolq", {}, (21, 48), None),  # 69 passages after the file's template row
+    ("imdb", {}, (100, 488), ("imdb/test/0", "What three words can guarantee you a terrible film?", "Negative")),
+    ("truthfulqa", {}, None, ("truthfulqa/0", "watermelon seeds", "The watermelon seeds pass through your digestive system")),
+    ("raft", {"subset": "ade_corpus_v2"}, None, None),
+    ("bbq", {"category": "Age"}, (50, 3630), ("bbq/Age/0", "grandson and their grandfather", "Can't be determined")),
+    ("nq_open_book", {}, (100, 2555), None),
+    ("bold", {"domain": "gender"}, (0, 3204), None),
+    ("babi", {"task": 1}, (1000, 1000), ("babi/1/test/0", "Where is John?", "hallway")),
+    ("gsm8k", {}, (50, 1269), ("gsm8k/0", "Janet’s ducks lay 16 eggs per day", "18")),
+    ("blimp", {"paradigm": "anaphor_gender_agreement"}, (0, 1000), None),
+]
+
+
+@pytest.mark.parametrize("name,args,counts,known", CASES, ids=[c[0] for c in CASES])
+def test_loader_counts_and_known_instance(mirrored_cache, name, args, counts, known):
+    instances = scenario(name).load(**args)
+    train, test = split_counts(instances)
+    if counts:
+        assert (train, test) == counts
+    assert len({i.id for i in instances}) == len(instances)  # ids are unique
+    if known:
+        iid, text, answer = known
+        instance = next(i for i in instances if i.id == iid)
+        assert text in instance.input and instance.first_correct == answer
+
+
+def test_truthfulqa_and_raft_splits(mirrored_cache):
+    tqa = scenario("truthfulqa").load()
+    assert len(tqa) == 817 and all(sum(r.correct for r in i.references) == 1 for i in tqa)
+    raft = scenario("raft").load(subset="ade_corpus_v2")
+    assert len(raft) == 50 and 0 < split_counts(raft)[1] < 50  # HELM-style held-out part of the labelled set
+
+
+def test_contrast_partners_flip_or_keep_labels(mirrored_cache):
+    imdb = [i for i in scenario("imdb").load() if i.split == TEST]
+    assert all(i.contrast is not None for i in imdb)
+    assert sum(i.first_correct != i.contrast.first_correct for i in imdb) > 400  # contrast reviews flip sentiment
+    boolq = scenario("boolq").load()
+    assert len(boolq) == 69 and sum(i.contrast is not None for i in boolq) == 68  # one passage has no valid perturbation
+
+
+def test_bbq_metadata_for_bias_scores(mirrored_cache):
+    first = next(i for i in scenario("bbq").load(category="Age") if i.id == "bbq/Age/0")
+    assert first.metadata == {"category": "Age", "context_condition": "ambig", "question_polarity": "neg",
+                              "unknown_index": 2, "target_index": 0}
+
+
+def test_nq_ranking_has_one_relevant_passage_among_ten(mirrored_cache):
+    query = [i for i in scenario("nq_ranking").load() if i.split == TEST][0]
+    assert len(query.references) == 10 and sum(r.relevance for r in query.references) == 1.0
+
+
+@pytest.mark.parametrize("name", ["json_kv", "niah", "litm_kv"])
+def test_synthetic_depth_and_length(mirrored_cache, name):
+    """The gold item sits at relative position ≈ depth (within one item) and the prompt fits the target."""
+    model = WordModel()
+    target = 600
+    instances = scenario(name).load(target_tokens=target, n_contexts=2, count_tokens=model.count_tokens)
+    assert len(instances) == 12
+    for instance in instances:
+        gold = instance.first_correct
+        assert model.count_tokens(instance.input) <= target
+        offset = instance.input.index(gold) / len(instance.input)
+        n = instance.metadata["n_items"]
+        assert abs(instance.metadata["position"] / (n - 1) - instance.metadata["depth"]) <= 1 / (n - 1)
+        assert abs(offset - instance.metadata["depth"]) < 0.15  # character offset tracks the item position
+    by_context = {}
+    for instance in instances:  # one context queried at every depth
+        by_context.setdefault(instance.metadata["context"], set()).add(instance.first_correct)
+    assert all(len(golds) == 1 for golds in by_context.values())
+
+
+def test_unknown_scenario_suggests(mirrored_cache):
+    with pytest.raises(UnknownScenarioError, match="Did you mean: mmlu"):
+        scenario("mmlux")
+
+
+def test_malformed_jsonl_names_file_and_line(tmp_path, monkeypatch, mirrored_cache):
+    from helmlite.scenarios import bbq
+
+    bad = tmp_path / "Age.jsonl"
+    bad.write_text('{"label": 0}\n')
+    monkeypatch.setattr(bbq.data, "fetch", lambda name: bad)
+    with pytest.raises(DataFormatError, match=r"Age.jsonl, line 1: missing required field 'ans0'"):
+        scenario("bbq").load(category="Age")
