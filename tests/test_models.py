@@ -140,3 +140,19 @@ def test_transformers_backend_on_a_local_model_directory(tiny_model_dir):
     assert len(out[0].token_logprobs) == out[0].output_tokens
     with pytest.raises(ModelError, match="no chat template"):
         model.apply_chat_template("hi")
+
+
+def test_prefix_reuse_matches_the_plain_forward(tiny_model_dir):
+    """Encoding the shared few-shot prefix once gives the same log-probabilities as full forwards."""
+    model = load_model(str(tiny_model_dir))
+    prefix = "Question: what is two plus two?\nAnswer: four\n\n" * 8
+    requests = [ScoreRequest(prefix + f"Question: The cat sat {k}?\nAnswer:", (" four", " mat.", " Paris is")) for k in range(5)]
+    model.min_prefix_tokens = 0
+    plain = model.score(requests)
+    plain_tokens = model.encoded_tokens
+    model.min_prefix_tokens, model.encoded_tokens = 16, 0
+    reused = model.score(requests)
+    assert model.encoded_tokens < plain_tokens / 3
+    for a, b in zip(plain, reused):
+        assert a.token_counts == b.token_counts
+        assert all(math.isclose(x, y, abs_tol=1e-4) for x, y in zip(a.logprobs, b.logprobs))
