@@ -6,6 +6,7 @@ A reader (or Snakemake) never sees a half-written file where a complete one is e
 from __future__ import annotations
 
 import json
+import math
 import os
 import tempfile
 from contextlib import contextmanager
@@ -43,9 +44,26 @@ def write_text(target: str | os.PathLike, text: str) -> Path:
     return Path(target)
 
 
+def _finite(obj):
+    """NaN/inf → None, recursively (strict JSON has no NaN)."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite(v) for v in obj]
+    return obj
+
+
+def json_line(obj) -> str:
+    """One deterministic, strict JSON line (sorted keys, NaN → null)."""
+    return json.dumps(_finite(obj), sort_keys=True, ensure_ascii=False, default=str, allow_nan=False)
+
+
 def write_json(target: str | os.PathLike, obj) -> Path:
-    """Deterministic JSON: sorted keys, two-space indent, trailing newline."""
-    return write_text(target, json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False, default=str) + "\n")
+    """Deterministic, strict JSON: sorted keys, two-space indent, NaN → null, trailing newline."""
+    return write_text(target, json.dumps(_finite(obj), indent=2, sort_keys=True, ensure_ascii=False, default=str,
+                                         allow_nan=False) + "\n")
 
 
 def write_csv(target: str | os.PathLike, frame: pd.DataFrame, float_format: str = "%.6g") -> Path:

@@ -28,10 +28,15 @@ from pathlib import Path
 import numpy as np
 
 from . import stats as bootstrap
-from ._io import atomic_open, write_json
+from ._io import atomic_open, json_line, write_json
 from .adaptation import AdapterSpec, Adapted, adapt, select_examples
-from .metrics import best_over_references, reciprocal_rank, ndcg
+from .metrics import best_over_references, ndcg, reciprocal_rank
+from .metrics.bbq import bbq_scores
+from .metrics.bias import bias_metrics
+from .metrics.calibration import expected_calibration_error, selective_accuracy, selective_coverage_accuracy_area
+from .metrics.toxicity import THRESHOLD, default_scorer
 from .models import GenerationRequest, LanguageModel, ScoreRequest
+from .perturbations import perturb_instance, perturbation, resources_used
 from .provenance import git_state, package_versions
 from .scenarios import TEST, TRAIN, Instance, scenario
 from .seeds import derive_seed, rng
@@ -51,11 +56,12 @@ class RunSpec:
     adapter: AdapterSpec = field(default_factory=AdapterSpec)
     max_instances: int | None = None
     data_seed: int = 0
+    perturbations: tuple[str, ...] = ()  # "robustness", "dialect", "gender", "race", "contrast"
 
     @classmethod
     def from_dict(cls, spec: dict) -> "RunSpec":
         """From a config mapping: scenario, model, args (mapping), adapter (mapping), max_instances, data_seed."""
-        known = {"scenario", "model", "args", "adapter", "max_instances", "data_seed"}
+        known = {"scenario", "model", "args", "adapter", "max_instances", "data_seed", "perturbations"}
         unknown = set(spec) - known
         if unknown:
             raise RunError(f"run spec: unknown field(s) {sorted(unknown)}; expected {sorted(known)}")
@@ -68,11 +74,19 @@ class RunSpec:
         except TypeError as error:
             raise RunError(f"run spec adapter: {error}") from None
         args = tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in (spec.get("args") or {}).items()))
-        return cls(spec["scenario"], spec["model"], args, adapter_spec, spec.get("max_instances"), spec.get("data_seed", 0))
+        perturbations = tuple(spec.get("perturbations") or ())
+        for name in perturbations:
+            if name != "contrast":
+                perturbation(name)  # validates the name
+        return cls(spec["scenario"], spec["model"], args, adapter_spec, spec.get("max_instances"), spec.get("data_seed", 0),
+                   perturbations)
 
     def as_dict(self) -> dict:
-        return {"scenario": self.scenario, "model": self.model, "args": dict(self.args), "adapter": self.adapter.as_dict(),
-                "max_instances": self.max_instances, "data_seed": self.data_seed}
+        out = {"scenario": self.scenario, "model": self.model, "args": dict(self.args), "adapter": self.adapter.as_dict(),
+               "max_instances": self.max_instances, "data_seed": self.data_seed}
+        if self.perturbations:
+            out["perturbations"] = list(self.perturbations)
+        return out
 
     @property
     def run_id(self) -> str:
@@ -140,7 +154,7 @@ def _interpret(instance: Instance, adapted: Adapted, outputs: list, method: str,
         scores = [a - b for a, b in zip(scores, outputs[1].logprobs)]
     best = int(np.argmax(scores))  # first maximum on ties
     correct = bool(instance.references[best].correct)
-    record.update(scores=scores, probabilities=_softmax(scores), prediction=adapted.choices[best],
+    record.update(scores=scores, probabilities=_softmax(scores), prediction=adapted.choices[best], predicted_index=best,
                   metrics={"exact_match": float(correct)}, correct=correct)
     return record
 
@@ -172,39 +186,113 @@ def summarise(records: list[dict], run_id: str, n_resamples: int = 2000) -> dict
     return out
 
 
-def execute(spec: RunSpec, model: LanguageModel, *, results_dir: str | Path = RESULTS_DIR) -> Path:
+def run_level(records: list[dict], fn, run_id: str, name: str, n_resamples: int = 300) -> dict:
+    """A metric defined on the whole set of instances (ECE, bias scores), with a percentile bootstrap CI
+    over instances (a loop over resamples: these metrics are not vectorised)."""
+    estimate = fn(records)
+    generator = rng(run_id, "run-level", name)
+    values = [fn([records[i] for i in generator.integers(0, len(records), len(records))]) for _ in range(n_resamples)]
+    values = np.array([v for v in values if v is not None and not math.isnan(v)])
+    low, high = np.percentile(values, [2.5, 97.5]) if len(values) else (math.nan, math.nan)
+    return {"mean": estimate, "ci_low": float(low), "ci_high": float(high), "n": len(records)}
+
+
+def _variants(spec: RunSpec, test: list[Instance]) -> dict[str, list[Instance | None]]:
+    """The test set as given and under each requested perturbation (None where an instance has no contrast)."""
+    variants: dict[str, list[Instance | None]] = {"identity": list(test)}
+    for name in spec.perturbations:
+        variants[name] = [i.contrast for i in test] if name == "contrast" else [perturb_instance(i, name) for i in test]
+    return variants
+
+
+def _worst_case(record: dict, main: str, names: list[str]) -> float | None:
+    """HELM's worst case over {identity} ∪ perturbations: the minimum of the main metric."""
+    values = [record["metrics"].get(main)] + [record["perturbed"][n]["metrics"].get(main)
+                                              for n in names if n in record.get("perturbed", {})]
+    values = [v for v in values if v is not None]
+    return min(values) if len(values) > 1 else None
+
+
+def _add_worst_cases(record: dict, main: str, perturbations: tuple[str, ...]) -> None:
+    fairness = [p for p in perturbations if p not in ("robustness", "contrast") and perturbation(p).kind == "fairness"]
+    for label, names in (("robustness", ["robustness"]), ("fairness", fairness), ("equivariance", ["contrast"])):
+        value = _worst_case(record, main, names)
+        if value is not None:
+            record["metrics"][f"{main}_{label}"] = value
+
+
+def _run_metrics(spec: RunSpec, records: list[dict]) -> dict:
+    """Metrics defined over the whole run: calibration, bias, toxicity fraction, BBQ bias scores."""
+    run_id, method = spec.run_id, spec.adapter.method
+    metrics = {}
+    if method in ("multiple_choice_joint", "multiple_choice_separate", "multiple_choice_separate_calibrated"):
+        def conf(rs):
+            return [max(r["probabilities"]) for r in rs], [r["correct"] for r in rs]
+        metrics["ece_10"] = run_level(records, lambda rs: expected_calibration_error(*conf(rs), 10), run_id, "ece_10")
+        metrics["ece_1"] = run_level(records, lambda rs: expected_calibration_error(*conf(rs), 1), run_id, "ece_1")
+        metrics["selective_acc@10"] = run_level(records, lambda rs: selective_accuracy(*conf(rs), 0.1), run_id, "acc10")
+        metrics["scaa"] = run_level(records, lambda rs: selective_coverage_accuracy_area(*conf(rs)), run_id, "scaa")
+    if method == "generation":
+        for name, value in bias_metrics([r["completion"] for r in records]).items():
+            metrics[name] = run_level(records, lambda rs, name=name: bias_metrics([r["completion"] for r in rs])[name],
+                                      run_id, name, n_resamples=100)
+    if spec.scenario == "bbq":
+        rows = [{**r["metadata"], "predicted": r["predicted_index"], "correct": r["correct"]} for r in records]
+        for name in bbq_scores(rows):
+            metrics[f"bbq_{name}"] = run_level(rows, lambda rs, name=name: bbq_scores(rs)[name], run_id, name)
+    return metrics
+
+
+def execute(spec: RunSpec, model: LanguageModel, *, results_dir: str | Path = RESULTS_DIR, toxicity=None) -> Path:
     """Run one spec with ``model`` (usually a :class:`~helmlite.models.cache.CachedModel`); return its folder."""
     started = time.perf_counter()
     info = scenario(spec.scenario)
+    method = spec.adapter.method
+    main = info.main_metric if method == "generation" else ("rr@10" if method == "ranking" else "exact_match")
     train, test = load_instances(spec, model)
     examples = select_examples(train, spec.adapter, rng(spec.scenario, json.dumps(dict(spec.args), sort_keys=True, default=list),
                                                         spec.adapter.seed, "in-context examples"))
-    adapted = [adapt(instance, examples, spec.adapter, model) for instance in test]
+    variants = _variants(spec, test)
+    jobs = [(name, k, instance) for name, items in variants.items() for k, instance in enumerate(items) if instance is not None]
+    adapted = [adapt(instance, examples, spec.adapter, model) for _, _, instance in jobs]
     outputs = _execute_requests(adapted, model)
+    interpreted = {(name, k): (_interpret(instance, a, out, method, info.main_metric), out, a)
+                   for (name, k, instance), a, out in zip(jobs, adapted, outputs)}
+    scorer = toxicity or (default_scorer() if method == "generation" else None)
     records, latencies = [], []
-    for instance, a, out in zip(test, adapted, outputs):
+    for k, instance in enumerate(test):
+        result, out, a = interpreted[("identity", k)]
         record = {"id": instance.id, "input": instance.input, "prompt": a.prompt, "n_train": a.n_train,
                   "truncated": a.truncated, "prompt_tokens": out[0].prompt_tokens if out else 0,
-                  "references": [[r.output, r.correct] for r in instance.references],
-                  "metadata": instance.metadata}
-        record.update(_interpret(instance, a, out, spec.adapter.method, info.main_metric))
+                  "references": [[r.output, r.correct] for r in instance.references], "metadata": instance.metadata,
+                  **result}
+        perturbed = {name: interpreted[(name, k)][0] for name in variants if name != "identity" and (name, k) in interpreted}
+        if perturbed:
+            record["perturbed"] = {name: {key: r[key] for key in ("prediction", "correct", "metrics") if key in r}
+                                   for name, r in perturbed.items()}
+            _add_worst_cases(record, main, spec.perturbations)
         records.append(record)
         latencies.append(sum(o.latency_s for o in out))
+    if scorer is not None:
+        scores = scorer.score([r["completion"] for r in records])
+        for record, score in zip(records, scores):
+            record["toxicity"] = score
+            record["metrics"]["toxic_fraction"] = float(score >= THRESHOLD)
+    run_metrics = _run_metrics(spec, records)
     out_dir = Path(results_dir) / spec.run_id
     with atomic_open(out_dir / "instances.jsonl", "w", encoding="utf-8") as handle:
         for record in records:
-            handle.write(json.dumps(record, sort_keys=True, ensure_ascii=False, default=str) + "\n")
+            handle.write(json_line(record) + "\n")
     write_json(out_dir / "timings.json", {
         "wall_s": time.perf_counter() - started, "latency_s": latencies,
         "model_calls": getattr(model, "calls", None), "cache_hits": getattr(model, "hits", None)})
     write_json(out_dir / "stats.json", {
-        "run_id": spec.run_id, "scenario": spec.scenario, "model": spec.model, "method": spec.adapter.method,
-        "main_metric": info.main_metric if spec.adapter.method == "generation" else
-        ("rr@10" if spec.adapter.method == "ranking" else "exact_match"),
+        "run_id": spec.run_id, "scenario": spec.scenario, "model": spec.model, "method": method, "main_metric": main,
         "n_instances": len(records), "n_train_examples": len(examples),
-        "metrics": summarise(records, spec.run_id)})
+        "metrics": {**summarise(records, spec.run_id), **run_metrics}})
     write_json(out_dir / "manifest.json", {
         "run_id": spec.run_id, "spec": spec.as_dict(), "model_identity": model.identity,
         "in_context_examples": [e.id for e in examples], "packages": package_versions(), "git": git_state(),
-        "data_files": list(info.data)})
+        "data_files": list(info.data), "perturbation_resources": resources_used() if spec.perturbations else {},
+        "toxicity_scorer": {"name": scorer.name, "proxy": scorer.proxy} if scorer else None})
     return out_dir

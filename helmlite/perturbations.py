@@ -1,0 +1,214 @@
+"""HELM's robustness and fairness perturbations (Liang et al. 2022, §4.5–4.6, App. D).
+
+* **Robustness (invariance)** — HELM's composite: lower-case → contractions (expanded forms turned into
+  their contractions) → each word with a known common misspelling replaced with probability 0.1
+  (HELM's Wikipedia-derived ``correct_to_misspelling.json``) → every run of spaces replaced by 1–3
+  spaces. Only the input changes.
+* **Fairness (counterfactual)** — dialect (SAE → AAE lexical substitution), gender (male → female
+  terms and pronouns) and race (White → Black American first names, gender preserved). Inputs *and*
+  references change, and a name is replaced consistently within one instance.
+
+Randomness is seeded per instance from hashlib (instance id + perturbation name), so a perturbed
+instance is the same on every run. Word lists come through the data registry; HELM downloads its
+name list and dialect mapping at run time — when those cannot be fetched the mirror's documented
+stand-ins are used and :func:`resources_used` reports it (runs copy this into their manifest).
+"""
+from __future__ import annotations
+
+import json
+import random
+import re
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Callable
+
+from . import data
+from .scenarios import Instance, Reference
+from .seeds import derive_seed
+
+MISSPELLINGS = "helm/resources/correct_to_misspelling.json"
+CONTRACTIONS = "helm/resources/contraction_map.json"
+GENDER_MAPPINGS = "helm/resources/gender_term_pronoun_mappings.json"
+PERSON_NAMES = ("helm/resources/person_names.txt", "helm/resources/person_names_RECONSTRUCTED.txt")
+DIALECT = ("helm/resources/SAE_to_AAVE_mapping.json", "helm/resources/upstream/VALUE_sae_aave_mapping_dict.json")
+_USED: dict[str, str] = {}
+
+
+def match_case(source: str, target: str) -> str:
+    """HELM's ``match_case``: upper-case, capitalised or as-is, following ``source``."""
+    if len(source) > 1 and source.isupper():
+        return target.upper()
+    if source[:1].isupper():
+        return target[:1].upper() + target[1:]
+    return target
+
+
+def _json(name: str):
+    return json.loads(data.fetch(name).read_text(encoding="utf-8"))
+
+
+def _first_available(names: tuple[str, ...], purpose: str):
+    """HELM's own file when obtainable, else the mirror's stand-in (recorded in :func:`resources_used`)."""
+    own, standin = names
+    path = data.try_fetch(own)
+    if path is None:
+        path = data.fetch(standin)
+        _USED[purpose] = f"STAND-IN {standin} (HELM's {own} could not be fetched)"
+    else:
+        _USED[purpose] = f"HELM's {own}"
+    return path
+
+
+def resources_used() -> dict[str, str]:
+    """Which file served each run-time list (HELM's own or a stand-in)."""
+    return dict(_USED)
+
+
+@lru_cache(maxsize=None)
+def _misspellings() -> tuple[dict, re.Pattern]:
+    table = _json(MISSPELLINGS)
+    return table, re.compile(r"\b({})\b".format("|".join(map(re.escape, table))))
+
+
+@lru_cache(maxsize=None)
+def _contractions() -> tuple[dict, re.Pattern]:
+    reverse = {expanded.lower(): short for short, expanded in _json(CONTRACTIONS)["CONTRACTION_MAP"].items()}
+    pattern = re.compile(r"\b({})\b".format("|".join(map(re.escape, sorted(reverse, key=len, reverse=True)))), re.IGNORECASE)
+    return reverse, pattern
+
+
+@lru_cache(maxsize=None)
+def _gender_pairs(key: str) -> tuple[tuple[str, str], ...]:
+    table = _json(GENDER_MAPPINGS)
+    columns = table["_columns"]
+    male, female = columns.index("male"), columns.index("female")
+    return tuple((row[male], row[female]) for row in table[key])
+
+
+@lru_cache(maxsize=None)
+def _names() -> dict[str, dict[str, list[str]]]:
+    """race → gender → first names, from HELM's person-name file format (name,first_name,race,R,gender,G)."""
+    out: dict[str, dict[str, list[str]]] = {}
+    for line in _first_available(PERSON_NAMES, "person_names").read_text(encoding="utf-8").splitlines():
+        parts = line.strip().split(",")
+        if len(parts) >= 6 and parts[1] == "first_name":
+            out.setdefault(parts[3], {}).setdefault(parts[5], []).append(parts[0].lower())
+    return out
+
+
+@lru_cache(maxsize=None)
+def _dialect() -> dict[str, list[str]]:
+    return {k.lower(): sorted(v) if isinstance(v, list) else [v] for k, v in json.loads(
+        _first_available(DIALECT, "dialect").read_text(encoding="utf-8")).items()}
+
+
+def _substitute(text: str, word: str, choose: Callable[[str], str | None]) -> str:
+    """Replace ``word`` (case-insensitive, between non-word characters) using ``choose(matched)``;
+    the text is padded so words at its edges match too (HELM's ``substitute_word``)."""
+    def sub(m: re.Match) -> str:
+        new = choose(m.group(1))
+        return m.group(0) if new is None else m.group(0).replace(m.group(1), match_case(m.group(1), new))
+
+    return re.sub(rf"[^\w]({re.escape(word)})(?=[^\w])", sub, f" {text} ", flags=re.IGNORECASE)[1:-1]
+
+
+# --- the individual perturbations: f(text, rng, memory) -> text ------------------------------------------
+
+def lowercase(text: str, rng: random.Random, memory: dict) -> str:
+    return text.lower()
+
+
+def contraction(text: str, rng: random.Random, memory: dict) -> str:
+    reverse, pattern = _contractions()
+    return pattern.sub(lambda m: match_case(m.group(0), reverse[m.group(0).lower()]), text)
+
+
+def misspelling(text: str, rng: random.Random, memory: dict, prob: float = 0.1) -> str:
+    table, pattern = _misspellings()
+
+    def sub(m: re.Match) -> str:
+        word = m.group(1)
+        return match_case(word, str(rng.choice(table[word]))) if rng.random() < prob else word
+
+    return pattern.sub(sub, text)
+
+
+def extra_space(text: str, rng: random.Random, memory: dict, max_spaces: int = 3) -> str:
+    return re.sub(r" +", lambda m: " " * rng.randint(1, max_spaces), text)
+
+
+def _gender(text: str, key: str) -> str:
+    for male, female in _gender_pairs(key):
+        text = _substitute(text, male, lambda matched, female=female: female)
+    return text
+
+
+def gender_terms(text: str, rng: random.Random, memory: dict) -> str:
+    """Male → female gender terms (son → daughter, dad → mom, …)."""
+    return _gender(text, "GENDER_TERM_MAPPINGS")
+
+
+def gender_pronouns(text: str, rng: random.Random, memory: dict) -> str:
+    """Male → female pronouns (he → she, his → her, …; the first mapping wins on overlaps, as in HELM)."""
+    return _gender(text, "GENDER_PRONOUN_MAPPINGS")
+
+
+def race(text: str, rng: random.Random, memory: dict) -> str:
+    """White American → Black American first names with the same gender, one replacement per name."""
+    names = _names()
+    source, target = names.get("white_american", {}), names.get("black_american", {})
+    for sex, source_names in source.items():
+        for name in source_names:
+            def choose(matched, sex=sex, name=name):
+                if name not in memory:
+                    memory[name] = rng.choice(target[sex])
+                return memory[name]
+            text = _substitute(text, name, choose)
+    return text
+
+
+def dialect(text: str, rng: random.Random, memory: dict) -> str:
+    mapping = _dialect()
+    words = sorted({w.lower() for w in re.findall(r"[\w']+", text)} & set(mapping))
+    for word in words:
+        text = _substitute(text, word, lambda matched, word=word: rng.choice(mapping[word]))
+    return text
+
+
+@dataclass(frozen=True)
+class Perturbation:
+    name: str
+    kind: str  # "robustness" or "fairness"
+    steps: tuple[Callable, ...]
+    perturbs_references: bool
+
+    def apply(self, text: str, rng: random.Random, memory: dict) -> str:
+        for step in self.steps:
+            text = step(text, rng, memory)
+        return text
+
+
+PERTURBATIONS = {
+    "robustness": Perturbation("robustness", "robustness", (lowercase, contraction, misspelling, extra_space), False),
+    "dialect": Perturbation("dialect", "fairness", (dialect,), True),
+    "gender": Perturbation("gender", "fairness", (gender_terms, gender_pronouns), True),
+    "race": Perturbation("race", "fairness", (race,), True),
+}
+
+
+def perturbation(name: str) -> Perturbation:
+    if name not in PERTURBATIONS:
+        raise ValueError(f"unknown perturbation {name!r}; known: {', '.join(PERTURBATIONS)} (and 'contrast' for contrast sets)")
+    return PERTURBATIONS[name]
+
+
+def perturb_instance(instance: Instance, name: str) -> Instance:
+    """The instance under one perturbation (seeded by instance id and perturbation name)."""
+    spec = perturbation(name)
+    rng = random.Random(derive_seed(instance.id, name))
+    memory: dict = {}
+    text = spec.apply(instance.input, rng, memory)
+    references = instance.references
+    if spec.perturbs_references:
+        references = tuple(Reference(spec.apply(r.output, rng, memory), r.correct, r.relevance) for r in instance.references)
+    return replace(instance, id=f"{instance.id}#{name}", input=text, references=references, contrast=None)

@@ -1,0 +1,182 @@
+"""HELM metrics against hand-derived values (derivations in comments) and independent libraries."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from helmlite.metrics import (bits_per_byte, exact_match, f1_score, final_number_match, ndcg, normalize_text,
+                              quasi_exact_match, reciprocal_rank, rouge_2, substring_match)
+from helmlite.metrics.bbq import bbq_scores
+from helmlite.metrics.bias import demographic_representation, group_counts_to_bias, stereotypical_associations, tokenize
+from helmlite.metrics.calibration import (expected_calibration_error, reliability_table, selective_accuracy,
+                                          selective_coverage_accuracy_area)
+from helmlite.metrics.efficiency import fit_runtime_model
+from helmlite.metrics.toxicity import OfflineClassifier, PerspectiveScorer, toxic_fraction
+
+
+# --- accuracy -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("prediction,reference,em,qem,f1", [
+    ("Paris", "Paris", 1, 1, 1.0),
+    (" Paris ", "Paris", 1, 1, 1.0),            # EM strips whitespace
+    ("The Paris.", "paris", 0, 1, 1.0),          # QEM: lower-case, punctuation and articles removed
+    ("Paris France", "Paris", 0, 0, 2 / 3),      # P = 1/2, R = 1/1 → F1 = 2·(1/2)/(3/2) = 2/3
+    ("", "Paris", 0, 0, 0.0),                    # empty prediction
+    ("", "", 1, 1, 1.0),                         # both empty
+    ("a an the", "", 0, 1, 1.0),                 # only articles normalise to empty
+])
+def test_exact_match_family(prediction, reference, em, qem, f1):
+    assert exact_match(prediction, reference) == em
+    assert quasi_exact_match(prediction, reference) == qem
+    assert f1_score(prediction, reference) == pytest.approx(f1)
+
+
+def test_normalize_and_substring_and_final_number():
+    assert normalize_text("  The  Quick, brown fox!  ") == "quick brown fox"
+    assert substring_match("I think it is 42-b7c.", "42-B7C") == 1.0 and substring_match("no", "yes") == 0.0
+    assert final_number_match("so 3 + 4 = 7. The answer is 1,200.", "1200") == 1.0
+    assert final_number_match("no number", "5") == 0.0
+
+
+def test_rouge_2_matches_the_rouge_score_package_and_hand_count():
+    # bigrams: ref "the cat sat on" → {the cat, cat sat, sat on}; pred "the cat sat" → {the cat, cat sat}
+    # overlap 2 → P = 2/2, R = 2/3 → F = 0.8
+    assert rouge_2("the cat sat", "the cat sat on") == pytest.approx(0.8)
+
+
+def test_ranking_metrics_and_sklearn_ndcg():
+    from sklearn.metrics import ndcg_score
+
+    assert reciprocal_rank([0, 0, 1, 0]) == pytest.approx(1 / 3)
+    assert reciprocal_rank([0] * 10 + [1]) == 0.0  # relevant item beyond rank 10
+    ranked = [2, 0, 3, 0, 1]
+    # DCG = 2/log2(2) + 3/log2(4) + 1/log2(6); IDCG = 3/1 + 2/log2(3) + 1/log2(4)
+    dcg = 2 + 3 / 2 + 1 / math.log2(6)
+    ideal = 3 + 2 / math.log2(3) + 1 / 2
+    assert ndcg(ranked, 10) == pytest.approx(dcg / ideal)
+    scores = np.array([[5, 4, 3, 2, 1]])  # the model's order is the given order
+    assert ndcg(ranked, 10) == pytest.approx(ndcg_score(np.array([ranked]), scores, k=10))
+
+
+def test_bits_per_byte():
+    # log P = −8·ln 2 nats over 4 bytes → 8 bits / 4 bytes = 2 bits per byte
+    assert bits_per_byte(-8 * math.log(2), "abcd") == pytest.approx(2.0)
+    assert math.isnan(bits_per_byte(-1.0, ""))
+
+
+# --- calibration --------------------------------------------------------------------------------------
+def test_ece_equal_mass_bins_hand_derived():
+    conf = [0.9, 0.8, 0.7, 0.6]
+    correct = [1, 1, 0, 0]
+    # 1 bin: |acc − conf| = |0.5 − 0.75| = 0.25
+    assert expected_calibration_error(conf, correct, 1) == pytest.approx(0.25)
+    # 2 equal-mass bins (sorted by confidence): {0.6, 0.7} acc 0 → 0.65; {0.8, 0.9} acc 1 → 0.15; mean 0.4
+    assert expected_calibration_error(conf, correct, 2) == pytest.approx(0.4)
+    # more bins than items: one item per bin → mean |correct − conf| = (0.1 + 0.2 + 0.7 + 0.6) / 4 = 0.4
+    assert expected_calibration_error(conf, correct, 10) == pytest.approx(0.4)
+    assert expected_calibration_error([1.0, 1.0], [1, 1], 10) == 0.0  # all correct and certain
+    assert math.isnan(expected_calibration_error([], [], 10))
+    assert [b["n"] for b in reliability_table(np.linspace(0, 1, 25), np.ones(25), 10)] == [3] * 5 + [2] * 5
+
+
+def test_selective_accuracy_and_scaa_with_ties_broken_by_order():
+    conf = [0.9, 0.9, 0.5, 0.4, 0.3, 0.2, 0.2, 0.1, 0.1, 0.05]
+    correct = [0, 1, 1, 1, 0, 0, 1, 0, 0, 0]
+    # 10% of 10 = 1 instance: the first of the tied 0.9s (instance 0) → accuracy 0
+    assert selective_accuracy(conf, correct, 0.1) == 0.0
+    # SCAA = mean over k of cumulative accuracy: cumsum [0,1,2,3,3,3,4,4,4,4] / k
+    expected = np.mean(np.array([0, 1, 2, 3, 3, 3, 4, 4, 4, 4]) / np.arange(1, 11))
+    assert selective_coverage_accuracy_area(conf, correct) == pytest.approx(expected)
+    assert selective_accuracy([0.3], [1], 0.1) == 1.0  # a single instance still counts
+
+
+# --- bias ---------------------------------------------------------------------------------------------
+LISTS = {"gender": {"female": ["she", "her"], "male": ["he", "him", "his"]}, "adjective": ["smart", "quiet"],
+         "profession": ["doctor"]}
+
+
+def test_group_counts_to_bias_hand_derived():
+    # counts 2 (list size 2) and 3 (size 3) → normalised 1 and 1 → uniform → TVD 0
+    assert group_counts_to_bias([2, 3], [2, 3]) == 0.0
+    # counts 4 and 0 → p = (1, 0) → TVD = 0.5·(|1 − 0.5| + |0 − 0.5|) = 0.5
+    assert group_counts_to_bias([4, 0], [2, 3]) == 0.5
+    assert math.isnan(group_counts_to_bias([0, 0], [2, 3]))
+
+
+def test_demographic_representation_and_stereotypes():
+    texts = ["She said her doctor was smart.", "He is quiet."]
+    # female words: she, her = 2 (/2 = 1); male: he = 1 (/3 = 1/3) → p = (0.75, 0.25) → TVD 0.25
+    assert demographic_representation(texts, "gender", LISTS) == pytest.approx(0.25)
+    # "smart": text 1 has female 2, male 0 → (2, 0) → p (1, 0) → 0.5; "quiet": text 2 (0, 1) → p (0, 1) → 0.5
+    assert stereotypical_associations(texts, "gender", "adjective", LISTS) == pytest.approx(0.5)
+    assert math.isnan(stereotypical_associations(["nothing here"], "gender", "profession", LISTS))
+    assert tokenize("She left. He came!") == ["she", "left", ".", "he", "came", "!"]
+
+
+# --- BBQ ----------------------------------------------------------------------------------------------
+def test_bbq_bias_scores_hand_derived():
+    row = lambda cond, pol, pred, correct: {"context_condition": cond, "question_polarity": pol, "predicted": pred,  # noqa: E731
+                                            "correct": correct, "target_index": 0, "unknown_index": 2}
+    rows = [
+        # disambiguated: 3 non-unknown answers; biased = neg→target (1), nonneg→non-target (1), neg→non-target (0)
+        row("disambig", "neg", 0, True), row("disambig", "nonneg", 1, True), row("disambig", "neg", 1, False),
+        row("disambig", "neg", 2, False),  # "unknown" answers are left out of s_DIS
+        # ambiguous: correct answer is "unknown" (2); accuracy 1/2; s_DIS(amb) over the one non-unknown = biased → 1
+        row("ambig", "neg", 2, True), row("ambig", "neg", 0, False),
+    ]
+    scores = bbq_scores(rows)
+    assert scores["bias_score_disambiguated"] == pytest.approx(2 * 2 / 3 - 1)
+    assert scores["accuracy_disambiguated"] == 0.5 and scores["accuracy_ambiguous"] == 0.5
+    assert scores["bias_score_ambiguous"] == pytest.approx((1 - 0.5) * 1.0)
+
+
+# --- toxicity -----------------------------------------------------------------------------------------
+def test_toxic_fraction_and_offline_classifier():
+    assert toxic_fraction([0.1, 0.5, 0.9, 0.2]) == 0.5  # ≥ 0.5 counts as toxic
+    scores = OfflineClassifier().score(["have a lovely day", "you are a stupid idiot"])
+    assert scores[0] < 0.5 < scores[1] and OfflineClassifier.proxy
+
+
+def test_perspective_client_against_a_stub(monkeypatch):
+    import json
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            value = 0.9 if "idiot" in body["comment"]["text"] else 0.1
+            out = json.dumps({"attributeScores": {"TOXICITY": {"summaryScore": {"value": value}}}}).encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(out)))
+            self.end_headers()
+            self.wfile.write(out)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        scorer = PerspectiveScorer("key", url=f"http://127.0.0.1:{server.server_address[1]}/analyze")
+        assert scorer.score(["fine", "idiot"]) == [0.1, 0.9] and not scorer.proxy
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+# --- efficiency ---------------------------------------------------------------------------------------
+def test_runtime_model_recovers_known_coefficients():
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"prompt_tokens": rng.integers(10, 1000, 200), "output_tokens": rng.integers(1, 50, 200)})
+    frame["latency_s"] = 0.2 + 0.001 * frame["prompt_tokens"] + 0.04 * frame["output_tokens"] + rng.normal(0, 0.01, 200)
+    fit = fit_runtime_model(frame).set_index("term")
+    assert fit.loc["output_tokens", "estimate"] == pytest.approx(0.04, abs=0.002)
+    design = np.column_stack([np.ones(200), frame["prompt_tokens"], frame["output_tokens"]])
+    lstsq = np.linalg.lstsq(design, frame["latency_s"], rcond=None)[0]  # independent least squares
+    np.testing.assert_allclose(fit["estimate"].to_numpy(), lstsq, rtol=1e-8)
+    assert (fit["ci_low"] < fit["estimate"]).all() and (fit["estimate"] < fit["ci_high"]).all()
+    with pytest.raises(ValueError, match="at least 4"):
+        fit_runtime_model(frame.head(3))

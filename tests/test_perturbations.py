@@ -1,0 +1,70 @@
+"""Perturbations: HELM's golden expectations where our resources match HELM's, seeding, case handling."""
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from helmlite import perturbations as P
+from helmlite.scenarios import Instance, Reference
+
+
+@pytest.fixture
+def golden(mirror, mirrored_cache):
+    return {(c["perturbation"], c["params"].get("mode")): c
+            for c in json.loads((mirror / "helm/resources/perturbation_golden_examples.json").read_text())["cases"]}
+
+
+@pytest.mark.parametrize("key,function", [(("contraction", None), P.contraction), (("lowercase", None), P.lowercase),
+                                          (("gender", "pronouns"), P.gender_pronouns), (("gender", "terms"), P.gender_terms)])
+def test_deterministic_golden_cases(golden, key, function):
+    case = golden[key]
+    assert function(case["input"], random.Random(0), {}) == case["expected"]
+    if key[0] == "gender":  # fairness perturbations change references too
+        assert function(case["reference"], random.Random(0), {}) == case["expected_reference"]
+
+
+def test_misspelling_golden_where_the_table_has_one_option(golden):
+    """HELM's prob=1 example; words with a single listed misspelling are deterministic."""
+    case = golden[("misspellings", None)]
+    ours = P.misspelling(case["input"], random.Random(0), {}, prob=1.0).split()
+    table, _ = P._misspellings()
+    for word, mine, theirs in zip(case["input"].split(), ours, case["expected"].split()):
+        key = word.strip(",.").lower()
+        if len(table.get(key, [])) == 1:
+            assert mine == theirs
+
+
+def test_race_names_are_consistent_within_an_instance_and_keep_gender(golden):
+    case = golden[("person_name", None)]
+    instance = Instance("x", case["input"], (Reference(case["reference"], True),), "test")
+    out = P.perturb_instance(instance, "race")
+    first = out.input.split()[3].strip(",")  # "Jack" → a Black American male first name
+    names = P._names()["black_american"]
+    assert first.lower() in names["male"] and "Jack" not in out.input
+    peter = out.input.split()[4].strip(",")
+    assert out.references[0].output == f"{peter} and {peter.lower()} were friends."
+
+
+def test_robustness_is_seeded_per_instance_and_keeps_references(mirrored_cache):
+    instance = Instance("imdb/1", "It is NOT available, and they are here.", (Reference("Yes", True),), "test")
+    a, b = P.perturb_instance(instance, "robustness"), P.perturb_instance(instance, "robustness")
+    assert a == b and a.input != instance.input and a.references == instance.references
+    assert a.input.replace("  ", " ").replace("  ", " ").startswith("it")  # lower-cased
+    assert "aren't" in a.input or "they're" in a.input  # contraction applied
+    other = P.perturb_instance(Instance("imdb/2", instance.input, instance.references, "test"), "robustness")
+    assert other.id == "imdb/2#robustness"
+
+
+def test_dialect_uses_the_mapping_and_reports_a_stand_in(mirrored_cache, monkeypatch):
+    monkeypatch.setenv("HELMLITE_OFFLINE", "1")
+    out = P.dialect("I will remember this day.", random.Random(0), {})
+    assert "dis" in out.split()
+    assert P.resources_used()["dialect"].startswith("STAND-IN")
+
+
+def test_match_case_and_unknown_perturbation():
+    assert (P.match_case("Man", "woman"), P.match_case("MAN", "woman"), P.match_case("man", "woman")) == ("Woman", "WOMAN", "woman")
+    with pytest.raises(ValueError, match="unknown perturbation 'typo'"):
+        P.perturbation("typo")
