@@ -60,7 +60,10 @@ def test_generation_run_scores_with_helm_metrics(mirrored_cache, tmp_path):
     out = execute(RunSpec.from_dict({"scenario": "nq_closed_book", "model": "w", "max_instances": 5}), WordModel(),
                   results_dir=tmp_path)
     stats = json.loads((out / "stats.json").read_text())
-    assert stats["main_metric"] == "f1" and set(stats["metrics"]) == {"exact_match", "quasi_exact_match", "f1"}
+    assert stats["main_metric"] == "f1"
+    assert {"exact_match", "quasi_exact_match", "f1", "toxic_fraction", "representation_gender"} <= set(stats["metrics"])
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["toxicity_scorer"]["proxy"] is True  # the offline classifier is labelled as a proxy
 
 
 @pytest.mark.parametrize("spec,message", [
