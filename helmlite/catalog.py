@@ -6,6 +6,7 @@ fetch step (``helmlite fetch --for-config``) and ``reports/index.html``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from importlib import import_module
 
 
 @dataclass(frozen=True)
@@ -17,6 +18,13 @@ class Analysis:
     figures: dict[str, str] = field(default_factory=dict)  # name (no extension) → caption
     tables: dict[str, str] = field(default_factory=dict)  # name (no extension) → caption
     data: tuple[str, ...] = ()  # registry names the notebook needs (fetched before it runs)
+    grid: str | None = None  # "module:function" turning the config section into run specs (model runs it analyses)
+
+    def run_specs(self, section: dict) -> list[dict]:
+        if self.grid is None:
+            return []
+        module, function = self.grid.split(":")
+        return getattr(import_module(module), function)(section)
 
     @property
     def manifest(self) -> str:
@@ -75,7 +83,42 @@ HELMET = Analysis(
     data=("helmet/agg_results_128k.csv",),
 )
 
-ANALYSES: dict[str, Analysis] = {a.key: a for a in (HELMET, HELPSTEER2)}
+HELM_CORE = Analysis(
+    key="helm_core",
+    notebook="01_helm_core",
+    title="HELM core: live runs and the paper's meta-analysis",
+    paper="Liang et al. 2022, Holistic Evaluation of Language Models (arXiv 2211.09110), §8, Figs. 24-26",
+    figures={
+        "helm_core_score_matrix": "Live runs: scenarios x metric families per embedded model, estimate and 95% CI in every cell.",
+        "helm_core_accuracy_vs_robustness_fairness": "Live runs: accuracy vs robustness and vs fairness per scenario (HELM Fig. 24 style), with CIs.",
+        "helm_core_perturbation_deltas": "Live runs: change of the main metric under each perturbation (paired bootstrap CIs).",
+        "helm_core_bbq_groups": "Live runs: BBQ accuracy by category and context condition, with CIs.",
+        "helm_core_model_difference": "Live runs: paired-bootstrap difference between the two models per scenario.",
+        "helm_core_reliability": "Live runs: reliability diagrams (10 equal-mass bins) for the classification scenarios.",
+        "helm_core_winrate_agreement": "Published HELM v0.4.0: recomputed vs published mean win rate per metric group (all 67 models).",
+        "helm_core_winrate_ranking": "Published HELM v0.4.0: accuracy win rates with bootstrap CIs over scenarios and tie markers.",
+        "helm_core_metric_relationships": "Published HELM v0.4.0: accuracy vs each metric group across models, per scenario, with CIs.",
+        "helm_core_budget": "Published HELM v0.4.0: ranking agreement from priority-1 / k random scenarios vs all 16.",
+    },
+    tables={
+        "helm_core_score_matrix": "Live runs: every metric family per model and scenario, estimate and CI.",
+        "helm_core_model_difference": "Live runs: paired bootstrap differences between the models per scenario.",
+        "helm_core_perturbation_deltas": "Live runs: paired changes under robustness/fairness perturbations.",
+        "helm_core_bbq_groups": "Live runs: BBQ accuracy per category/context condition.",
+        "helm_core_runtime_model": "Live runs: HELM's runtime model (prompt and output token costs) per model.",
+        "helm_core_winrate_comparison": "Published: recomputed vs published mean win rate, every model x metric group.",
+        "helm_core_winrate_summary": "Published: per group Kendall tau, max/mean |diff|, ties created by rounding.",
+        "helm_core_winrate_intervals": "Published: accuracy win rates with CIs and statistical ties (all models and the paper's 28).",
+        "helm_core_metric_relationships": "Published: accuracy vs other metrics, Pearson r with CIs, per scenario.",
+        "helm_core_claims": "Published: the paper's textual claims checked against CIs.",
+        "helm_core_budget": "Published: Kendall tau vs number of scenarios (random subsets and HELM priorities).",
+        "helm_core_reproduction": "Reproduction check: every published mean win rate (model x group) and the paper's claims.",
+    },
+    data=("helm/results/helm_classic_v0.4.0_core_scenarios_all_metrics.csv", "helm/resources/presentation_v0.1.0/run_specs.conf"),
+    grid="helmlite.analyses.helm_core:grid",
+)
+
+ANALYSES: dict[str, Analysis] = {a.key: a for a in (HELM_CORE, HELMET, HELPSTEER2)}
 
 
 def analysis(key: str) -> Analysis:

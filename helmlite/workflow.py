@@ -76,16 +76,33 @@ def notebook_parameters(config: dict, analysis: Analysis) -> dict:
     boot = config["bootstrap"]
     params = {"figures_dir": dirs["figures"], "tables_dir": dirs["tables"], "n_resamples": boot["n_resamples"],
               "seed": derive_seed(boot["seed"], analysis.key) % 2**32}
-    params.update(config.get(analysis.key, {}))
+    section = dict(config.get(analysis.key, {}))
+    if analysis.grid:
+        params["run_ids"] = list(analysis_runs(config, analysis))
+        params["results_dir"] = config["engine"]["results_dir"]
+        section = {k: v for k, v in section.items() if k not in ("models", "scenarios", "seeds", "perturbations", "max_instances")}
+    params.update(section)
     return params
+
+
+def analysis_runs(config: dict, analysis: Analysis) -> dict:
+    """The run specs one notebook analyses, by run id."""
+    from .runner import RunSpec
+
+    if analysis.key not in config.get("analyses", []) or not analysis.grid:
+        return {}
+    specs = [RunSpec.from_dict(s) for s in analysis.run_specs(config.get(analysis.key, {}))]
+    return {spec.run_id: spec for spec in specs}
 
 
 def run_specs(config: dict) -> dict:
     """Every run the config asks for, by run id (explicit ``runs`` plus the notebooks' grids)."""
     from .runner import RunSpec
 
-    specs = [RunSpec.from_dict({k: v for k, v in run.items()}) for run in config.get("runs", [])]
-    return {spec.run_id: spec for spec in specs}
+    specs = {s.run_id: s for s in (RunSpec.from_dict(run) for run in config.get("runs", []))}
+    for analysis in enabled(config):
+        specs.update(analysis_runs(config, analysis))
+    return specs
 
 
 def required_models(config: dict) -> list[str]:

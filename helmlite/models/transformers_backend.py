@@ -162,10 +162,7 @@ class TransformersModel:
         first = rows[0][0]
         length = min(n for _, n in rows) - 1  # the last context token must stay in the suffix
         for ids, _ in rows[1:]:
-            k = 0
-            while k < length and ids[k] == first[k]:
-                k += 1
-            length = k
+            length = next((k for k in range(length) if ids[k] != first[k]), length)
         if length < self.min_prefix_tokens:
             return None
         self.encoded_tokens += length
@@ -198,10 +195,42 @@ class TransformersModel:
         return results
 
     # --- generation ---------------------------------------------------------------------------------
+    def _decode(self, request: GenerationRequest, new: list[int], step_logprobs, prompt_tokens: int, latency: float) -> Generation:
+        """Cut at end-of-sequence/padding and the stop sequences; keep the generated tokens' log-probabilities."""
+        stops = {self.tokenizer.eos_token_id, self.tokenizer.pad_token_id}
+        length = next((t for t, token in enumerate(new) if token in stops), len(new))
+        text = apply_stop(self.tokenizer.decode(new[:length], skip_special_tokens=True), request.stop)
+        return Generation(text, prompt_tokens, length, tuple(float(step_logprobs[t, new[t]]) for t in range(length)), latency)
+
+    def _generate_kwargs(self, request: GenerationRequest) -> dict:
+        return dict(max_new_tokens=request.max_tokens, do_sample=request.temperature > 0,
+                    temperature=request.temperature if request.temperature > 0 else None, top_p=None, top_k=None,
+                    output_scores=True, return_dict_in_generate=True, pad_token_id=self.tokenizer.pad_token_id,
+                    stop_strings=list(request.stop) or None, tokenizer=self.tokenizer if request.stop else None)
+
+    @torch.no_grad()
+    def _generate_with_prefix(self, requests: Sequence[GenerationRequest], encoded: list[list[int]], prefix: tuple) -> list[Generation]:
+        """Greedy generation reusing a shared prefix's key/value cache, one request at a time (a left-padded
+        batch would move the prefix to different positions in each row)."""
+        length, cache = prefix
+        results = []
+        for request, ids in zip(requests, encoded):
+            started = time.perf_counter()
+            out = self.model.generate(input_ids=torch.tensor([ids], device=self.device), cache=copy.deepcopy(cache),
+                                      **self._generate_kwargs(request))
+            self.encoded_tokens += len(ids) - length
+            steps = torch.stack([torch.log_softmax(s.float(), dim=-1) for s in out.scores], dim=1)[0]
+            results.append(self._decode(request, out.sequences[0, len(ids):].tolist(), steps, len(ids), time.perf_counter() - started))
+        return results
+
     @torch.no_grad()
     def _generate_batch(self, requests: Sequence[GenerationRequest]) -> list[Generation]:
         first = requests[0]
         encoded = [self._encode(r.prompt) for r in requests]
+        if first.temperature == 0 and self.min_prefix_tokens > 0:
+            prefix = self._shared_prefix([(ids, len(ids)) for ids in encoded])
+            if prefix is not None:
+                return self._generate_with_prefix(requests, encoded, prefix)
         width = max(map(len, encoded))
         pad = self.tokenizer.pad_token_id
         input_ids = torch.tensor([[pad] * (width - len(e)) + e for e in encoded], device=self.device)
@@ -209,22 +238,12 @@ class TransformersModel:
         if first.temperature > 0:
             torch.manual_seed(first.seed)
         started = time.perf_counter()
-        out = self.model.generate(
-            input_ids=input_ids, attention_mask=mask, max_new_tokens=first.max_tokens,
-            do_sample=first.temperature > 0, temperature=first.temperature if first.temperature > 0 else None,
-            top_p=None, top_k=None, output_scores=True, return_dict_in_generate=True, pad_token_id=pad,
-            stop_strings=list(first.stop) or None, tokenizer=self.tokenizer if first.stop else None)
+        out = self.model.generate(input_ids=input_ids, attention_mask=mask, **self._generate_kwargs(first))
+        self.encoded_tokens += sum(map(len, encoded))
         elapsed = (time.perf_counter() - started) / len(requests)
         steps = torch.stack([torch.log_softmax(s.float(), dim=-1) for s in out.scores], dim=1)  # (batch, steps, vocab)
-        stops = {self.tokenizer.eos_token_id, pad}
-        results = []
-        for i, request in enumerate(requests):
-            new = out.sequences[i, width:].tolist()
-            length = next((t for t, token in enumerate(new) if token in stops), len(new))
-            text = apply_stop(self.tokenizer.decode(new[:length], skip_special_tokens=True), request.stop)
-            lps = tuple(float(steps[i, t, new[t]]) for t in range(length))
-            results.append(Generation(text, len(encoded[i]), length, lps, elapsed))
-        return results
+        return [self._decode(request, out.sequences[i, width:].tolist(), steps[i], len(encoded[i]), elapsed)
+                for i, request in enumerate(requests)]
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[Generation]:
         results: list[Generation | None] = [None] * len(requests)

@@ -1,0 +1,165 @@
+"""Figures of notebook 01 (HELM core): live score matrix, metric relationships, win rates, budget curve."""
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+
+
+def score_heatmaps(matrix: pd.DataFrame) -> plt.Figure:
+    """Per model: scenarios × metric families, each cell 'estimate\\n[low, high]' (colour = estimate)."""
+    models = sorted(matrix["model"].unique())
+    families = [f for f in matrix["family"].unique()]
+    scenarios = sorted(matrix["scenario"].unique())
+    fig, axes = plt.subplots(1, len(models), figsize=(4.2 + 2.1 * len(families) * len(models) / 2, 0.55 * len(scenarios) + 2.2),
+                             squeeze=False)
+    for ax, model in zip(axes[0], models):
+        part = matrix[matrix["model"] == model]
+        values = part.pivot_table(index="scenario", columns="family", values="estimate").reindex(index=scenarios, columns=families)
+        labels = part.assign(text=[f"{e:.2f}\n[{lo:.2f},{hi:.2f}]" for e, lo, hi in zip(part.estimate, part.ci_low, part.ci_high)]) \
+            .pivot_table(index="scenario", columns="family", values="text", aggfunc="first").reindex(index=scenarios, columns=families)
+        shown = values.copy()
+        if "efficiency (s / instance)" in shown:  # seconds, not a 0–1 score: annotated but not coloured
+            shown["efficiency (s / instance)"] = np.nan
+        sns.heatmap(shown.astype(float), annot=labels.fillna(""), fmt="", cmap="viridis", vmin=0, vmax=1, ax=ax, cbar=ax is axes[0][-1],
+                    annot_kws={"fontsize": 6.5}, linewidths=0.5, cbar_kws={"label": "score (efficiency not coloured)"})
+        if "efficiency (s / instance)" in labels:  # seaborn leaves NaN cells unannotated: write these by hand
+            column = list(labels.columns).index("efficiency (s / instance)")
+            for row_index, text in enumerate(labels["efficiency (s / instance)"]):
+                if isinstance(text, str):
+                    ax.text(column + 0.5, row_index + 0.5, text, ha="center", va="center", fontsize=6.5)
+        ax.set(title=model, xlabel="", ylabel="")
+        ax.tick_params(axis="x", rotation=35, labelsize=8)
+        for label in ax.get_xticklabels():
+            label.set_horizontalalignment("right")
+    fig.suptitle("HELM core metrics, live runs (estimate and 95% bootstrap CI)")
+    fig.tight_layout()
+    return fig
+
+
+def accuracy_vs(matrix: pd.DataFrame, others=("robustness", "fairness")) -> plt.Figure:
+    """HELM Fig. 24 style: per scenario, accuracy against robustness / fairness, both with CIs."""
+    fig, axes = plt.subplots(1, len(others), figsize=(6 * len(others), 4.6), squeeze=False)
+    for ax, family in zip(axes[0], others):
+        acc = matrix[matrix["family"] == "accuracy"].set_index(["model", "scenario"])
+        other = matrix[matrix["family"] == family].set_index(["model", "scenario"])
+        both = acc.join(other, lsuffix="_acc", rsuffix="_other", how="inner").reset_index()
+        for k, (model, part) in enumerate(both.groupby("model")):
+            ax.errorbar(part["estimate_acc"], part["estimate_other"], fmt="o", color=f"C{k}", label=model, alpha=0.85,
+                        xerr=[part.estimate_acc - part.ci_low_acc, part.ci_high_acc - part.estimate_acc],
+                        yerr=[part.estimate_other - part.ci_low_other, part.ci_high_other - part.estimate_other])
+            for r in part.itertuples():
+                ax.annotate(r.scenario, (r.estimate_acc, r.estimate_other), fontsize=6, xytext=(3, 2), textcoords="offset points")
+        ax.plot([0, 1], [0, 1], color="grey", ls="--", lw=0.8)
+        ax.set(xlim=(-0.05, 1.05), ylim=(-0.05, 1.05), xlabel="accuracy", ylabel=f"{family} (worst case)",
+               title=f"Accuracy vs {family}")
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def forest(table: pd.DataFrame, label: str, value: str, title: str, xlabel: str) -> plt.Figure:
+    """Point estimates with CIs, one row per label; red rows exclude 0."""
+    table = table.reset_index(drop=True)
+    fig, ax = plt.subplots(figsize=(8, 0.32 * len(table) + 1.4))
+    y = np.arange(len(table))
+    colors = np.where((table["ci_low"] > 0) | (table["ci_high"] < 0), "C3", "C0")
+    ax.errorbar(table[value], y, xerr=[table[value] - table["ci_low"], table["ci_high"] - table[value]], fmt="none", ecolor=colors)
+    ax.scatter(table[value], y, c=colors, zorder=3)
+    ax.axvline(0, color="grey", lw=0.8)
+    ax.set_yticks(y, table[label], fontsize=8)
+    ax.invert_yaxis()
+    ax.set(title=title, xlabel=xlabel)
+    fig.tight_layout()
+    return fig
+
+
+def reliability_diagrams(table: pd.DataFrame) -> plt.Figure:
+    """Equal-mass reliability diagrams per classification scenario and model."""
+    scenarios = sorted(table["scenario"].unique())
+    cols = min(4, len(scenarios))
+    rows = int(np.ceil(len(scenarios) / cols))
+    fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 3.0 * rows), squeeze=False)
+    for ax, scenario in zip(axes.flat, scenarios):
+        for k, (model, part) in enumerate(table[table["scenario"] == scenario].groupby("model")):
+            ax.plot(part["confidence"], part["accuracy"], marker="o", color=f"C{k}", label=model, ms=3)
+        ax.plot([0, 1], [0, 1], color="grey", ls="--", lw=0.8)
+        ax.set(title=scenario, xlim=(0, 1), ylim=(-0.02, 1.02), xlabel="confidence", ylabel="accuracy")
+        ax.title.set_fontsize(9)
+    for ax in list(axes.flat)[len(scenarios):]:
+        ax.set_axis_off()
+    axes.flat[0].legend(fontsize=7)
+    fig.suptitle("Reliability (10 equal-mass bins)")
+    fig.tight_layout()
+    return fig
+
+
+def win_rate_agreement(rows: pd.DataFrame, summary: pd.DataFrame) -> plt.Figure:
+    """Recomputed vs published mean win rate, one panel per metric group."""
+    groups = list(summary["group"])
+    cols = 4
+    fig, axes = plt.subplots(int(np.ceil(len(groups) / cols)), cols, figsize=(13, 6.2), squeeze=False)
+    for ax, group in zip(axes.flat, groups):
+        part = rows[rows["group"] == group]
+        s = summary.set_index("group").loc[group]
+        ax.scatter(part["published"], part["ours"], s=10)
+        ax.plot([0, 1], [0, 1], color="grey", lw=0.8, ls="--")
+        ax.set(title=f"{group}\nτ={s.kendall_tau:.2f}, max|Δ|={s.max_abs_diff:.3f}", xlim=(0, 1), ylim=(0, 1),
+               xlabel="published", ylabel="recomputed")
+        ax.title.set_fontsize(9)
+    for ax in list(axes.flat)[len(groups):]:
+        ax.set_axis_off()
+    fig.suptitle("HELM mean win rate: recomputed from per-scenario scores vs published (v0.4.0)")
+    fig.tight_layout()
+    return fig
+
+
+def win_rate_ranking(table: pd.DataFrame, top: int = 30) -> plt.Figure:
+    """Mean win rate with bootstrap CIs (resampling scenarios); hollow markers = statistically tied with the next."""
+    part = table.head(top).reset_index(drop=True)
+    fig, ax = plt.subplots(figsize=(8, 0.27 * len(part) + 1.4))
+    y = np.arange(len(part))
+    ax.errorbar(part["win_rate"], y, xerr=[part.win_rate - part.ci_low, part.ci_high - part.win_rate], fmt="none", ecolor="C0")
+    tied = part["tied_with_next"].fillna(False).astype(bool)
+    ax.scatter(part.loc[~tied, "win_rate"], y[~tied], color="C0", zorder=3, label="separated from the next rank")
+    ax.scatter(part.loc[tied, "win_rate"], y[tied], facecolors="white", edgecolors="C0", zorder=3, label="tied with the next rank")
+    ax.set_yticks(y, [f"{r}. {m}" for r, m in zip(part["rank"], part["model"])], fontsize=7)
+    ax.invert_yaxis()
+    ax.set(xlabel="accuracy mean win rate (95% CI, scenarios resampled)", xlim=(0, 1), title="Who is really ahead?")
+    ax.legend(fontsize=7, loc="lower left")
+    fig.tight_layout()
+    return fig
+
+
+def relationships(table: pd.DataFrame) -> plt.Figure:
+    """Pearson r between accuracy and each group's metric, per scenario, with CIs (HELM Figs. 24–25)."""
+    groups = list(table["group"].unique())
+    fig, axes = plt.subplots(1, len(groups), figsize=(3.1 * len(groups), 5.2), sharey=True, squeeze=False)
+    scenarios = sorted(table["scenario"].unique())
+    for ax, group in zip(axes[0], groups):
+        part = table[table["group"] == group].set_index("scenario").reindex(scenarios)
+        y = np.arange(len(scenarios))
+        ax.errorbar(part["pearson_r"], y, xerr=[part.pearson_r - part.ci_low, part.ci_high - part.pearson_r], fmt="o", ms=3)
+        ax.axvline(0, color="grey", lw=0.8)
+        ax.set(title=group, xlim=(-1.05, 1.05), xlabel="r with accuracy")
+        ax.set_yticks(y, scenarios, fontsize=7)
+    axes[0][0].invert_yaxis()
+    fig.suptitle("Accuracy vs other metrics across models (Pearson r, 95% CI over models)")
+    fig.tight_layout()
+    return fig
+
+
+def budget_curve(curve: pd.DataFrame, named: pd.DataFrame) -> plt.Figure:
+    """How well do k random scenarios (or HELM's priority-1 set) recover the full accuracy ranking?"""
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ax.plot(curve["k"], curve["mean_tau"], marker="o", label="k random scenarios (mean)")
+    ax.fill_between(curve["k"], curve["low"], curve["high"], alpha=0.2, label="2.5–97.5% of random draws")
+    for k, r in enumerate(named.itertuples()):
+        ax.errorbar([r.scenarios], [r.kendall_tau], yerr=[[r.kendall_tau - r.ci_low], [r.ci_high - r.kendall_tau]], fmt="s",
+                    color=f"C{k + 2}", capsize=3, label=f"{r.subset} (CI over models)")
+    ax.set(xlabel="scenarios used", ylabel="Kendall τ with the full ranking", ylim=(0, 1.02),
+           title="Budget: ranking models with fewer scenarios")
+    ax.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    return fig
