@@ -118,7 +118,34 @@ HELM_CORE = Analysis(
     grid="helmlite.analyses.helm_core:grid",
 )
 
-ANALYSES: dict[str, Analysis] = {a.key: a for a in (HELM_CORE, HELMET, HELPSTEER2)}
+SENSITIVITY = Analysis(
+    key="sensitivity",
+    notebook="02_prompt_sensitivity",
+    title="Prompt sensitivity: seeds, shots, formats, multiple-choice method",
+    paper="Liang et al. 2022, HELM §8.2, Figs. 31-33",
+    figures={
+        "sensitivity_seeds": "Spread of accuracy across in-context example seeds (SD with the CI of the variance, and range).",
+        "sensitivity_shots": "Accuracy vs number of in-context examples, 95% CIs (Fig. 32 analog).",
+        "sensitivity_methods": "Accuracy per multiple-choice adaptation method, 95% CIs (Fig. 33 analog).",
+        "sensitivity_formats": "Accuracy per prompt format (HELM default, expert instruction, plain, Q/A, chat template).",
+        "sensitivity_variance": "Share of run-level accuracy variance due to scenario, seed, shots, format and method.",
+    },
+    tables={
+        "sensitivity_runs": "Every run of the four studies: factor level and accuracy with CI.",
+        "sensitivity_seeds": "Seed-to-seed range, SD and bootstrap CI of the variance.",
+        "sensitivity_shots": "Consecutive shot steps with paired CIs; probability that 0->1 is the largest step.",
+        "sensitivity_methods": "Accuracy per multiple-choice method.",
+        "sensitivity_formats": "Accuracy per prompt format.",
+        "sensitivity_pairwise_tests": "Every pair of configurations: paired bootstrap difference, p, Holm and BH corrections.",
+        "sensitivity_rank_reversals": "Pairs of configurations where the two models swap order; significant ones marked.",
+        "sensitivity_significance": "Counts of significant differences and rank reversals per study.",
+        "sensitivity_variance": "Variance decomposition (type-II ANOVA shares) per model.",
+        "sensitivity_claims": "The paper's qualitative claims: holds / does not hold for these models, with evidence.",
+    },
+    grid="helmlite.analyses.sensitivity:grid",
+)
+
+ANALYSES: dict[str, Analysis] = {a.key: a for a in (HELM_CORE, SENSITIVITY, HELMET, HELPSTEER2)}
 
 
 def analysis(key: str) -> Analysis:

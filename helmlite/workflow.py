@@ -80,7 +80,10 @@ def notebook_parameters(config: dict, analysis: Analysis) -> dict:
     if analysis.grid:
         params["run_ids"] = list(analysis_runs(config, analysis))
         params["results_dir"] = config["engine"]["results_dir"]
-        section = {k: v for k, v in section.items() if k not in ("models", "scenarios", "seeds", "perturbations", "max_instances")}
+        if analysis.key == "sensitivity":
+            section = {"section": section}
+        else:
+            section = {k: v for k, v in section.items() if k not in ("models", "scenarios", "seeds", "perturbations", "max_instances")}
     params.update(section)
     return params
 

@@ -1,0 +1,59 @@
+"""Figures of notebook 02 (prompt sensitivity)."""
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+
+def by_level(table: pd.DataFrame, title: str, xlabel: str, order=None) -> plt.Figure:
+    """Accuracy per factor level with 95% CIs, one panel per scenario, one line/marker set per model."""
+    scenarios = sorted(table["scenario"].unique())
+    fig, axes = plt.subplots(1, len(scenarios), figsize=(4.2 * len(scenarios), 3.8), squeeze=False, sharey=True)
+    for ax, scenario in zip(axes[0], scenarios):
+        part = table[table["scenario"] == scenario]
+        levels = order or list(dict.fromkeys(part["level"]))
+        x = np.arange(len(levels))
+        for k, (model, rows) in enumerate(part.groupby("model")):
+            rows = rows.set_index("level").reindex(levels)
+            offset = (k - 0.5) * 0.12
+            ax.errorbar(x + offset, rows["accuracy"], yerr=[rows.accuracy - rows.ci_low, rows.ci_high - rows.accuracy],
+                        marker="o", capsize=3, label=model, color=f"C{k}")
+        ax.set_xticks(x, levels, rotation=30 if max(map(len, levels)) > 6 else 0, fontsize=8)
+        ax.set(title=scenario, xlabel=xlabel, ylim=(-0.05, 1.05))
+        ax.title.set_fontsize(9)
+    axes[0][0].set_ylabel(table["metric"].iloc[0] if table["metric"].nunique() == 1 else "main metric")
+    axes[0][0].legend(fontsize=7)
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def seed_variance(table: pd.DataFrame) -> plt.Figure:
+    """Seed-to-seed SD of accuracy per model × scenario with the CI of the variance (as SD)."""
+    labels = table["model"] + " · " + table["scenario"]
+    fig, ax = plt.subplots(figsize=(7, 0.5 * len(table) + 1.5))
+    y = np.arange(len(table))
+    sd_low, sd_high = np.sqrt(table["variance_ci_low"]), np.sqrt(table["variance_ci_high"])
+    ax.errorbar(table["sd"], y, xerr=[table["sd"] - sd_low, sd_high - table["sd"]], fmt="o", capsize=3)
+    ax.scatter(table["range"], y, marker="|", s=200, color="C3", label="range (max − min)")
+    ax.set_yticks(y, labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set(xlabel="accuracy spread across in-context example seeds", title="How much do the chosen examples matter?")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def decomposition(table: pd.DataFrame) -> plt.Figure:
+    """Share of the variance of run-level accuracy per component, per model."""
+    pivot = table.pivot_table(index="model", columns="component", values="share_of_total", aggfunc="first").fillna(0)
+    fig, ax = plt.subplots(figsize=(7, 0.6 * len(pivot) + 1.8))
+    left = np.zeros(len(pivot))
+    for k, component in enumerate(pivot.columns):
+        ax.barh(pivot.index, pivot[component], left=left, color=f"C{k}", label=component)
+        left += pivot[component].to_numpy()
+    ax.set(xlim=(0, 1), xlabel="share of the total sum of squares (type-II ANOVA)", title="Where does the variance come from?")
+    ax.legend(fontsize=7, ncols=3, loc="upper center", bbox_to_anchor=(0.5, -0.35))
+    fig.tight_layout()
+    return fig
