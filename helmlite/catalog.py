@@ -145,7 +145,28 @@ SENSITIVITY = Analysis(
     grid="helmlite.analyses.sensitivity:grid",
 )
 
-ANALYSES: dict[str, Analysis] = {a.key: a for a in (HELM_CORE, SENSITIVITY, HELMET, HELPSTEER2)}
+DEPTH = Analysis(
+    key="depth",
+    notebook="04_lost_in_the_middle",
+    title="Lost in the middle: depth sweeps",
+    paper="Liu et al. 2023, Lost in the Middle (arXiv 2307.03172); HELMET App. E.4, Figs. 11-14",
+    figures={
+        "depth_live_curves": "Live sweeps: accuracy vs depth per task, model and scoring, one line per length, 95% CIs.",
+        "depth_u_shape": "Primacy vs recency per live curve with paired-bootstrap CIs (upper right = lost in the middle).",
+        "depth_published": "Published curves: Lost in the Middle (20 documents) and HELMET JSON KV by length.",
+        "depth_length": "Accuracy averaged over depth vs context length, per model and task.",
+    },
+    tables={
+        "depth_curves": "Accuracy per depth with CIs for every live curve.",
+        "depth_u_shape": "Primacy/recency with CIs, floor/ceiling flags and the lost-in-the-middle verdict per curve.",
+        "depth_published": "Primacy/recency computed on the published curves (no CIs: no per-item data).",
+        "depth_length": "Accuracy vs length, averaged over depths.",
+        "depth_reproduction": "Reproduction check: LitM GPT-3.5-Turbo numbers as read, and the qualitative claims.",
+    },
+    grid="helmlite.analyses.depth:grid",
+)
+
+ANALYSES: dict[str, Analysis] = {a.key: a for a in (HELM_CORE, SENSITIVITY, HELMET, DEPTH, HELPSTEER2)}
 
 
 def analysis(key: str) -> Analysis:

@@ -169,26 +169,44 @@ class TransformersModel:
         out = self.model(input_ids=torch.tensor([first[:length]], device=self.device), use_cache=True)
         return length, out.cache
 
+    def _score_rows(self, rows: list[tuple[list[int], int]], indices: list[int], prefix: tuple | None, out: list) -> None:
+        """Forward ``rows[indices]`` in length-sorted batches (little padding), writing into ``out``."""
+        order = sorted(indices, key=lambda k: -len(rows[k][0]))
+        for start in range(0, len(order), self.batch_size):
+            batch = order[start:start + self.batch_size]
+            for k, values in zip(batch, self._forward_logprobs([rows[k] for k in batch], prefix)):
+                out[k] = values
+
     def score(self, requests: Sequence[ScoreRequest]) -> list[Scores]:
+        """Log-probabilities of every continuation. Shared prefixes are encoded once: the prefix common to
+        every row when there is one (a few-shot prefix), else each request's own prompt (all of its
+        continuations share it — e.g. a long context scored against several candidate answers)."""
         rows, owners = [], []
         for i, request in enumerate(requests):
             for continuation in request.continuations:
                 rows.append(self._pair_tokens(request.prompt, continuation))
                 owners.append(i)
-        order = sorted(range(len(rows)), key=lambda k: -len(rows[k][0]))  # batch by length: little padding
         token_lp: list[list[float] | None] = [None] * len(rows)
         started = time.perf_counter()
-        prefix = self._shared_prefix(rows) if self.min_prefix_tokens > 0 else None
-        for start in range(0, len(order), self.batch_size):
-            batch = order[start:start + self.batch_size]
-            for k, values in zip(batch, self._forward_logprobs([rows[k] for k in batch], prefix)):
-                token_lp[k] = values
+        common = self._shared_prefix(rows) if self.min_prefix_tokens > 0 else None
+        if common is not None or self.min_prefix_tokens == 0:
+            self._score_rows(rows, list(range(len(rows))), common, token_lp)
+        else:
+            plain = []
+            for i in range(len(requests)):
+                mine = [k for k, owner in enumerate(owners) if owner == i]
+                own = self._shared_prefix([rows[k] for k in mine])
+                if own is None:
+                    plain += mine
+                else:
+                    self._score_rows(rows, mine, own, token_lp)
+            self._score_rows(rows, plain, None, token_lp)
         elapsed = (time.perf_counter() - started) / max(1, len(requests))
         results, k = [], 0
         for request in requests:
             n = len(request.continuations)
             mine = token_lp[k:k + n]
-            prompt_tokens = rows[k][1]
+            prompt_tokens = rows[k][1] if n else 0
             results.append(Scores(tuple(sum(v) for v in mine), tuple(tuple(v) for v in mine),
                                   tuple(len(v) for v in mine), prompt_tokens, elapsed))
             k += n

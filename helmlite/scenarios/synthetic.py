@@ -1,7 +1,8 @@
 """Synthetic long-context retrieval with the target at a chosen depth, length measured in model tokens.
 
-* ``json_kv`` — HELMET's JSON key-value retrieval (Yen et al. 2025, App. E.4): a JSON object of random
-  UUID keys → UUID values; the queried key sits at depth d (0 = first pair, 1 = last).
+* ``json_kv`` — HELMET's JSON key-value retrieval (Yen et al. 2025, App. E.4): one JSON object of random
+  UUID keys → UUID values per context, queried for the key at depth d (0 = first pair, 1 = last), so
+  the six queries of a context share the whole dictionary and differ only in the key asked for.
 * ``litm_kv`` — Lost in the Middle's KV retrieval (Liu et al. 2023, §3): the upstream 75/140-key
   files, resized to the target length, with the gold pair moved to each depth.
 * ``niah`` — needle in a haystack (Kamradt 2023; RULER's NIAH): a "special magic number" sentence
@@ -87,11 +88,17 @@ def load_json_kv(target_tokens: int = 1024, n_contexts: int = 5, depths=DEPTHS, 
         rng = np.random.default_rng(derive_seed("json_kv", seed, target_tokens, context))
         pool = [(str(uuid.UUID(int=int(rng.integers(2**63)) << 64 | int(rng.integers(2**63)), version=4)),
                  str(uuid.UUID(int=int(rng.integers(2**63)) << 64 | int(rng.integers(2**63)), version=4)))
-                for _ in range(max(8, target_tokens // 8))]
+                for _ in range(max(8, target_tokens // 2))]
         n = _fit(lambda m: kv_prompt(pool[:m], pool[0][0]), target_tokens, count_tokens, len(pool))
         pairs = pool[:n]
-        gold = pairs[int(rng.integers(n))]
-        out += _kv_instances("json_kv", pairs, gold, context, depths, target_tokens, distractors, rng, {})
+        for depth in depths:
+            index = depth_index(depth, n)
+            key, value = pairs[index]
+            others = [v for k, v in pairs if k != key]
+            picks = rng.choice(len(others), size=min(distractors, len(others)), replace=False)
+            refs = (Reference(value, True),) + tuple(Reference(others[i], False) for i in picks)
+            meta = {"depth": depth, "context": context, "target_tokens": target_tokens, "position": index, "n_items": n}
+            out.append(Instance(f"json_kv/{target_tokens}/{context}/{depth:.2f}", kv_prompt(pairs, key), refs, TEST, meta))
     return out
 
 
@@ -152,4 +159,47 @@ def load_niah(target_tokens: int = 1024, n_contexts: int = 5, depths=DEPTHS, dis
             refs = (Reference(numbers[0], True),) + tuple(Reference(x, False) for x in numbers[1:])
             meta = {"depth": depth, "context": context, "target_tokens": target_tokens, "position": index, "n_items": n + 1}
             out.append(Instance(f"niah/{target_tokens}/{context}/{depth:.2f}", niah_prompt(sentences), refs, TEST, meta))
+    return out
+
+
+MULTIDOC_INSTRUCTION = ("Write a high-quality answer for the given question using only the provided search results "
+                        "(some of which might be irrelevant).")
+
+
+def multidoc_prompt(question: str, documents: list[dict]) -> str:
+    """Lost in the Middle's multi-document QA prompt (``qa.prompt`` in the upstream repository)."""
+    docs = "\n".join(f"Document [{k + 1}](Title: {d['title']}) {d['text']}" for k, d in enumerate(documents))
+    return f"{MULTIDOC_INSTRUCTION}\n\n{docs}\n\nQuestion: {question}\nAnswer:"
+
+
+@register("nq_multidoc", main_metric="substring_match", default_method="generation", data=("litm/data/nq-open-oracle.jsonl.gz",),
+          adapter={**PLAIN, "max_tokens": 16})
+def load_nq_multidoc(target_tokens: int = 1024, n_questions: int = 5, depths=DEPTHS, seed: int = 0,
+                     count_tokens: TokenCounter = approx_tokens) -> list[Instance]:
+    """Multi-document QA (Liu et al. 2023, §2): the gold passage among passages of *other* questions, at each depth.
+
+    Lost in the Middle used retrieved distractors (Contriever hits that do not contain the answer); those
+    files are not available offline, so distractors here are gold passages of random other questions —
+    easier to dismiss, which makes the task easier. References: the gold answers (correct) and the
+    answers of the distractor passages' questions (for the log-probability retrieval score).
+    """
+    from .nq import records
+
+    rows = records()
+    out = []
+    for question in range(n_questions):
+        rng = np.random.default_rng(derive_seed("nq_multidoc", seed, target_tokens, question))
+        gold = rows[int(rng.integers(len(rows)))]
+        pool = [rows[int(i)] for i in rng.choice(len(rows), size=min(len(rows), max(4, target_tokens // 40)), replace=False)
+                if rows[int(i)]["question"] != gold["question"]]
+        n = _fit(lambda m: multidoc_prompt(gold["question"], pool[: m - 1] + [gold]), target_tokens, count_tokens, len(pool) + 1)
+        distractors = pool[: n - 1]
+        for depth in depths:
+            index = depth_index(depth, n)
+            documents = distractors[:index] + [gold] + distractors[index:]
+            refs = tuple(Reference(a, True) for a in gold["answers"]) + tuple(
+                Reference(d["answers"][0], False) for d in distractors[:9] if d["answers"])
+            meta = {"depth": depth, "context": question, "target_tokens": target_tokens, "position": index, "n_items": n}
+            out.append(Instance(f"nq_multidoc/{target_tokens}/{question}/{depth:.2f}",
+                                multidoc_prompt(gold["question"], documents), refs, TEST, meta))
     return out
