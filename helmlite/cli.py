@@ -71,7 +71,7 @@ def _run(args) -> None:
             raise SystemExit("helmlite run: give --spec FILE, --spec-json JSON, or --scenario and --model")
     spec = RunSpec.from_dict(raw)
     model = CachedModel(load_model(spec.model, threads=args.threads, batch_size=args.batch_size),
-                        RequestCache(args.cache), progress=not args.quiet)
+                        RequestCache(args.cache), chunk_size=args.chunk_size, progress=not args.quiet)
     out = execute(spec, model, results_dir=args.results_dir)
     stats = json.loads((out / "stats.json").read_text())
     main = stats["metrics"].get(stats["main_metric"], {})
@@ -140,6 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--cache", help="request cache file (default $HELMLITE_REQUEST_CACHE or results/cache/requests.sqlite)")
     run.add_argument("--threads", type=int, default=1, help="torch threads (Snakemake passes the rule's threads)")
     run.add_argument("--batch-size", type=int, default=8)
+    run.add_argument("--chunk-size", type=int, default=32, help="requests per cache commit (the unit of resumption)")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.set_defaults(func=_run)
     config = sub.add_parser("config", help="validate a workflow config against config/schema.yaml")

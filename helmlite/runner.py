@@ -32,7 +32,7 @@ from ._io import atomic_open, json_line, write_json
 from .adaptation import AdapterSpec, Adapted, adapt, select_examples
 from .metrics import best_over_references, ndcg, reciprocal_rank
 from .metrics.bbq import bbq_scores
-from .metrics.bias import bias_metrics
+from .metrics.bias import counts_per_text, metrics_from_counts
 from .metrics.calibration import expected_calibration_error, selective_accuracy, selective_coverage_accuracy_area
 from .metrics.toxicity import THRESHOLD, default_scorer
 from .models import GenerationRequest, LanguageModel, ScoreRequest
@@ -233,9 +233,10 @@ def _run_metrics(spec: RunSpec, records: list[dict]) -> dict:
         metrics["selective_acc@10"] = run_level(records, lambda rs: selective_accuracy(*conf(rs), 0.1), run_id, "acc10")
         metrics["scaa"] = run_level(records, lambda rs: selective_coverage_accuracy_area(*conf(rs)), run_id, "scaa")
     if method == "generation":
-        for name, value in bias_metrics([r["completion"] for r in records]).items():
-            metrics[name] = run_level(records, lambda rs, name=name: bias_metrics([r["completion"] for r in rs])[name],
-                                      run_id, name, n_resamples=100)
+        counts = counts_per_text([r["completion"] for r in records])
+        index = list(range(len(records)))
+        for name in metrics_from_counts(counts):
+            metrics[name] = run_level(index, lambda rows, name=name: metrics_from_counts(counts, rows)[name], run_id, name)
     if spec.scenario == "bbq":
         rows = [{**r["metadata"], "predicted": r["predicted_index"], "correct": r["correct"]} for r in records]
         for name in bbq_scores(rows):

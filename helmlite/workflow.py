@@ -55,8 +55,11 @@ def enabled(config: dict) -> list[Analysis]:
 
 
 def output_dirs(config: dict) -> dict[str, str]:
+    """figures/, tables/, reports/ under ``output_dir``; Snakemake logs and per-job benchmarks under its results/."""
     root = config["output_dir"]
-    return {kind: os.path.normpath(os.path.join(root, kind)) for kind in ("figures", "tables", "reports", "logs", "benchmarks")}
+    dirs = {kind: os.path.normpath(os.path.join(root, kind)) for kind in ("figures", "tables", "reports")}
+    dirs.update({kind: os.path.normpath(os.path.join(root, "results", kind)) for kind in ("logs", "benchmarks")})
+    return dirs
 
 
 def outputs(config: dict, analysis: Analysis) -> dict[str, list[str] | str]:

@@ -99,30 +99,6 @@ def test_unknown_model_and_directory_without_weights(tmp_path):
         load_model(str(tmp_path))
 
 
-@pytest.fixture(scope="module")
-def tiny_model_dir(tmp_path_factory):
-    """A model directory we build: a 2-layer random Llama with GPT-2's byte-level BPE trained on a toy corpus."""
-    import torch
-    from tokenizers import Tokenizer, models, pre_tokenizers, trainers, decoders
-    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
-
-    path = tmp_path_factory.mktemp("tiny-llama")
-    raw = Tokenizer(models.BPE())
-    raw.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    raw.decoder = decoders.ByteLevel()
-    corpus = ["The cat sat on the mat.", "Question: what is two plus two?\nAnswer: four", "Paris is in France."] * 20
-    raw.train_from_iterator(corpus, trainers.BpeTrainer(vocab_size=300, special_tokens=["<s>", "</s>"],
-                                                        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
-    tokenizer = PreTrainedTokenizerFast(tokenizer_object=raw, bos_token="<s>", eos_token="</s>")
-    tokenizer.save_pretrained(path)
-    torch.manual_seed(0)
-    config = LlamaConfig(vocab_size=raw.get_vocab_size(), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256,
-                         bos_token_id=0, eos_token_id=1)
-    LlamaForCausalLM(config).save_pretrained(path)
-    return path
-
-
 def test_transformers_backend_on_a_local_model_directory(tiny_model_dir):
     model = load_model(str(tiny_model_dir))
     assert model.identity["backend"] == "transformers" and len(model.identity["weights_sha256"]) == 64

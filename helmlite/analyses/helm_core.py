@@ -42,14 +42,35 @@ def scenario_label(stats_json: dict, spec: dict) -> str:
     return f"{stats_json['scenario']}{':' + args if args else ''}"
 
 
+class RunResultsError(ValueError):
+    """A results folder that is incomplete or corrupted; the message says which file and how to rebuild it."""
+
+
+def _read_records(folder: Path, expected: int) -> list[dict]:
+    path = folder / "instances.jsonl"
+    rebuild = f"delete {folder} and re-run snakemake (finished requests come from the cache)"
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        records = [json.loads(line) for line in lines]
+    except (OSError, json.JSONDecodeError) as error:
+        raise RunResultsError(f"{path} is unreadable or truncated ({error}); {rebuild}") from None
+    if len(records) != expected:
+        raise RunResultsError(f"{path} holds {len(records)} records but stats.json counts {expected}; {rebuild}")
+    return records
+
+
 def load_runs(results_dir: str | Path, run_ids: list[str]) -> list[dict]:
-    """Each run's stats, manifest spec, per-instance records and timings."""
+    """Each run's stats, manifest spec, per-instance records and timings (validated against each other)."""
     runs = []
     for run_id in run_ids:
         folder = Path(results_dir) / run_id
-        stats_json = json.loads((folder / "stats.json").read_text())
-        spec = json.loads((folder / "manifest.json").read_text())["spec"]
-        records = [json.loads(line) for line in (folder / "instances.jsonl").read_text().splitlines()]
+        try:
+            stats_json = json.loads((folder / "stats.json").read_text())
+            spec = json.loads((folder / "manifest.json").read_text())["spec"]
+        except (OSError, json.JSONDecodeError, KeyError) as error:
+            raise RunResultsError(f"{folder}: stats.json/manifest.json unreadable ({error}); delete the folder and "
+                                  "re-run snakemake") from None
+        records = _read_records(folder, stats_json["n_instances"])
         timings = json.loads((folder / "timings.json").read_text()) if (folder / "timings.json").exists() else {}
         runs.append({"run_id": run_id, "stats": stats_json, "spec": spec, "records": records, "timings": timings,
                      "model": stats_json["model"], "scenario": scenario_label(stats_json, spec), "seed": spec["adapter"]["seed"]})

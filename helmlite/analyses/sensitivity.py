@@ -33,7 +33,7 @@ def studies(section: dict) -> dict[str, list[tuple[str, dict]]]:
         for entry in section.get("seed_scenarios", []):
             out["seeds"] += [(f"seed {s}", spec(entry, model, seed=s)) for s in section["seeds"]]
         for entry in section.get("shot_scenarios", []):
-            out["shots"] += [(str(k), spec(entry, model, max_train_instances=k)) for k in section["shots"]]
+            out["shots"] += [(str(k), spec(entry, model, max_train_instances=k)) for k in entry.get("shots", section["shots"])]
         for entry in section.get("format_scenarios", []):
             out["formats"] += [(name, spec(entry, model, **fmt)) for name, fmt in section["formats"].items()
                                if not fmt.get("chat_template") or model in section.get("chat_models", [])]

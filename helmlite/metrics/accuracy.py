@@ -67,11 +67,22 @@ GENERATION_METRICS = {"exact_match": exact_match, "quasi_exact_match": quasi_exa
                       "substring_match": substring_match, "rouge_2": rouge_2, "final_number_match": final_number_match}
 
 
-def best_over_references(metric: str, prediction: str, references: Sequence[str]) -> float:
+def metric(name: str):
+    """A generation metric by name, or a clear error with suggestions."""
+    import difflib
+
+    if name not in GENERATION_METRICS:
+        close = difflib.get_close_matches(name, GENERATION_METRICS, n=2, cutoff=0.5)
+        hint = f" Did you mean: {', '.join(close)}?" if close else ""
+        raise ValueError(f"unknown metric {name!r}; known: {', '.join(GENERATION_METRICS)}.{hint}")
+    return GENERATION_METRICS[name]
+
+
+def best_over_references(name: str, prediction: str, references: Sequence[str]) -> float:
     """The metric against each correct reference, best one (HELM takes the max over references)."""
+    fn = metric(name)
     if not references:
         return math.nan
-    fn = GENERATION_METRICS[metric]
     return max(fn(prediction, r) for r in references)
 
 

@@ -1,0 +1,148 @@
+"""Faults: crashes mid-run, concurrent cache writers, corrupted state, a misbehaving server; determinism."""
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+from helmlite.analyses.helm_core import RunResultsError, load_runs
+from helmlite.models import GenerationRequest, ModelError, ScoreRequest
+from helmlite.models.cache import CachedModel, RequestCache
+from helmlite.models.openai_backend import OpenAIModel
+
+from .conftest import REPO
+from .fakes import WordModel
+from .stub_server import stub_server
+
+RUN = [sys.executable, "-m", "helmlite.cli", "run", "--scenario", "mmlu", "--arg", "subject=econometrics",
+       "--model", "smollm2-135m", "--max-instances", "24", "--chunk-size", "4", "--quiet"]
+
+
+def outputs(folder):
+    (run,) = list(folder.iterdir())
+    return {p.name: p.read_bytes() for p in sorted(run.iterdir()) if p.name != "timings.json"}, run
+
+
+def cached(path) -> int:
+    try:
+        with sqlite3.connect(path, timeout=1) as conn:
+            return conn.execute("SELECT COUNT(*) FROM requests").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+@pytest.mark.slow
+def test_sigkill_mid_run_then_resume_is_byte_identical(mirrored_cache, tmp_path):
+    from helmlite.models import prepare
+
+    prepare("smollm2-135m")
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    cache = tmp_path / "killed.sqlite"
+    process = subprocess.Popen(RUN + ["--cache", str(cache), "--results-dir", str(tmp_path / "killed")], cwd=REPO, env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while cached(cache) < 8 and time.time() < deadline and process.poll() is None:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    done_before = cached(cache)
+    assert 8 <= done_before < 24, "the kill should land after some chunks and before the end"
+    assert not (tmp_path / "killed").exists() or not any((tmp_path / "killed").rglob("stats.json"))  # nothing half-done
+    assert not list(tmp_path.rglob("*.part"))
+    subprocess.run(RUN + ["--cache", str(cache), "--results-dir", str(tmp_path / "killed")], cwd=REPO, env=env, check=True,
+                   capture_output=True)
+    resumed, run_dir = outputs(tmp_path / "killed")
+    timings = json.loads((run_dir / "timings.json").read_text())
+    assert timings["model_calls"] == 24 - done_before and timings["cache_hits"] == done_before
+    subprocess.run(RUN + ["--cache", str(tmp_path / "fresh.sqlite"), "--results-dir", str(tmp_path / "fresh")], cwd=REPO,
+                   env=env, check=True, capture_output=True)
+    uninterrupted, _ = outputs(tmp_path / "fresh")
+    assert resumed == uninterrupted
+
+
+def _writer(path, name, n):
+    cache = RequestCache(path)
+    model = CachedModel(WordModel(name), cache, chunk_size=1, progress=False)
+    model.score([ScoreRequest(f"{name} prompt {k}", (" a", " b")) for k in range(n)])
+
+
+def test_two_processes_share_the_cache_without_losing_entries(tmp_path):
+    path = tmp_path / "shared.sqlite"
+    RequestCache(path).close()
+    ctx = multiprocessing.get_context("spawn")
+    workers = [ctx.Process(target=_writer, args=(str(path), name, 150)) for name in ("first", "second")]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(120)
+    assert [w.exitcode for w in workers] == [0, 0]  # no "database is locked"
+    assert len(RequestCache(path)) == 300
+
+
+def test_truncated_results_file_is_reported_not_used(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "stats.json").write_text(json.dumps({"n_instances": 3, "scenario": "mmlu", "model": "m", "main_metric": "x"}))
+    (run / "manifest.json").write_text(json.dumps({"spec": {"args": {}, "adapter": {"seed": 0}}}))
+    (run / "instances.jsonl").write_text('{"id": "a"}\n{"id": "b"}\n{"id": "c')
+    with pytest.raises(RunResultsError, match=r"instances.jsonl is unreadable or truncated .* delete .* re-run snakemake"):
+        load_runs(tmp_path, ["run"])
+    (run / "instances.jsonl").write_text('{"id": "a"}\n')
+    with pytest.raises(RunResultsError, match="holds 1 records but stats.json counts 3"):
+        load_runs(tmp_path, ["run"])
+
+
+@pytest.mark.parametrize("script,recovers", [
+    (["500", "500"], True), (["429"], True), (["close"], True), (["malformed"], True), (["short"], True),
+    (["timeout"], True), (["500"] * 5, False), (["malformed"] * 5, False),
+])
+def test_server_faults_are_retried_then_reported(script, recovers):
+    with stub_server() as (url, state):
+        state.script = list(script)
+        model = OpenAIModel(url, "stub", max_retries=3, backoff_s=0.001, max_backoff_s=0.01, timeout_s=0.2)
+        started = time.time()
+        if recovers:
+            assert model.score([ScoreRequest("The cat sat on the", (" mat",))])[0].logprobs == (-0.5,)
+        else:
+            with pytest.raises(ModelError, match=r"POST .*/completions \(model stub, request [0-9a-f]{12}\) failed after 4 attempts"):
+                model.score([ScoreRequest("The cat sat on the", (" mat",))])
+        assert len(state.requests) <= 4 and time.time() - started < 10  # bounded
+
+
+def test_client_errors_are_not_retried():
+    with stub_server() as (url, state):
+        state.script = ["400"]
+        with pytest.raises(ModelError, match="was refused: HTTP 400"):
+            OpenAIModel(url, "stub", backoff_s=0.001).generate([GenerationRequest("hi")])
+        assert len(state.requests) == 1
+
+
+def test_a_failing_chunk_records_nothing(tmp_path):
+    with stub_server() as (url, state):
+        model = OpenAIModel(url, "stub", max_retries=0, backoff_s=0.001)
+        cache = RequestCache(tmp_path / "c.sqlite")
+        cached_model = CachedModel(model, cache, chunk_size=4, progress=False)
+        state.script = ["ok", "ok", "500"]  # the third request of the chunk fails
+        with pytest.raises(ModelError):
+            cached_model.score([ScoreRequest(f"p{k} x", (" y",)) for k in range(4)])
+        assert len(cache) == 0
+
+
+def _run_cli(args, seed, tmp_path, tag):
+    env = {**os.environ, "PYTHONHASHSEED": str(seed)}
+    subprocess.run([sys.executable, "-m", "helmlite.cli", "run", *args, "--quiet", "--cache", str(tmp_path / f"{tag}.sqlite"),
+                    "--results-dir", str(tmp_path / tag)], cwd=REPO, env=env, check=True, capture_output=True)
+    return outputs(tmp_path / tag)[0]
+
+
+def test_pythonhashseed_and_fresh_runs_change_nothing(mirrored_cache, tmp_path, tiny_model_dir):
+    args = ["--scenario", "boolq", "--model", str(tiny_model_dir), "--max-instances", "6"]
+    first = _run_cli(args, 1, tmp_path, "a")
+    assert first == _run_cli(args, 2, tmp_path, "b")
