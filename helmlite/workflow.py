@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import os
+import re
 from pathlib import Path
 
 import yaml
@@ -27,8 +28,12 @@ def validate_config(config: dict, source: str = "config") -> dict:
     config = copy.deepcopy(config)
     try:
         validate(config, str(SCHEMA))
-    except Exception as error:  # snakemake raises WorkflowError with the jsonschema message
-        raise ConfigError(f"{source}: invalid configuration: {error}") from None
+    except Exception as error:  # snakemake raises WorkflowError wrapping jsonschema's multi-line message
+        text = str(error)
+        where = re.search(r"On instance((?:\[[^\]]+\])*)", text)
+        what = re.search(r"ValidationError: (.+)", text)
+        key = ".".join(re.findall(r"\['?([^\]']+)'?\]", where.group(1))) if where and where.group(1) else "top level"
+        raise ConfigError(f"{source}: invalid configuration at {key}: {what.group(1) if what else text}") from None
     return config
 
 

@@ -20,8 +20,8 @@ def test_shipped_profiles_validate_and_get_defaults(name):
 
 
 @pytest.mark.parametrize("text,needle", [
-    ("analyses: [helpsteer2]\nhelpsteer2: {source: internet}\n", "['helpsteer2']['source']"),
-    ("analyses: [helpsteer2]\nbootstrap: {n_resamples: 5}\n", "['bootstrap']['n_resamples']"),
+    ("analyses: [helpsteer2]\nhelpsteer2: {source: internet}\n", "at helpsteer2.source: 'internet' is not one of"),
+    ("analyses: [helpsteer2]\nbootstrap: {n_resamples: 5}\n", "at bootstrap.n_resamples: 5 is less than the minimum of 100"),
     ("analyses: [helmet9]\n", "'helmet9' is not one of"),
     ("analyses: [helpsteer2]\nbootstrapp: {}\n", "'bootstrapp' was unexpected"),
     ("output_dir: x\n", "'analyses' is a required property"),

@@ -27,6 +27,10 @@ import torch
 from ._base import Generation, GenerationRequest, ModelError, Scores, ScoreRequest, apply_stop
 
 IDENTITY_FILE = "helmlite_model.json"
+# Rough CPU costs (SmolLM2 fp32, one thread, measured on the 2-core development machine) used only to choose
+# between prefix-reusing greedy decoding (one request at a time) and left-padded batched decoding.
+PREFILL_TOKENS_PER_S = 300.0
+DECODE_STEP_S = 0.08
 
 
 def weights_sha256(path: Path) -> str:
@@ -178,9 +182,9 @@ class TransformersModel:
                 out[k] = values
 
     def score(self, requests: Sequence[ScoreRequest]) -> list[Scores]:
-        """Log-probabilities of every continuation. Shared prefixes are encoded once: the prefix common to
-        every row when there is one (a few-shot prefix), else each request's own prompt (all of its
-        continuations share it — e.g. a long context scored against several candidate answers)."""
+        """Log-probabilities of every continuation. Rows are grouped by their first ``min_prefix_tokens``
+        tokens and each group's longest common token prefix is encoded once (a few-shot prefix shared by
+        every instance; one long context queried several times; one prompt scored against several answers)."""
         rows, owners = [], []
         for i, request in enumerate(requests):
             for continuation in request.continuations:
@@ -188,19 +192,14 @@ class TransformersModel:
                 owners.append(i)
         token_lp: list[list[float] | None] = [None] * len(rows)
         started = time.perf_counter()
-        common = self._shared_prefix(rows) if self.min_prefix_tokens > 0 else None
-        if common is not None or self.min_prefix_tokens == 0:
-            self._score_rows(rows, list(range(len(rows))), common, token_lp)
+        if self.min_prefix_tokens <= 0:
+            self._score_rows(rows, list(range(len(rows))), None, token_lp)
         else:
-            plain = []
-            for i in range(len(requests)):
-                mine = [k for k, owner in enumerate(owners) if owner == i]
-                own = self._shared_prefix([rows[k] for k in mine])
-                if own is None:
-                    plain += mine
-                else:
-                    self._score_rows(rows, mine, own, token_lp)
-            self._score_rows(rows, plain, None, token_lp)
+            groups: dict[tuple, list[int]] = {}
+            for k, (ids, _) in enumerate(rows):  # rows sharing their first tokens: one few-shot prefix, one context
+                groups.setdefault(tuple(ids[: self.min_prefix_tokens]), []).append(k)
+            for members in groups.values():
+                self._score_rows(rows, members, self._shared_prefix([rows[k] for k in members]), token_lp)
         elapsed = (time.perf_counter() - started) / max(1, len(requests))
         results, k = [], 0
         for request in requests:
@@ -245,10 +244,6 @@ class TransformersModel:
     def _generate_batch(self, requests: Sequence[GenerationRequest]) -> list[Generation]:
         first = requests[0]
         encoded = [self._encode(r.prompt) for r in requests]
-        if first.temperature == 0 and self.min_prefix_tokens > 0:
-            prefix = self._shared_prefix([(ids, len(ids)) for ids in encoded])
-            if prefix is not None:
-                return self._generate_with_prefix(requests, encoded, prefix)
         width = max(map(len, encoded))
         pad = self.tokenizer.pad_token_id
         input_ids = torch.tensor([[pad] * (width - len(e)) + e for e in encoded], device=self.device)
@@ -263,6 +258,30 @@ class TransformersModel:
         return [self._decode(request, out.sequences[i, width:].tolist(), steps[i], len(encoded[i]), elapsed)
                 for i, request in enumerate(requests)]
 
+    def _prefix_groups(self, requests: Sequence[GenerationRequest], indices: list[int]) -> tuple[list[list[int]], list[int]]:
+        """Greedy requests grouped by their first ``min_prefix_tokens`` tokens (e.g. the queries of one
+        context, or prompts sharing a few-shot prefix); the rest are returned for plain batching."""
+        if self.min_prefix_tokens <= 0 or requests[indices[0]].temperature > 0:
+            return [], indices
+        groups: dict[tuple, list[int]] = {}
+        for i in indices:
+            ids = self._encode(requests[i].prompt)
+            groups.setdefault(tuple(ids[: self.min_prefix_tokens]) if len(ids) > self.min_prefix_tokens else (i,), []).append(i)
+        shared, rest = [], []
+        for group in groups.values():
+            (shared if len(group) > 1 and self._reuse_pays(requests, group) else rest).append(group)
+        return shared, [i for g in rest for i in g]
+
+    def _reuse_pays(self, requests: Sequence[GenerationRequest], group: list[int]) -> bool:
+        """Prefix reuse decodes one request at a time; batching decodes many per step. Pick the cheaper."""
+        encoded = [self._encode(requests[i].prompt) for i in group]
+        prefix = min(len(e) for e in encoded)
+        prefix = next((k for k in range(prefix) if any(e[k] != encoded[0][k] for e in encoded)), prefix)
+        steps = requests[group[0]].max_tokens
+        reuse = (prefix + sum(len(e) - prefix for e in encoded)) / PREFILL_TOKENS_PER_S + len(group) * steps * DECODE_STEP_S
+        batched = sum(map(len, encoded)) / PREFILL_TOKENS_PER_S + -(-len(group) // self.batch_size) * steps * DECODE_STEP_S
+        return reuse < batched
+
     def generate(self, requests: Sequence[GenerationRequest]) -> list[Generation]:
         results: list[Generation | None] = [None] * len(requests)
         # requests batch together only when their decoding settings agree; sampling runs one at a time
@@ -270,6 +289,12 @@ class TransformersModel:
         for i, r in enumerate(requests):
             groups.setdefault((r.max_tokens, r.stop, r.temperature, r.seed if r.temperature > 0 else 0, i if r.temperature > 0 else -1), []).append(i)
         for indices in groups.values():
+            shared, indices = self._prefix_groups(requests, indices)
+            for group in shared:
+                encoded = [self._encode(requests[i].prompt) for i in group]
+                prefix = self._shared_prefix([(ids, len(ids)) for ids in encoded])
+                for i, generation in zip(group, self._generate_with_prefix([requests[i] for i in group], encoded, prefix)):
+                    results[i] = generation
             indices = sorted(indices, key=lambda i: -len(requests[i].prompt))
             for start in range(0, len(indices), self.batch_size):
                 batch = indices[start:start + self.batch_size]

@@ -79,7 +79,8 @@ def _kv_instances(name: str, pairs: list[tuple[str, str]], gold: tuple[str, str]
     return out
 
 
-@register("json_kv", main_metric="substring_match", default_method="generation", adapter={**PLAIN, "max_tokens": 30})
+@register("json_kv", main_metric="substring_match", default_method="generation",
+          adapter={**PLAIN, "max_tokens": 28, "stop_sequences": ("\n", '",')})
 def load_json_kv(target_tokens: int = 1024, n_contexts: int = 5, depths=DEPTHS, distractors: int = 9, seed: int = 0,
                  count_tokens: TokenCounter = approx_tokens) -> list[Instance]:
     """HELMET JSON KV: UUID dictionary sized to ``target_tokens``, the queried key at each depth."""
@@ -103,7 +104,7 @@ def load_json_kv(target_tokens: int = 1024, n_contexts: int = 5, depths=DEPTHS, 
 
 
 @register("litm_kv", main_metric="substring_match", default_method="generation", data=tuple(LITM_FILES.values()),
-          adapter={**PLAIN, "max_tokens": 30})
+          adapter={**PLAIN, "max_tokens": 28, "stop_sequences": ("\n", '",')})
 def load_litm_kv(source_keys: int = 75, target_tokens: int = 1024, n_contexts: int = 5, depths=DEPTHS,
                  distractors: int = 9, count_tokens: TokenCounter = approx_tokens) -> list[Instance]:
     """Lost in the Middle KV retrieval (upstream file), resized to ``target_tokens``, gold at each depth."""

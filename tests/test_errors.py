@@ -1,0 +1,88 @@
+"""Bad input: each case stops with one clear message naming the file/field and what was expected.
+
+The table lists the case, the call that must fail, and text the message must contain.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from helmlite import data, workflow
+from helmlite._jsonl import DataFormatError
+from helmlite.adaptation import AdapterSpec, adapt
+from helmlite.analyses.helpsteer2_data import load_disagreements
+from helmlite.metrics import best_over_references
+from helmlite.models import ModelError, load_model
+from helmlite.params import ParameterError, check
+from helmlite.runner import RunError, RunSpec, execute
+from helmlite.scenarios import Instance, Reference, UnknownScenarioError, scenario
+
+from .fakes import WordModel
+
+
+def write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def bad_config(tmp_path):
+    return workflow.load_config(write(tmp_path, "c.yaml", "analyses: [helpsteer2]\nbootstrap: {n_resamples: ten}\n"))
+
+
+CASES = [
+    ("malformed JSONL line", DataFormatError, r"d.jsonl, line 2: malformed JSON",
+     lambda t: load_disagreements(write(t, "d.jsonl", json.dumps({"prompt": "p", "response": "r", **{a: [1, 2, 3] for a in
+                                  ("helpfulness", "correctness", "coherence", "complexity", "verbosity")}}) + '\n{oops\n'))),
+    ("missing required field", DataFormatError, r"d.jsonl, line 1: missing required field 'response'",
+     lambda t: load_disagreements(write(t, "d.jsonl", '{"prompt": "p"}\n'))),
+    ("wrong type", DataFormatError, r"field 'helpfulness' must hold integers 0-4, got '3'",
+     lambda t: load_disagreements(write(t, "d.jsonl", json.dumps({"prompt": "p", "response": "r", "helpfulness": ["3"]}) + "\n"))),
+    ("empty dataset", DataFormatError, r"d.jsonl: no samples \(empty file\)", lambda t: load_disagreements(write(t, "d.jsonl", "\n"))),
+    ("unknown scenario", UnknownScenarioError, r"unknown scenario 'boolqq'.*Did you mean: boolq", lambda t: scenario("boolqq")),
+    ("unknown model", ModelError, r"unknown model 'smollm2-13m': not an embedded model", lambda t: load_model("smollm2-13m")),
+    ("unknown metric", ValueError, r"unknown metric 'f_1'.*Did you mean: f1", lambda t: best_over_references("f_1", "a", ["a"])),
+    ("unknown data file", data.UnknownDataError, r"Did you mean: helmet/agg_results_128k.csv",
+     lambda t: data.entry("helmet/agg_results.csv")),
+    ("invalid config value", workflow.ConfigError, r"c.yaml: invalid configuration at bootstrap.n_resamples: 'ten' is not of type 'integer'$",
+     bad_config),
+    ("notebook parameter of the wrong type", ParameterError, r"notebook parameter 'n_resamples' must be int, got str 'many'",
+     lambda t: check({"n_resamples": "many"}, {"n_resamples": int})),
+    ("mirror directory that does not exist", data.FetchError, r"HELMLITE_DATA_MIRROR='/nonexistent/mirror' is not a directory",
+     "mirror"),
+    ("model directory missing its weights", ModelError, r"has no weights \(\*.safetensors or \*.bin\)",
+     lambda t: load_model(str(write(t, "config.json", "{}").parent))),
+    ("prompt longer than the context after truncation", ModelError, r"exceeds the model's context of 3 tokens",
+     lambda t: adapt(Instance("x", "a b c d e", (Reference("y", True),), "test"), [], AdapterSpec(max_tokens=2),
+                     WordModel(max_context=3))),
+    ("scenario with no instances after filtering", RunError, r"scenario 'blimp' with .* has no test instances", "empty"),
+    ("unknown scenario argument", RunError, r"unknown argument\(s\) \['subjct'\]",
+     lambda t: execute(RunSpec.from_dict({"scenario": "mmlu", "model": "w", "args": {"subjct": "x"}}), WordModel(), results_dir=t)),
+]
+
+
+@pytest.mark.parametrize("case,error,message,call", CASES, ids=[c[0] for c in CASES])
+def test_bad_input_gets_one_clear_error(tmp_path, monkeypatch, mirrored_cache, case, error, message, call):
+    if call == "mirror":
+        monkeypatch.setenv("HELMLITE_DATA_MIRROR", "/nonexistent/mirror")
+        call = lambda t: data.fetch("helmet/agg_results_128k.csv")  # noqa: E731
+    if call == "empty":
+        from dataclasses import replace
+
+        from helmlite.scenarios import _base
+
+        empty = replace(scenario("blimp"), load=lambda paradigm="x": [])  # a loader whose filter keeps nothing
+        monkeypatch.setitem(_base._REGISTRY, "blimp", empty)
+        call = lambda t: execute(RunSpec.from_dict({"scenario": "blimp", "model": "w"}), WordModel(), results_dir=t)  # noqa: E731
+    with pytest.raises(error, match=message):
+        call(tmp_path)
+    assert not list(tmp_path.rglob("*.part"))  # nothing half-written
+
+
+def test_cli_exits_non_zero_with_one_line(tmp_path, capsys):
+    from helmlite.cli import main
+
+    assert main(["run", "--scenario", "nope", "--model", "smollm2-135m"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("helmlite: error: unknown scenario 'nope'") and "Traceback" not in err
