@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import json
-import shutil
-import sys
 
 import matplotlib.pyplot as plt
 import pandas as pd

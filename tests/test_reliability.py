@@ -21,8 +21,8 @@ from .conftest import REPO
 from .fakes import WordModel
 from .stub_server import stub_server
 
-RUN = [sys.executable, "-m", "helmlite.cli", "run", "--scenario", "mmlu", "--arg", "subject=econometrics",
-       "--model", "smollm2-135m", "--max-instances", "24", "--chunk-size", "4", "--quiet"]
+RUN = [sys.executable, "-m", "helmlite.cli", "run", "--scenario", "mmlu", "--arg", "subject=us_foreign_policy",
+       "--model", "smollm2-135m", "--max-instances", "16", "--chunk-size", "2", "--quiet"]
 
 
 def outputs(folder):
@@ -48,19 +48,19 @@ def test_sigkill_mid_run_then_resume_is_byte_identical(mirrored_cache, tmp_path)
     process = subprocess.Popen(RUN + ["--cache", str(cache), "--results-dir", str(tmp_path / "killed")], cwd=REPO, env=env,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 120
-    while cached(cache) < 8 and time.time() < deadline and process.poll() is None:
+    while cached(cache) < 6 and time.time() < deadline and process.poll() is None:
         time.sleep(0.05)
     process.send_signal(signal.SIGKILL)
     process.wait()
     done_before = cached(cache)
-    assert 8 <= done_before < 24, "the kill should land after some chunks and before the end"
+    assert 6 <= done_before < 16, "the kill should land after some chunks and before the end"
     assert not (tmp_path / "killed").exists() or not any((tmp_path / "killed").rglob("stats.json"))  # nothing half-done
     assert not list(tmp_path.rglob("*.part"))
     subprocess.run(RUN + ["--cache", str(cache), "--results-dir", str(tmp_path / "killed")], cwd=REPO, env=env, check=True,
                    capture_output=True)
     resumed, run_dir = outputs(tmp_path / "killed")
     timings = json.loads((run_dir / "timings.json").read_text())
-    assert timings["model_calls"] == 24 - done_before and timings["cache_hits"] == done_before
+    assert timings["model_calls"] == 16 - done_before and timings["cache_hits"] == done_before
     subprocess.run(RUN + ["--cache", str(tmp_path / "fresh.sqlite"), "--results-dir", str(tmp_path / "fresh")], cwd=REPO,
                    env=env, check=True, capture_output=True)
     uninterrupted, _ = outputs(tmp_path / "fresh")

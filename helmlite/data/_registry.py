@@ -8,12 +8,13 @@ A file's registry name is its path inside the mirror (``helmet/agg_results_128k.
 """
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
 import yaml
+
+from .._names import did_you_mean
 
 
 class UnknownDataError(KeyError):
@@ -69,8 +70,7 @@ def entry(name: str) -> DataFile:
     entries = _load()
     if name in entries:
         return entries[name]
-    close = difflib.get_close_matches(name, entries, n=3, cutoff=0.5)
-    hint = f" Did you mean: {', '.join(close)}?" if close else " Run `helmlite fetch --list` to see every name."
+    hint = did_you_mean(name, entries) or " Run `helmlite fetch --list` to see every name."
     raise UnknownDataError(f"unknown data file {name!r}: not in helmlite/data/registry.yaml.{hint}")
 
 

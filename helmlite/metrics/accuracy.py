@@ -13,6 +13,8 @@ import string
 from collections import Counter
 from typing import Sequence
 
+from .._names import did_you_mean
+
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
 _PUNCTUATION = set(string.punctuation)
 
@@ -69,12 +71,8 @@ GENERATION_METRICS = {"exact_match": exact_match, "quasi_exact_match": quasi_exa
 
 def metric(name: str):
     """A generation metric by name, or a clear error with suggestions."""
-    import difflib
-
     if name not in GENERATION_METRICS:
-        close = difflib.get_close_matches(name, GENERATION_METRICS, n=2, cutoff=0.5)
-        hint = f" Did you mean: {', '.join(close)}?" if close else ""
-        raise ValueError(f"unknown metric {name!r}; known: {', '.join(GENERATION_METRICS)}.{hint}")
+        raise ValueError(f"unknown metric {name!r}; known: {', '.join(GENERATION_METRICS)}.{did_you_mean(name, GENERATION_METRICS)}")
     return GENERATION_METRICS[name]
 
 

@@ -14,7 +14,6 @@ and checksum-verified: ``helmlite_model.json`` records the GGUF's and the weight
 """
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import shutil
@@ -23,6 +22,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
+from .._names import did_you_mean
 from ._base import ModelError
 from .transformers_backend import IDENTITY_FILE, weights_sha256
 
@@ -121,9 +121,7 @@ def prepare(name: str) -> Path:
 
 def embedded(name: str) -> EmbeddedModel:
     if name not in EMBEDDED:
-        close = difflib.get_close_matches(name, EMBEDDED, n=2, cutoff=0.4)
-        hint = f" Did you mean: {', '.join(close)}?" if close else ""
-        raise ModelError(f"unknown embedded model {name!r}; known: {', '.join(EMBEDDED)}.{hint}")
+        raise ModelError(f"unknown embedded model {name!r}; known: {', '.join(EMBEDDED)}.{did_you_mean(name, EMBEDDED, 0.4)}")
     return EMBEDDED[name]
 
 

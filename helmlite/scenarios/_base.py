@@ -7,9 +7,10 @@ change — Gardner et al. 2020; HELM's equivariance robustness).
 """
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from typing import Callable
+
+from .._names import did_you_mean
 
 TRAIN, TEST = "train", "test"
 
@@ -72,9 +73,8 @@ def register(name: str, *, main_metric: str, default_method: str, data: tuple[st
 
 def scenario(name: str) -> ScenarioInfo:
     if name not in _REGISTRY:
-        close = difflib.get_close_matches(name, _REGISTRY, n=3, cutoff=0.5)
-        hint = f" Did you mean: {', '.join(close)}?" if close else ""
-        raise UnknownScenarioError(f"unknown scenario {name!r}; known: {', '.join(sorted(_REGISTRY))}.{hint}")
+        raise UnknownScenarioError(f"unknown scenario {name!r}; known: {', '.join(sorted(_REGISTRY))}."
+                                   f"{did_you_mean(name, _REGISTRY)}")
     return _REGISTRY[name]
 
 
