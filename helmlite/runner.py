@@ -290,7 +290,11 @@ def execute(spec: RunSpec, model: LanguageModel, *, results_dir: str | Path = RE
     write_json(out_dir / "stats.json", {
         "run_id": spec.run_id, "scenario": spec.scenario, "model": spec.model, "method": method, "main_metric": main,
         "n_instances": len(records), "n_train_examples": len(examples),
-        "metrics": {**summarise(records, spec.run_id), **run_metrics}})
+        "metrics": {**summarise(records, spec.run_id), **run_metrics},
+        # HELM's efficiency inputs that are deterministic; observed runtimes live in timings.json
+        "efficiency": {"mean_prompt_tokens": float(np.mean([r["prompt_tokens"] for r in records])),
+                       "mean_output_tokens": float(np.mean([r.get("output_tokens", 0) for r in records])),
+                       "runtime": "timings.json (wall-clock, the one file that differs between runs)"}})
     write_json(out_dir / "manifest.json", {
         "run_id": spec.run_id, "spec": spec.as_dict(), "model_identity": model.identity,
         "in_context_examples": [e.id for e in examples], "packages": package_versions(), "git": git_state(),
