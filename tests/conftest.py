@@ -15,13 +15,15 @@ def _mirror() -> Path | None:
     return path if path.is_dir() else None
 
 
+MIRROR = _mirror()  # read once, before any test changes the environment
+
+
 @pytest.fixture
 def mirror() -> Path:
     """The shared mirror (CI sets HELMLITE_DATA_MIRROR=../shared/data); tests needing it skip without it."""
-    path = _mirror()
-    if path is None:
+    if MIRROR is None:
         pytest.skip("no data mirror: set HELMLITE_DATA_MIRROR")
-    return path
+    return MIRROR
 
 
 @pytest.fixture
