@@ -99,7 +99,7 @@ def shot_steps(runs: list[dict], *, seed: int, n_resamples: int) -> pd.DataFrame
     for (model, scenario), members in sorted(groups.items()):
         members = sorted(members, key=lambda r: r["spec"]["adapter"]["max_train_instances"])
         shots = [r["spec"]["adapter"]["max_train_instances"] for r in members]
-        if len(members) < 3:
+        if len(members) < 2:
             continue
         shared, matrix = _aligned(members)
         picks = np.random.default_rng(seed).integers(0, len(shared), size=(n_resamples, len(shared)))
@@ -112,7 +112,8 @@ def shot_steps(runs: list[dict], *, seed: int, n_resamples: int) -> pd.DataFrame
             rows.append({"model": model, "scenario": scenario, "step": f"{shots[k]}→{shots[k + 1]}", "difference": est,
                          "ci_low": low, "ci_high": high, "p_first_step_largest": largest_first if k == 0 else np.nan,
                          "n": len(shared)})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["model", "scenario", "step", "difference", "ci_low", "ci_high",
+                                       "p_first_step_largest", "n"])
 
 
 def pairwise_tests(runs: list[dict], factor_of, *, seed: int, n_resamples: int) -> pd.DataFrame:
