@@ -87,11 +87,12 @@ def run_helmlite(model, workload) -> tuple[float, list[list[float]]]:
     return time.perf_counter() - started, scores
 
 
-def run_lm_eval(lm, tasks, task_manager) -> tuple[float, dict]:
+def run_lm_eval(lm, tasks, task_manager, limit) -> tuple[float, dict]:
     import lm_eval
 
     started = time.perf_counter()
-    out = lm_eval.simple_evaluate(model=lm, tasks=tasks, task_manager=task_manager, log_samples=True, num_fewshot=5)
+    out = lm_eval.simple_evaluate(model=lm, tasks=tasks, task_manager=task_manager, log_samples=True, num_fewshot=5,
+                                  limit=limit)
     return time.perf_counter() - started, out["samples"]
 
 
@@ -132,10 +133,6 @@ def main() -> None:
 
     folder = Path(tempfile.mkdtemp(prefix="helmlite-lmeval-"))
     tasks = [lm_eval_task(folder, s) for s in SUBJECTS]
-    if args.limit:
-        for t in tasks:
-            text = (folder / f"{t}.yaml").read_text()
-            (folder / f"{t}.yaml").write_text(text.replace("test_split: test", f"test_split: test\ntest_split_limit: {args.limit}"))
     lm = HFLM(pretrained=str(path), dtype="float32", device="cpu", batch_size=args.batch_size)
     manager = TaskManager(include_path=str(folder))
 
@@ -144,7 +141,7 @@ def main() -> None:
         model.encoded_tokens = 0
         t, ours = run_helmlite(model, workload)
         times["helmlite"].append(t)
-        t, samples = run_lm_eval(lm, tasks, manager)
+        t, samples = run_lm_eval(lm, tasks, manager, args.limit)
         times["lm-eval"].append(t)
 
     theirs, prompts_equal, checked = [], 0, 0
@@ -152,7 +149,7 @@ def main() -> None:
     for task, (requests, _) in zip(tasks, workload):
         docs = sorted(samples[task], key=lambda s: s["doc_id"])[: len(requests)]
         for doc, request in zip(docs, requests):
-            theirs.append([float(resp[0][0]) for resp in doc["filtered_resps"]])
+            theirs.append([float(resp[0]) for resp in doc["filtered_resps"]])  # (loglikelihood, is_greedy) per choice
             checked += 1
             prompts_equal += doc["arguments"][0][0] == request.prompt
     gold = [g for _, gs in workload for g in gs]
