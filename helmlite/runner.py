@@ -237,7 +237,7 @@ def _run_metrics(spec: RunSpec, records: list[dict]) -> dict:
         index = list(range(len(records)))
         for name in metrics_from_counts(counts):
             metrics[name] = run_level(index, lambda rows, name=name: metrics_from_counts(counts, rows)[name], run_id, name)
-    if spec.scenario == "bbq":
+    if records and all("target_index" in r["metadata"] and "predicted_index" in r for r in records):  # BBQ-style items
         rows = [{**r["metadata"], "predicted": r["predicted_index"], "correct": r["correct"]} for r in records]
         for name in bbq_scores(rows):
             metrics[f"bbq_{name}"] = run_level(rows, lambda rs, name=name: bbq_scores(rs)[name], run_id, name)

@@ -94,3 +94,12 @@ def test_real_run_with_the_embedded_model(mirrored_cache, tmp_path):
     assert timings["model_calls"] == 0 and timings["cache_hits"] == 20
     stats = json.loads((run_a / "stats.json").read_text())
     assert stats["n_instances"] == 20 and 0 <= stats["metrics"]["exact_match"]["mean"] <= 1
+
+
+def test_bbq_bias_scores_come_from_instance_metadata(mirrored_cache, tmp_path):
+    bbq = execute(RunSpec.from_dict({"scenario": "bbq", "model": "w", "args": {"category": "Age"}, "max_instances": 12}),
+                  WordModel(), results_dir=tmp_path)
+    mmlu = execute(RunSpec.from_dict(MMLU), WordModel(), results_dir=tmp_path)
+    bbq_metrics = json.loads((bbq / "stats.json").read_text())["metrics"]
+    assert {"bbq_accuracy_ambiguous", "bbq_bias_score_disambiguated"} <= set(bbq_metrics)
+    assert not any(k.startswith("bbq_") for k in json.loads((mmlu / "stats.json").read_text())["metrics"])

@@ -99,7 +99,7 @@ def score_matrix(runs: list[dict]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _main_values(run: dict, variant: str | None = None) -> dict[str, float]:
+def main_values(run: dict, variant: str | None = None) -> dict[str, float]:
     main = run["stats"]["main_metric"]
     out = {}
     for r in run["records"]:
@@ -116,7 +116,7 @@ def model_differences(runs: list[dict], a: str, b: str, *, seed: int, n_resample
     for (model, scenario, run_seed), run in sorted(by_key.items()):
         if model != a or (b, scenario, run_seed) not in by_key:
             continue
-        x, y = _main_values(run), _main_values(by_key[(b, scenario, run_seed)])
+        x, y = main_values(run), main_values(by_key[(b, scenario, run_seed)])
         shared = sorted(set(x) & set(y))
         diff = stats.paired_difference([x[i] for i in shared], [y[i] for i in shared], seed=seed + len(rows),
                                        n_resamples=n_resamples)
@@ -130,10 +130,10 @@ def perturbation_deltas(runs: list[dict], *, seed: int, n_resamples: int) -> pd.
     """Main metric under each perturbation minus unperturbed, paired over instances (fairness/robustness gaps)."""
     rows = []
     for run in runs:
-        base = _main_values(run)
+        base = main_values(run)
         variants = sorted({v for r in run["records"] for v in r.get("perturbed", {})})
         for variant in variants:
-            other = _main_values(run, variant)
+            other = main_values(run, variant)
             shared = sorted(set(base) & set(other))
             if len(shared) < 2:
                 continue

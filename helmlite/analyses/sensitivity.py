@@ -15,7 +15,7 @@ import pandas as pd
 from statsmodels.stats.multitest import multipletests
 
 from .. import stats
-from .helm_core import _main_values
+from .helm_core import main_values
 
 STUDIES = ("seeds", "shots", "formats", "methods")
 
@@ -62,7 +62,7 @@ def factor_table(runs: list[dict], level: dict[str, str], study: str) -> pd.Data
 
 def _aligned(runs: list[dict]) -> tuple[list[str], np.ndarray]:
     """Instances shared by all runs and a (runs × instances) matrix of their main-metric values."""
-    values = [_main_values(r) for r in runs]
+    values = [main_values(r) for r in runs]
     shared = sorted(set.intersection(*(set(v) for v in values)))
     return shared, np.array([[v[i] for i in shared] for v in values], dtype=float)
 

@@ -46,14 +46,21 @@ def seed_variance(table: pd.DataFrame) -> plt.Figure:
 
 
 def decomposition(table: pd.DataFrame) -> plt.Figure:
-    """Share of the variance of run-level accuracy per component, per model."""
-    pivot = table.pivot_table(index="model", columns="component", values="share_of_total", aggfunc="first").fillna(0)
-    fig, ax = plt.subplots(figsize=(7, 0.6 * len(pivot) + 1.8))
-    left = np.zeros(len(pivot))
-    for k, component in enumerate(pivot.columns):
-        ax.barh(pivot.index, pivot[component], left=left, color=f"C{k}", label=component)
-        left += pivot[component].to_numpy()
-    ax.set(xlim=(0, 1), xlabel="share of the total sum of squares (type-II ANOVA)", title="Where does the variance come from?")
-    ax.legend(fontsize=7, ncols=3, loc="upper center", bbox_to_anchor=(0.5, -0.35))
+    """Each component's share of the total sum of squares of run-level accuracy, per model.
+
+    Type-II sums of squares are not additive when the design is unbalanced (one factor varied at a
+    time), so the shares are drawn side by side rather than stacked as if they partitioned the total.
+    """
+    pivot = table.pivot_table(index="component", columns="model", values="share_of_total", aggfunc="first").fillna(0)
+    fig, ax = plt.subplots(figsize=(7, 0.5 * len(pivot) * max(1, len(pivot.columns)) / 1.5 + 1.6))
+    y = np.arange(len(pivot))
+    height = 0.8 / max(1, len(pivot.columns))
+    for k, model in enumerate(pivot.columns):
+        ax.barh(y + k * height, pivot[model], height=height, color=f"C{k}", label=model)
+    ax.set_yticks(y + height * (len(pivot.columns) - 1) / 2, pivot.index)
+    ax.invert_yaxis()
+    ax.set(xlim=(0, 1), xlabel="share of the total sum of squares (type-II; not additive)",
+           title="Where does the variance come from?")
+    ax.legend(fontsize=8)
     fig.tight_layout()
     return fig

@@ -158,15 +158,22 @@ class TransformersModel:
             out.append([float(logprobs[r, where[p - start], ids[p + 1]]) for p in range(n - 1, len(ids) - 1)])
         return out
 
+    @staticmethod
+    def _common_length(rows: list[tuple[list[int], int]]) -> int:
+        """Length of the longest token prefix shared by all rows, keeping each row's last context token."""
+        first = rows[0][0]
+        length = min(n for _, n in rows) - 1
+        for ids, _ in rows[1:]:
+            length = next((k for k in range(length) if ids[k] != first[k]), length)
+        return length
+
     @torch.no_grad()
     def _shared_prefix(self, rows: list[tuple[list[int], int]]) -> tuple | None:
         """(length, key/value cache) of the longest token prefix shared by all rows, if worth reusing."""
         if len(rows) < 2:
             return None
         first = rows[0][0]
-        length = min(n for _, n in rows) - 1  # the last context token must stay in the suffix
-        for ids, _ in rows[1:]:
-            length = next((k for k in range(length) if ids[k] != first[k]), length)
+        length = self._common_length(rows)
         if length < self.min_prefix_tokens:
             return None
         self.encoded_tokens += length
@@ -241,9 +248,8 @@ class TransformersModel:
         return results
 
     @torch.no_grad()
-    def _generate_batch(self, requests: Sequence[GenerationRequest]) -> list[Generation]:
+    def _generate_batch(self, requests: Sequence[GenerationRequest], encoded: list[list[int]]) -> list[Generation]:
         first = requests[0]
-        encoded = [self._encode(r.prompt) for r in requests]
         width = max(map(len, encoded))
         pad = self.tokenizer.pad_token_id
         input_ids = torch.tensor([[pad] * (width - len(e)) + e for e in encoded], device=self.device)
@@ -258,46 +264,48 @@ class TransformersModel:
         return [self._decode(request, out.sequences[i, width:].tolist(), steps[i], len(encoded[i]), elapsed)
                 for i, request in enumerate(requests)]
 
-    def _prefix_groups(self, requests: Sequence[GenerationRequest], indices: list[int]) -> tuple[list[list[int]], list[int]]:
+    def _prefix_groups(self, requests: Sequence[GenerationRequest], encoded: list[list[int]],
+                       indices: list[int]) -> tuple[list[list[int]], list[int]]:
         """Greedy requests grouped by their first ``min_prefix_tokens`` tokens (e.g. the queries of one
-        context, or prompts sharing a few-shot prefix); the rest are returned for plain batching."""
+        context, or prompts sharing a few-shot prefix) where reuse pays; the rest go to plain batching."""
         if self.min_prefix_tokens <= 0 or requests[indices[0]].temperature > 0:
             return [], indices
         groups: dict[tuple, list[int]] = {}
         for i in indices:
-            ids = self._encode(requests[i].prompt)
+            ids = encoded[i]
             groups.setdefault(tuple(ids[: self.min_prefix_tokens]) if len(ids) > self.min_prefix_tokens else (i,), []).append(i)
         shared, rest = [], []
         for group in groups.values():
-            (shared if len(group) > 1 and self._reuse_pays(requests, group) else rest).append(group)
+            (shared if len(group) > 1 and self._reuse_pays(requests, encoded, group) else rest).append(group)
         return shared, [i for g in rest for i in g]
 
-    def _reuse_pays(self, requests: Sequence[GenerationRequest], group: list[int]) -> bool:
+    def _reuse_pays(self, requests: Sequence[GenerationRequest], encoded: list[list[int]], group: list[int]) -> bool:
         """Prefix reuse decodes one request at a time; batching decodes many per step. Pick the cheaper."""
-        encoded = [self._encode(requests[i].prompt) for i in group]
-        prefix = min(len(e) for e in encoded)
-        prefix = next((k for k in range(prefix) if any(e[k] != encoded[0][k] for e in encoded)), prefix)
+        rows = [(encoded[i], len(encoded[i])) for i in group]
+        prefix = self._common_length(rows)
         steps = requests[group[0]].max_tokens
-        reuse = (prefix + sum(len(e) - prefix for e in encoded)) / PREFILL_TOKENS_PER_S + len(group) * steps * DECODE_STEP_S
-        batched = sum(map(len, encoded)) / PREFILL_TOKENS_PER_S + -(-len(group) // self.batch_size) * steps * DECODE_STEP_S
+        lengths = [len(ids) for ids, _ in rows]
+        reuse = (prefix + sum(n - prefix for n in lengths)) / PREFILL_TOKENS_PER_S + len(group) * steps * DECODE_STEP_S
+        batched = sum(lengths) / PREFILL_TOKENS_PER_S + -(-len(group) // self.batch_size) * steps * DECODE_STEP_S
         return reuse < batched
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[Generation]:
         results: list[Generation | None] = [None] * len(requests)
+        encoded = [self._encode(r.prompt) for r in requests]  # once per prompt
         # requests batch together only when their decoding settings agree; sampling runs one at a time
         groups: dict[tuple, list[int]] = {}
         for i, r in enumerate(requests):
             groups.setdefault((r.max_tokens, r.stop, r.temperature, r.seed if r.temperature > 0 else 0, i if r.temperature > 0 else -1), []).append(i)
         for indices in groups.values():
-            shared, indices = self._prefix_groups(requests, indices)
+            shared, indices = self._prefix_groups(requests, encoded, indices)
             for group in shared:
-                encoded = [self._encode(requests[i].prompt) for i in group]
-                prefix = self._shared_prefix([(ids, len(ids)) for ids in encoded])
-                for i, generation in zip(group, self._generate_with_prefix([requests[i] for i in group], encoded, prefix)):
+                mine = [encoded[i] for i in group]
+                prefix = self._shared_prefix([(ids, len(ids)) for ids in mine])
+                for i, generation in zip(group, self._generate_with_prefix([requests[i] for i in group], mine, prefix)):
                     results[i] = generation
-            indices = sorted(indices, key=lambda i: -len(requests[i].prompt))
+            indices = sorted(indices, key=lambda i: -len(encoded[i]))
             for start in range(0, len(indices), self.batch_size):
                 batch = indices[start:start + self.batch_size]
-                for i, generation in zip(batch, self._generate_batch([requests[i] for i in batch])):
+                for i, generation in zip(batch, self._generate_batch([requests[i] for i in batch], [encoded[i] for i in batch])):
                     results[i] = generation
         return results
