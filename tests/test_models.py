@@ -132,3 +132,23 @@ def test_prefix_reuse_matches_the_plain_forward(tiny_model_dir):
     for a, b in zip(plain, reused):
         assert a.token_counts == b.token_counts
         assert all(math.isclose(x, y, abs_tol=1e-4) for x, y in zip(a.logprobs, b.logprobs))
+
+
+def test_one_token_continuations_share_one_forward(tiny_model_dir):
+    """Joint multiple choice: the answer letters of one prompt are read from one forward pass; each value
+    equals log_softmax of a direct forward of the prompt alone (independent computation with torch)."""
+    import torch
+
+    model = load_model(str(tiny_model_dir))
+    prompt = "Question: what is two plus two?\nAnswer:"
+    letters = (" cat", " mat", " is", " two")
+    assert all(len(model.tokenizer(c, add_special_tokens=False)["input_ids"]) == 1 for c in letters)
+    model.encoded_tokens = 0
+    scores = model.score([ScoreRequest(prompt, letters)])[0]
+    ids = model.tokenizer(prompt, add_special_tokens=True)["input_ids"]
+    assert model.encoded_tokens == len(ids) + 1  # one row: the prompt and one (unread) answer token
+    with torch.no_grad():
+        direct = torch.log_softmax(model.model(input_ids=torch.tensor([ids])).logits[0, -1], dim=-1)
+    expected = [float(direct[model.tokenizer(c, add_special_tokens=False)["input_ids"][0]]) for c in letters]
+    assert scores.logprobs == pytest.approx(expected, abs=1e-5)
+    assert scores.token_counts == (1, 1, 1, 1)

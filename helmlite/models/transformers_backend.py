@@ -11,7 +11,9 @@ HELMET queries one context at several depths. When the rows of a ``score`` call 
 least ``min_prefix_tokens`` *tokens* (the longest common token prefix — splitting at a string
 boundary does not reproduce the full prompt's tokens), the prefix is encoded once and its key/value
 cache is copied for each batch of suffixes, so the work per row approaches its unique tokens.
-Results equal the no-reuse path within float rounding (tested on both embedded models).
+Results equal the no-reuse path within float rounding (tested on both embedded models). One-token
+continuations of the same context (the answer letters of a joint multiple-choice prompt) are read from
+one forward pass, as lm-evaluation-harness's logits cache does.
 """
 from __future__ import annotations
 
@@ -130,13 +132,17 @@ class TransformersModel:
         return whole, n_context
 
     @torch.no_grad()
-    def _forward_logprobs(self, rows: list[tuple[list[int], int]], prefix: tuple | None = None) -> list[list[float]]:
+    def _forward_logprobs(self, rows: list[tuple[list[int], int]], prefix: tuple | None = None,
+                          alternatives: list[tuple[int, ...] | None] | None = None) -> list[list[float]]:
         """Per-token log-probabilities of each row's tokens after its context (one batched forward).
 
         With ``prefix = (length, cache)`` the first ``length`` tokens of every row are taken from the
-        prefix's key/value cache and only the suffixes are run.
+        prefix's key/value cache and only the suffixes are run. A row with ``alternatives`` (several
+        one-token continuations of one context) returns the log-probability of each alternative token at
+        its last position instead.
         """
         start, cache = prefix if prefix else (0, None)
+        alternatives = alternatives or [None] * len(rows)
         width = max(len(ids) for ids, _ in rows) - start
         pad = self.tokenizer.pad_token_id
         input_ids = torch.tensor([ids[start:] + [pad] * (width - len(ids) + start) for ids, _ in rows], device=self.device)
@@ -154,8 +160,11 @@ class TransformersModel:
                             **extra).logits
         logprobs = torch.log_softmax(logits.float(), dim=-1)
         out = []
-        for r, (ids, n) in enumerate(rows):
-            out.append([float(logprobs[r, where[p - start], ids[p + 1]]) for p in range(n - 1, len(ids) - 1)])
+        for r, ((ids, n), tokens) in enumerate(zip(rows, alternatives)):
+            if tokens is not None:
+                out.append(logprobs[r, where[len(ids) - 2 - start], list(tokens)].tolist())
+            else:
+                out.append([float(logprobs[r, where[p - start], ids[p + 1]]) for p in range(n - 1, len(ids) - 1)])
         return out
 
     @staticmethod
@@ -180,33 +189,63 @@ class TransformersModel:
         out = self.model(input_ids=torch.tensor([first[:length]], device=self.device), use_cache=True)
         return length, out.cache
 
-    def _score_rows(self, rows: list[tuple[list[int], int]], indices: list[int], prefix: tuple | None, out: list) -> None:
+    def _score_rows(self, rows: list[tuple[list[int], int]], indices: list[int], prefix: tuple | None, out: list,
+                    alternatives: list[tuple[int, ...] | None]) -> None:
         """Forward ``rows[indices]`` in length-sorted batches (little padding), writing into ``out``."""
         order = sorted(indices, key=lambda k: -len(rows[k][0]))
         for start in range(0, len(order), self.batch_size):
             batch = order[start:start + self.batch_size]
-            for k, values in zip(batch, self._forward_logprobs([rows[k] for k in batch], prefix)):
-                out[k] = values
+            values = self._forward_logprobs([rows[k] for k in batch], prefix, [alternatives[k] for k in batch])
+            for k, row_values in zip(batch, values):
+                out[k] = row_values
+
+    @staticmethod
+    def _merge_one_token_rows(rows: list[tuple[list[int], int]]):
+        """Rows that add one token to the same context (the answer letters of a multiple-choice-joint prompt)
+        become one row read at several vocabulary entries: one forward instead of one per choice.
+
+        Returns the rows to run, the alternative tokens of each (None for an ordinary row) and, per input
+        row, where its value is found: ``(run row, index among its alternatives or None)``.
+        """
+        unique, alternatives, where, merged = [], [], [], {}
+        for ids, n in rows:
+            if len(ids) - n == 1:
+                key = tuple(ids[:-1])
+                if key not in merged:
+                    merged[key] = len(unique)
+                    unique.append((ids, n))
+                    alternatives.append([])
+                k = merged[key]
+                where.append((k, len(alternatives[k])))
+                alternatives[k].append(ids[-1])
+            else:
+                where.append((len(unique), None))
+                unique.append((ids, n))
+                alternatives.append(None)
+        return unique, [tuple(a) if a is not None else None for a in alternatives], where
 
     def score(self, requests: Sequence[ScoreRequest]) -> list[Scores]:
         """Log-probabilities of every continuation. Rows are grouped by their first ``min_prefix_tokens``
         tokens and each group's longest common token prefix is encoded once (a few-shot prefix shared by
-        every instance; one long context queried several times; one prompt scored against several answers)."""
+        every instance; one long context queried several times; one prompt scored against several answers),
+        and one-token continuations of one context share a single row (multiple-choice-joint answer letters)."""
         rows, owners = [], []
         for i, request in enumerate(requests):
             for continuation in request.continuations:
                 rows.append(self._pair_tokens(request.prompt, continuation))
                 owners.append(i)
-        token_lp: list[list[float] | None] = [None] * len(rows)
         started = time.perf_counter()
+        unique, alternatives, where = self._merge_one_token_rows(rows)
+        values: list[list[float] | None] = [None] * len(unique)
         if self.min_prefix_tokens <= 0:
-            self._score_rows(rows, list(range(len(rows))), None, token_lp)
+            self._score_rows(unique, list(range(len(unique))), None, values, alternatives)
         else:
             groups: dict[tuple, list[int]] = {}
-            for k, (ids, _) in enumerate(rows):  # rows sharing their first tokens: one few-shot prefix, one context
+            for k, (ids, _) in enumerate(unique):  # rows sharing their first tokens: one few-shot prefix, one context
                 groups.setdefault(tuple(ids[: self.min_prefix_tokens]), []).append(k)
             for members in groups.values():
-                self._score_rows(rows, members, self._shared_prefix([rows[k] for k in members]), token_lp)
+                self._score_rows(unique, members, self._shared_prefix([unique[k] for k in members]), values, alternatives)
+        token_lp = [values[k] if choice is None else [values[k][choice]] for k, choice in where]
         elapsed = (time.perf_counter() - started) / max(1, len(requests))
         results, k = [], 0
         for request in requests:
