@@ -30,6 +30,7 @@ import numpy as np
 
 from .models import GenerationRequest, LanguageModel, ModelError, ScoreRequest
 from .scenarios import Instance
+from .errors import InputError
 
 METHODS = ("generation", "multiple_choice_joint", "multiple_choice_separate", "multiple_choice_separate_calibrated",
            "language_modeling", "ranking")
@@ -54,9 +55,9 @@ class AdapterSpec:
 
     def __post_init__(self):
         if self.method not in METHODS:
-            raise ValueError(f"adapter method must be one of {METHODS}, got {self.method!r}")
+            raise InputError(f"adapter method must be one of {METHODS}, got {self.method!r}")
         if self.max_train_instances < 0:
-            raise ValueError("adapter max_train_instances must be ≥ 0")
+            raise InputError("adapter max_train_instances must be ≥ 0")
 
     def as_dict(self) -> dict:
         return asdict(self)

@@ -17,6 +17,9 @@ class Analysis:
     paper: str
     figures: dict[str, str] = field(default_factory=dict)  # name (no extension) → caption
     tables: dict[str, str] = field(default_factory=dict)  # name (no extension) → caption
+    # tables of wall-clock measurements (differ from run to run and machine to machine), kept apart from
+    # tables/ so that two runs of the workflow give identical tables
+    measured: dict[str, str] = field(default_factory=dict)
     data: tuple[str, ...] = ()  # registry names the notebook needs (fetched before it runs)
     grid: str | None = None  # "module:function" turning the config section into run specs (model runs it analyses)
 
@@ -105,7 +108,6 @@ HELM_CORE = Analysis(
         "helm_core_model_difference": "Live runs: paired bootstrap differences between the models per scenario.",
         "helm_core_perturbation_deltas": "Live runs: paired changes under robustness/fairness perturbations.",
         "helm_core_bbq_groups": "Live runs: BBQ accuracy per category/context condition.",
-        "helm_core_runtime_model": "Live runs: HELM's runtime model (prompt and output token costs) per model.",
         "helm_core_winrate_comparison": "Published: recomputed vs published mean win rate, every model x metric group.",
         "helm_core_winrate_summary": "Published: per group Kendall tau, max/mean |diff|, ties created by rounding.",
         "helm_core_winrate_intervals": "Published: accuracy win rates with CIs and statistical ties (all models and the paper's 28).",
@@ -113,6 +115,10 @@ HELM_CORE = Analysis(
         "helm_core_claims": "Published: the paper's textual claims checked against CIs.",
         "helm_core_budget": "Published: Kendall tau vs number of scenarios (random subsets and HELM priorities).",
         "helm_core_reproduction": "Reproduction check: every published mean win rate (model x group) and the paper's claims.",
+    },
+    measured={
+        "helm_core_latency": "Live runs: measured seconds per instance per model and scenario, with CIs (this machine).",
+        "helm_core_runtime_model": "Live runs: HELM's runtime model (prompt and output token costs) per model (this machine).",
     },
     data=("helm/results/helm_classic_v0.4.0_core_scenarios_all_metrics.csv", "helm/resources/presentation_v0.1.0/run_specs.conf"),
     grid="helmlite.analyses.helm_core:grid",

@@ -12,6 +12,7 @@ import json
 
 from . import data, workflow
 from ._jsonl import DataFormatError
+from .errors import InputError
 from .catalog import ANALYSES
 from .models import ModelError
 from .runner import RunError
@@ -58,7 +59,10 @@ def _run(args) -> None:
     from .runner import RunSpec, execute
 
     if args.spec_json:
-        raw = json.loads(args.spec_json)
+        try:
+            raw = json.loads(args.spec_json)
+        except json.JSONDecodeError as error:
+            raise InputError(f"--spec-json: not valid JSON ({error}); expected a run spec object or a list of them") from None
     elif args.spec:
         import yaml
 
@@ -69,15 +73,23 @@ def _run(args) -> None:
                "adapter": {"method": args.method} if args.method else {}}
         if not args.scenario or not args.model:
             raise SystemExit("helmlite run: give --spec FILE, --spec-json JSON, or --scenario and --model")
-    spec = RunSpec.from_dict(raw)
-    model = CachedModel(load_model(spec.model, threads=args.threads, batch_size=args.batch_size),
-                        RequestCache(args.cache), chunk_size=args.chunk_size, progress=not args.quiet)
-    out = execute(spec, model, results_dir=args.results_dir)
-    stats = json.loads((out / "stats.json").read_text())
-    main = stats["metrics"].get(stats["main_metric"], {})
-    print(f"{spec.run_id}: {stats['main_metric']} = {main.get('mean', float('nan')):.3f} "
-          f"[{main.get('ci_low', float('nan')):.3f}, {main.get('ci_high', float('nan')):.3f}] "
-          f"(n={stats['n_instances']}; model calls {model.calls}, cache hits {model.hits}) -> {out}")
+    items = raw if isinstance(raw, list) else [raw]
+    if not items or not all(isinstance(item, dict) for item in items):
+        raise InputError("run spec: expected a mapping (scenario, model, ...) or a non-empty list of them")
+    specs = [RunSpec.from_dict(item) for item in items]
+    cache = RequestCache(args.cache)
+    for name in dict.fromkeys(spec.model for spec in specs):  # each model is loaded once for all its runs
+        model = CachedModel(load_model(name, threads=args.threads, batch_size=args.batch_size), cache,
+                            chunk_size=args.chunk_size, progress=not args.quiet)
+        for spec in (s for s in specs if s.model == name):
+            calls, hits = model.calls, model.hits
+            out = execute(spec, model, results_dir=args.results_dir)
+            stats = json.loads((out / "stats.json").read_text())
+            main = stats["metrics"].get(stats["main_metric"], {})
+            print(f"{spec.run_id}: {stats['main_metric']} = {main.get('mean', float('nan')):.3f} "
+                  f"[{main.get('ci_low', float('nan')):.3f}, {main.get('ci_high', float('nan')):.3f}] "
+                  f"(n={stats['n_instances']}; model calls {model.calls - calls}, cache hits {model.hits - hits}) -> {out}",
+                  flush=True)
 
 
 def _key_value(text: str) -> tuple[str, object]:
@@ -129,8 +141,9 @@ def build_parser() -> argparse.ArgumentParser:
     models_cmd.add_argument("--all", action="store_true", help="prepare every embedded model")
     models_cmd.set_defaults(func=_models)
     run = sub.add_parser("run", help="execute one run spec into results/runs/<run_id>/ (cached, resumable)")
-    run.add_argument("--spec", help="a YAML file with one run spec")
-    run.add_argument("--spec-json", help="a run spec as JSON (what Snakemake passes)")
+    run.add_argument("--spec", help="a YAML file with one run spec, or a list of them")
+    run.add_argument("--spec-json", help="a run spec, or a list of run specs, as JSON (what Snakemake passes); "
+                                         "each model is loaded once for all its runs")
     run.add_argument("--scenario")
     run.add_argument("--model")
     run.add_argument("--arg", action="append", help="scenario argument key=value (repeatable)")
@@ -164,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args.func(args)
     except (data.FetchError, data.UnknownDataError, workflow.ConfigError, DataFormatError, ModelError, RunError,
-            UnknownScenarioError, ValueError) as error:
+            UnknownScenarioError, InputError) as error:
         print(f"helmlite: error: {error}", file=sys.stderr)
         return 2
     return 0

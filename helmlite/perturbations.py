@@ -25,6 +25,7 @@ from typing import Callable
 from . import data
 from .scenarios import Instance, Reference
 from .seeds import derive_seed
+from .errors import InputError
 
 MISSPELLINGS = "helm/resources/correct_to_misspelling.json"
 CONTRACTIONS = "helm/resources/contraction_map.json"
@@ -198,7 +199,7 @@ PERTURBATIONS = {
 
 def perturbation(name: str) -> Perturbation:
     if name not in PERTURBATIONS:
-        raise ValueError(f"unknown perturbation {name!r}; known: {', '.join(PERTURBATIONS)} (and 'contrast' for contrast sets)")
+        raise InputError(f"unknown perturbation {name!r}; known: {', '.join(PERTURBATIONS)} (and 'contrast' for contrast sets)")
     return PERTURBATIONS[name]
 
 

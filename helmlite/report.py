@@ -42,9 +42,12 @@ def index_page(analyses: list[tuple[Analysis, dict]], target: str | os.PathLike)
             parts.append(f"<li><a href='{_link(png, base)}'>{name}.png</a> "
                          f"(<a href='{_link(png[:-4] + '.pdf', base)}'>pdf</a>) — {html.escape(caption)}</li>")
         parts.append("</ul><h3>Tables</h3><ul>")
-        for name, caption in analysis.tables.items():
-            csv = next(f for f in files["tables"] if f.endswith(f"/{name}.csv"))
-            parts.append(f"<li><a href='{_link(csv, base)}'>{name}.csv</a> — {html.escape(caption)}</li>")
+        for kind, tables in (("tables", analysis.tables), ("measured", analysis.measured)):
+            if kind == "measured" and tables:
+                parts.append("</ul><h3>Measurements (wall clock on the machine that ran the workflow)</h3><ul>")
+            for name, caption in tables.items():
+                csv = next(f for f in files[kind] if f.endswith(f"/{name}.csv"))
+                parts.append(f"<li><a href='{_link(csv, base)}'>{name}.csv</a> — {html.escape(caption)}</li>")
         parts.append("</ul>")
     parts.append("</body></html>\n")
     return write_text(target, "\n".join(parts))

@@ -244,9 +244,16 @@ def _run_metrics(spec: RunSpec, records: list[dict]) -> dict:
     return metrics
 
 
+def _cache_counters(model) -> dict[str, int]:
+    """A :class:`~helmlite.models.cache.CachedModel`'s request counters (model calls, cache hits); {} otherwise."""
+    calls, hits = getattr(model, "calls", None), getattr(model, "hits", None)
+    return {"model_calls": calls, "cache_hits": hits} if isinstance(calls, int) and isinstance(hits, int) else {}
+
+
 def execute(spec: RunSpec, model: LanguageModel, *, results_dir: str | Path = RESULTS_DIR, toxicity=None) -> Path:
     """Run one spec with ``model`` (usually a :class:`~helmlite.models.cache.CachedModel`); return its folder."""
     started = time.perf_counter()
+    counted_before = _cache_counters(model)  # a job may run several specs with one model
     info = scenario(spec.scenario)
     method = spec.adapter.method
     main = info.main_metric if method == "generation" else ("rr@10" if method == "ranking" else "exact_match")
@@ -286,7 +293,7 @@ def execute(spec: RunSpec, model: LanguageModel, *, results_dir: str | Path = RE
             handle.write(json_line(record) + "\n")
     write_json(out_dir / "timings.json", {
         "wall_s": time.perf_counter() - started, "latency_s": latencies,
-        "model_calls": getattr(model, "calls", None), "cache_hits": getattr(model, "hits", None)})
+        **{key: after - before for (key, after), before in zip(_cache_counters(model).items(), counted_before.values())}})
     write_json(out_dir / "stats.json", {
         "run_id": spec.run_id, "scenario": spec.scenario, "model": spec.model, "method": method, "main_metric": main,
         "n_instances": len(records), "n_train_examples": len(examples),

@@ -16,6 +16,8 @@ import numpy as np
 from scipy.special import ndtr, ndtri
 from scipy.stats import rankdata
 
+from .errors import InputError
+
 Statistic = Callable[..., np.ndarray]
 _BATCH_ELEMENTS = 4_000_000  # resampled elements held in memory at once
 
@@ -50,9 +52,9 @@ def _as_arrays(data) -> tuple[np.ndarray, ...]:
     arrays = tuple(np.asarray(a, dtype=float) for a in (data if isinstance(data, (tuple, list)) else (data,)))
     n = len(arrays[0])
     if any(a.ndim != 1 or len(a) != n for a in arrays):
-        raise ValueError("bootstrap: every array must be one-dimensional with the same number of items")
+        raise InputError("bootstrap: every array must be one-dimensional with the same number of items")
     if n == 0:
-        raise ValueError("bootstrap: no items to resample")
+        raise InputError("bootstrap: no items to resample")
     return arrays
 
 
@@ -98,7 +100,7 @@ def _bca_levels(theta_hat: float, boot: np.ndarray, jack: np.ndarray, alpha: flo
 def _bootstrap(data, statistic: Statistic, confidence: float, n_resamples: int, method: str,
                seed: int) -> tuple[Estimate, np.ndarray]:
     if method not in ("bca", "percentile"):
-        raise ValueError(f"bootstrap method must be 'bca' or 'percentile', got {method!r}")
+        raise InputError(f"bootstrap method must be 'bca' or 'percentile', got {method!r}")
     arrays = _as_arrays(data)
     theta_hat = float(statistic(*arrays, axis=-1))
     n = len(arrays[0])
@@ -173,7 +175,7 @@ _CORRELATIONS = {"pearson": pearson_r, "spearman": spearman_rho}
 def correlation_ci(x, y, method: str = "spearman", **kwargs) -> Estimate:
     """Correlation of paired observations with a bootstrap CI resampling the pairs (items or models)."""
     if method not in _CORRELATIONS:
-        raise ValueError(f"correlation method must be one of {sorted(_CORRELATIONS)}, got {method!r}")
+        raise InputError(f"correlation method must be one of {sorted(_CORRELATIONS)}, got {method!r}")
     return bootstrap_ci((x, y), _CORRELATIONS[method], **kwargs)
 
 

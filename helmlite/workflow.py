@@ -60,10 +60,11 @@ def enabled(config: dict) -> list[Analysis]:
 
 
 def output_dirs(config: dict) -> dict[str, str]:
-    """figures/, tables/, reports/ under ``output_dir``; Snakemake logs and per-job benchmarks under its results/."""
+    """figures/, tables/, reports/ under ``output_dir``; Snakemake logs, per-job benchmarks and tables of
+    wall-clock measurements (``measured``: they differ between runs, unlike tables/) under its results/."""
     root = config["output_dir"]
     dirs = {kind: os.path.normpath(os.path.join(root, kind)) for kind in ("figures", "tables", "reports")}
-    dirs.update({kind: os.path.normpath(os.path.join(root, "results", kind)) for kind in ("logs", "benchmarks")})
+    dirs.update({kind: os.path.normpath(os.path.join(root, "results", kind)) for kind in ("logs", "benchmarks", "measured")})
     return dirs
 
 
@@ -74,6 +75,7 @@ def outputs(config: dict, analysis: Analysis) -> dict[str, list[str] | str]:
         "notebook": f"{dirs['reports']}/{analysis.notebook}.ipynb",
         "figures": [f"{dirs['figures']}/{name}.{ext}" for name in analysis.figures for ext in ("png", "pdf")],
         "tables": [f"{dirs['tables']}/{name}.csv" for name in analysis.tables],
+        "measured": [f"{dirs['measured']}/{name}.csv" for name in analysis.measured],
         "manifest": f"{dirs['tables']}/{analysis.manifest}.json",
     }
 
@@ -83,6 +85,7 @@ def notebook_parameters(config: dict, analysis: Analysis) -> dict:
     dirs = output_dirs(config)
     boot = config["bootstrap"]
     params = {"figures_dir": dirs["figures"], "tables_dir": dirs["tables"], "n_resamples": boot["n_resamples"],
+              **({"measured_dir": dirs["measured"]} if analysis.measured else {}),
               "seed": derive_seed(boot["seed"], analysis.key) % 2**32}
     section = dict(config.get(analysis.key, {}))
     if analysis.grid:
@@ -114,6 +117,23 @@ def run_specs(config: dict) -> dict:
     for analysis in enabled(config):
         specs.update(analysis_runs(config, analysis))
     return specs
+
+
+def run_batches(config: dict) -> dict[str, list]:
+    """The run specs grouped into Snakemake jobs, by job id: runs of one model and scenario, in chunks of at
+    most ``engine.runs_per_job`` of near-equal size (one loaded model serves several runs; the chunks
+    balance across cores). Ids are stable identifiers, ``<scenario>_<model>_<k>``."""
+    size = config["engine"]["runs_per_job"]
+    groups: dict[tuple[str, str], list] = {}
+    for run_id, spec in sorted(run_specs(config).items()):
+        groups.setdefault((spec.scenario, spec.model), []).append(spec)
+    batches = {}
+    for (scenario_name, model), specs in sorted(groups.items()):
+        n_jobs = -(-len(specs) // size)
+        for k in range(n_jobs):
+            batch_id = re.sub(r"[^0-9A-Za-z]+", "_", f"{scenario_name}_{model}_{k + 1}")
+            batches[batch_id] = specs[k::n_jobs]
+    return batches
 
 
 def required_models(config: dict) -> list[str]:

@@ -13,6 +13,7 @@ for analysis in ANALYSES:
             notebook=hw.outputs(config, analysis)["notebook"],
             figures=hw.outputs(config, analysis)["figures"],
             tables=hw.outputs(config, analysis)["tables"],
+            measured=hw.outputs(config, analysis)["measured"],
             manifest=hw.outputs(config, analysis)["manifest"],
         params:
             parameters=shlex.quote(json.dumps(hw.notebook_parameters(config, analysis), sort_keys=True)),

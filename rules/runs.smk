@@ -1,35 +1,38 @@
-# One job per run spec: `helmlite run` writes results/runs/<run_id>/{instances.jsonl,stats.json,manifest.json}.
-# Jobs share the SQLite request cache, so a crashed or interrupted run resumes without repeating work,
-# and a cluster profile can spread them (each job declares threads and memory).
-if RUNS:
+# Run jobs: each writes results/runs/<run_id>/{instances.jsonl,stats.json,manifest.json} for its run specs.
+# A job holds up to engine.runs_per_job runs of one model and scenario (the model is loaded once; start-up
+# costs ~6-10 s per job on a CPU); runs_per_job: 1 gives one job per run spec. Jobs share the SQLite request
+# cache, so a crashed or interrupted job resumes without repeating model calls, and a cluster profile can
+# spread them (each job declares threads and memory).
+for batch_id, batch in hw.run_batches(config).items():
 
-    wildcard_constraints:
-        run_id="|".join(re.escape(run_id) for run_id in RUNS),
-
-    rule run:
+    rule:
+        name:
+            f"run_{batch_id}"
         input:
-            model=lambda w: model_marker(RUNS[w.run_id].model),
-            data=lambda w: [cached(name) for name in scenario(RUNS[w.run_id].scenario).data],
+            models=sorted({marker for spec in batch for marker in model_marker(spec.model)}),
+            data=sorted({cached(name) for spec in batch for name in scenario(spec.scenario).data}),
         output:
-            instances=f"{ENGINE['results_dir']}/{{run_id}}/instances.jsonl",
-            stats=f"{ENGINE['results_dir']}/{{run_id}}/stats.json",
-            manifest=f"{ENGINE['results_dir']}/{{run_id}}/manifest.json",
+            instances=[f"{ENGINE['results_dir']}/{spec.run_id}/instances.jsonl" for spec in batch],
+            stats=[f"{ENGINE['results_dir']}/{spec.run_id}/stats.json" for spec in batch],
+            manifest=[f"{ENGINE['results_dir']}/{spec.run_id}/manifest.json" for spec in batch],
         params:
-            spec=lambda w: shlex.quote(json.dumps(RUNS[w.run_id].as_dict(), sort_keys=True)),
-            results_dir=lambda w, output: os.path.dirname(os.path.dirname(output.stats)),
+            specs=shlex.quote(json.dumps([spec.as_dict() for spec in batch], sort_keys=True)),
+            results_dir=lambda w, output: os.path.dirname(os.path.dirname(output.stats[0])),
             cache=ENGINE["cache"],
             batch_size=ENGINE["batch_size"],
+            chunk_size=ENGINE["chunk_size"],
         threads: ENGINE["threads"]
         resources:
             mem_mb=4000,
         log:
-            f"{DIRS['logs']}/runs/{{run_id}}.log",
+            f"{DIRS['logs']}/runs/{batch_id}.log",
         benchmark:
-            f"{DIRS['benchmarks']}/runs/{{run_id}}.tsv"
+            f"{DIRS['benchmarks']}/runs/{batch_id}.tsv"
         conda:
             "../environment.yml"
         shell:
-            "helmlite run --spec-json {params.spec} --threads {threads} --batch-size {params.batch_size} "
+            "helmlite run --spec-json {params.specs} --threads {threads} --batch-size {params.batch_size} "
+            "--chunk-size {params.chunk_size} "
             "--results-dir {params.results_dir:q} --cache {params.cache:q} --quiet > {log:q} 2>&1 "
             "|| (tail -n 20 {log:q} >&2; exit 1)"
 

@@ -60,3 +60,33 @@ def test_notebook_parameters_come_from_the_config():
     outputs = workflow.outputs(config, analysis)
     assert outputs["notebook"] == "build/test/reports/05_helpsteer2_aggregation.ipynb"
     assert len(outputs["figures"]) == 2 * len(analysis.figures)
+
+
+@pytest.mark.parametrize("per_job", [1, 4, 6])
+def test_run_batches_cover_every_run_once_by_model_and_scenario(per_job):
+    """Run jobs: every run spec in exactly one job, a job holds one model and one scenario and at most
+    ``engine.runs_per_job`` runs, and chunks of one group differ in size by at most one (balanced)."""
+    config = workflow.load_config(REPO / "config" / "config.yaml")
+    config["engine"]["runs_per_job"] = per_job
+    batches = workflow.run_batches(config)
+    ids = [spec.run_id for batch in batches.values() for spec in batch]
+    assert sorted(ids) == sorted(workflow.run_specs(config)) and len(ids) == len(set(ids))
+    sizes: dict[tuple, list[int]] = {}
+    for batch_id, batch in batches.items():
+        assert batch_id.isidentifier() and 1 <= len(batch) <= per_job
+        assert len({(spec.model, spec.scenario) for spec in batch}) == 1
+        sizes.setdefault((batch[0].model, batch[0].scenario), []).append(len(batch))
+    assert all(max(s) - min(s) <= 1 for s in sizes.values())
+    if per_job == 1:
+        assert len(batches) == len(ids)
+
+
+def test_wall_clock_tables_are_kept_apart_from_tables():
+    """tables/ must be identical between runs; measured seconds go to results/measured/ (issue: determinism)."""
+    config = workflow.load_config(REPO / "config" / "test.yaml")
+    analysis = next(a for a in workflow.enabled(config) if a.key == "helm_core")
+    outputs = workflow.outputs(config, analysis)
+    assert outputs["measured"] == ["build/test/results/measured/helm_core_latency.csv",
+                                   "build/test/results/measured/helm_core_runtime_model.csv"]
+    assert not any("runtime" in t or "latency" in t for t in outputs["tables"])
+    assert workflow.notebook_parameters(config, analysis)["measured_dir"] == "build/test/results/measured"

@@ -86,3 +86,17 @@ def test_cli_exits_non_zero_with_one_line(tmp_path, capsys):
     assert main(["run", "--scenario", "nope", "--model", "smollm2-135m"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("helmlite: error: unknown scenario 'nope'") and "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["run", "--spec-json", "{not json"], "helmlite: error: --spec-json: not valid JSON"),
+    (["run", "--spec-json", "[]"], "helmlite: error: run spec: expected a mapping"),
+    (["run", "--spec-json", '{"scenario": "mmlu", "model": "w", "adapter": {"method": "joint"}}'], "helmlite: error: adapter method must be one of"),
+])
+def test_cli_bad_run_specs_get_one_line(argv, message, capsys, mirrored_cache):
+    """User mistakes end in one line and exit status 2; bugs (plain ValueError) would keep their traceback."""
+    from helmlite.cli import main
+
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(message) and "Traceback" not in err

@@ -152,3 +152,31 @@ def test_one_token_continuations_share_one_forward(tiny_model_dir):
     expected = [float(direct[model.tokenizer(c, add_special_tokens=False)["input_ids"][0]]) for c in letters]
     assert scores.logprobs == pytest.approx(expected, abs=1e-5)
     assert scores.token_counts == (1, 1, 1, 1)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["smollm2-135m", "gemma3-270m"])
+def test_prefix_reuse_is_exact_on_the_embedded_models(name):
+    """One ~620-token context (longer than Gemma 3's 512-token sliding window) queried with suffixes of
+    different lengths: prefix reuse gives the plain path's log-probabilities (within 1e-4) and the same
+    greedy generations, one request at a time vs batched over the shared prefix's cache."""
+    from helmlite.models import prepare
+
+    model = load_model(str(prepare(name)), batch_size=8)
+    context = "".join(f"Key {k:03d} is paired with value {(37 * k) % 1000:03d}. " for k in range(44))
+    questions = ["Key 007", "Key 013", "Which value goes with key 042 in the list above"]
+    prompts = [f"{context}\n{q}. Answer: value" for q in questions]
+    requests = [ScoreRequest(p, (" 259 and more",)) for p in prompts]
+    model.min_prefix_tokens = 0
+    plain = model.score(requests)
+    plain_text = [model.generate([GenerationRequest(p, max_tokens=4)])[0].text for p in prompts]
+    model.min_prefix_tokens = 64
+    reused = model.score(requests)
+    for a, b in zip(plain, reused):
+        assert a.token_counts == b.token_counts
+        assert a.logprobs == pytest.approx(b.logprobs, abs=1e-4)
+    encoded = [model._encode(p) for p in prompts]
+    assert min(map(len, encoded)) > 512 and 1 < len(set(map(len, encoded))) < len(prompts)  # padded and equal-length batches
+    generations = [GenerationRequest(p, max_tokens=4) for p in prompts]
+    prefix = model._shared_prefix([(e, len(e)) for e in encoded])
+    assert [g.text for g in model._generate_with_prefix(generations, encoded, prefix)] == plain_text

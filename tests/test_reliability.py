@@ -67,6 +67,69 @@ def test_sigkill_mid_run_then_resume_is_byte_identical(mirrored_cache, tmp_path)
     assert resumed == uninterrupted
 
 
+SNAKEMAKE_CONFIG = """\
+output_dir: {root}/out
+analyses: [helm_core]
+engine: {{results_dir: {root}/runs, cache: {root}/cache.sqlite, chunk_size: 2}}
+helm_core:
+  models: [smollm2-135m]
+  max_instances: 16
+  perturbations: []
+  scenarios:
+    - {{scenario: mmlu, args: {{subject: us_foreign_policy}}}}
+"""
+
+
+def _snakemake(config, *args, check=True):
+    # targets and flags before --configfile, which takes every following argument as a config file
+    return subprocess.run([sys.executable, "-m", "snakemake", *args, "--cores", "1", "--configfile", str(config)],
+                          cwd=REPO, capture_output=True, text=True, check=check)
+
+
+@pytest.mark.slow
+def test_sigkill_of_snakemake_then_resume_is_byte_identical(mirrored_cache, tmp_path):
+    """Kill the whole Snakemake process group mid-run: Snakemake must not take the run as done, the re-run
+    (after `--unlock`, as README says) makes no model call for requests cached before the kill, and the
+    outputs equal an uninterrupted Snakemake run's byte for byte."""
+    from helmlite import data, workflow
+    from helmlite.models import prepare
+
+    prepare("smollm2-135m")
+    configs = {}
+    for tag in ("killed", "fresh"):
+        configs[tag] = tmp_path / f"{tag}.yaml"
+        configs[tag].write_text(SNAKEMAKE_CONFIG.format(root=tmp_path / tag))
+    config = workflow.load_config(configs["killed"])
+    for name in workflow.required_data(config):  # fetched here, so Snakemake's fetch jobs have nothing to do
+        data.fetch(name)
+    (run_id,) = workflow.run_specs(config)
+    target = lambda tag: str(tmp_path / tag / "runs" / run_id / "stats.json")  # noqa: E731
+    process = subprocess.Popen([sys.executable, "-m", "snakemake", target("killed"), "--cores", "1",
+                                "--configfile", str(configs["killed"])], cwd=REPO, start_new_session=True,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    cache = tmp_path / "killed" / "cache.sqlite"
+    deadline = time.time() + 180
+    while cached(cache) < 6 and time.time() < deadline and process.poll() is None:
+        time.sleep(0.05)
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    done_before = cached(cache)
+    assert 6 <= done_before < 16, "the kill should land after some chunks and before the end"
+    assert not (tmp_path / "killed" / "runs" / run_id / "stats.json").exists()
+    assert not list(tmp_path.rglob("*.part")) and not list(tmp_path.rglob("*.tmp*"))
+    _snakemake(configs["killed"], "--unlock", target("killed"))
+    plan = _snakemake(configs["killed"], "--dry-run", target("killed")).stdout
+    assert "Nothing to be done" not in plan  # the interrupted job is still to do
+    _snakemake(configs["killed"], "--rerun-incomplete", target("killed"))
+    resumed, run_dir = outputs(tmp_path / "killed" / "runs")
+    timings = json.loads((run_dir / "timings.json").read_text())
+    assert timings["model_calls"] == 16 - done_before and timings["cache_hits"] == done_before
+    _snakemake(configs["fresh"], target("fresh"))
+    uninterrupted, _ = outputs(tmp_path / "fresh" / "runs")
+    assert resumed == uninterrupted
+    assert "Nothing to be done" in _snakemake(configs["killed"], "--dry-run", target("killed")).stdout
+
+
 def _writer(path, name, n):
     cache = RequestCache(path)
     model = CachedModel(WordModel(name), cache, chunk_size=1, progress=False)

@@ -6,6 +6,8 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
+from .helm_core import EFFICIENCY
+
 
 def score_heatmaps(matrix: pd.DataFrame) -> plt.Figure:
     """Per model: scenarios × metric families, each cell 'estimate\\n[low, high]' (colour = estimate)."""
@@ -17,16 +19,17 @@ def score_heatmaps(matrix: pd.DataFrame) -> plt.Figure:
     for ax, model in zip(axes[0], models):
         part = matrix[matrix["model"] == model]
         values = part.pivot_table(index="scenario", columns="family", values="estimate").reindex(index=scenarios, columns=families)
-        labels = part.assign(text=[f"{e:.2f}\n[{lo:.2f},{hi:.2f}]" for e, lo, hi in zip(part.estimate, part.ci_low, part.ci_high)]) \
+        digits = np.where(part.family == EFFICIENCY, 0, 2)
+        labels = part.assign(text=[f"{e:.{d}f}\n[{lo:.{d}f},{hi:.{d}f}]" for e, lo, hi, d in zip(part.estimate, part.ci_low, part.ci_high, digits)]) \
             .pivot_table(index="scenario", columns="family", values="text", aggfunc="first").reindex(index=scenarios, columns=families)
         shown = values.copy()
-        if "efficiency (s / instance)" in shown:  # seconds, not a 0–1 score: annotated but not coloured
-            shown["efficiency (s / instance)"] = np.nan
+        if EFFICIENCY in shown:  # tokens, not a 0–1 score: annotated but not coloured
+            shown[EFFICIENCY] = np.nan
         sns.heatmap(shown.astype(float), annot=labels.fillna(""), fmt="", cmap="viridis", vmin=0, vmax=1, ax=ax, cbar=ax is axes[0][-1],
                     annot_kws={"fontsize": 6.5}, linewidths=0.5, cbar_kws={"label": "score (efficiency not coloured)"})
-        if "efficiency (s / instance)" in labels:  # seaborn leaves NaN cells unannotated: write these by hand
-            column = list(labels.columns).index("efficiency (s / instance)")
-            for row_index, text in enumerate(labels["efficiency (s / instance)"]):
+        if EFFICIENCY in labels:  # seaborn leaves NaN cells unannotated: write these by hand
+            column = list(labels.columns).index(EFFICIENCY)
+            for row_index, text in enumerate(labels[EFFICIENCY]):
                 if isinstance(text, str):
                     ax.text(column + 0.5, row_index + 0.5, text, ha="center", va="center", fontsize=6.5)
         ax.set(title=model, xlabel="", ylabel="")

@@ -30,6 +30,7 @@ import pandas as pd
 from .. import stats
 from ..reproduction import row, table
 from .helpsteer2_data import ATTRIBUTES, MAX_ANNOTATORS, Annotations
+from ..errors import InputError
 
 SPREAD_LIMIT = 2
 TRIPLES = np.array(list(combinations(range(MAX_ANNOTATORS), 3)))  # lexicographic order = tie-break order
@@ -73,7 +74,7 @@ def aggregate(annotations: Annotations) -> pd.DataFrame:
     n = annotations.n_annotators
     if (n < 2).any():
         first = int(np.argmax(n < 2))
-        raise ValueError(f"sample {first} has {n[first]} rating(s); aggregation needs at least 2 annotators")
+        raise InputError(f"sample {first} has {n[first]} rating(s); aggregation needs at least 2 annotators")
     chosen = most_agreeing_three(ratings)
     top3 = chosen[:, 0] >= 0
     keep = np.zeros(ratings.shape[:2], dtype=bool)

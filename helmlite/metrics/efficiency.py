@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ..errors import InputError
+
 
 def fit_runtime_model(frame: pd.DataFrame) -> pd.DataFrame:
     """OLS of ``latency_s`` on ``prompt_tokens`` and ``output_tokens``: coefficient, CI, R²."""
     import statsmodels.formula.api as smf
 
     if len(frame) < 4:
-        raise ValueError(f"runtime model: need at least 4 requests, got {len(frame)}")
+        raise InputError(f"runtime model: need at least 4 requests, got {len(frame)}")
     fit = smf.ols("latency_s ~ prompt_tokens + output_tokens", data=frame).fit()
     ci = fit.conf_int()
     return pd.DataFrame({"term": fit.params.index, "estimate": fit.params.values, "ci_low": ci[0].values,

@@ -271,19 +271,49 @@ class TransformersModel:
                     output_scores=True, return_dict_in_generate=True, pad_token_id=self.tokenizer.pad_token_id,
                     stop_strings=list(request.stop) or None, tokenizer=self.tokenizer if request.stop else None)
 
+    @property
+    def sliding_window(self) -> int | None:
+        """The attention window of sliding-window layers (Gemma 3: 512), or None."""
+        config = self.model.config
+        return getattr(config, "sliding_window", None) or getattr(getattr(config, "text_config", None), "sliding_window", None)
+
+    def _prefix_batches(self, group: list[int], encoded: list[list[int]], length: int, max_tokens: int) -> list[list[int]]:
+        """Decoding batches for requests sharing a ``length``-token prefix. Suffixes of different lengths are
+        padded between prefix and suffix; that is exact unless a sliding-window layer (whose window counts
+        cache slots, padding included) would see the padding — then only equal-length suffixes batch together."""
+        order = sorted(group, key=lambda i: (len(encoded[i]), i))
+        window = self.sliding_window
+        if window is not None and max(len(encoded[i]) for i in group) + max_tokens > window:
+            by_length: dict[int, list[int]] = {}
+            for i in order:
+                by_length.setdefault(len(encoded[i]), []).append(i)
+            runs = list(by_length.values())
+        else:
+            runs = [order]
+        return [run[k:k + self.batch_size] for run in runs for k in range(0, len(run), self.batch_size)]
+
     @torch.no_grad()
     def _generate_with_prefix(self, requests: Sequence[GenerationRequest], encoded: list[list[int]], prefix: tuple) -> list[Generation]:
-        """Greedy generation reusing a shared prefix's key/value cache, one request at a time (a left-padded
-        batch would move the prefix to different positions in each row)."""
+        """Greedy generation reusing a shared prefix's key/value cache: each batch copies the cache once and
+        decodes its rows together (decoding is memory-bound, so a batch costs about one row per step)."""
         length, cache = prefix
-        results = []
-        for request, ids in zip(requests, encoded):
+        results: list[Generation | None] = [None] * len(requests)
+        for batch in self._prefix_batches(list(range(len(requests))), encoded, length, requests[0].max_tokens):
+            width = max(len(encoded[i]) for i in batch)
+            pad = self.tokenizer.pad_token_id
+            rows = [encoded[i][:length] + [pad] * (width - len(encoded[i])) + encoded[i][length:] for i in batch]
+            mask = [[1] * length + [0] * (width - len(encoded[i])) + [1] * (len(encoded[i]) - length) for i in batch]
+            batch_cache = copy.deepcopy(cache)
+            batch_cache.batch_repeat_interleave(len(batch))
             started = time.perf_counter()
-            out = self.model.generate(input_ids=torch.tensor([ids], device=self.device), cache=copy.deepcopy(cache),
-                                      **self._generate_kwargs(request))
-            self.encoded_tokens += len(ids) - length
-            steps = torch.stack([torch.log_softmax(s.float(), dim=-1) for s in out.scores], dim=1)[0]
-            results.append(self._decode(request, out.sequences[0, len(ids):].tolist(), steps, len(ids), time.perf_counter() - started))
+            out = self.model.generate(input_ids=torch.tensor(rows, device=self.device),
+                                      attention_mask=torch.tensor(mask, device=self.device), cache=batch_cache,
+                                      **self._generate_kwargs(requests[batch[0]]))
+            elapsed = (time.perf_counter() - started) / len(batch)
+            self.encoded_tokens += sum(len(encoded[i]) - length for i in batch)
+            steps = torch.stack([torch.log_softmax(s.float(), dim=-1) for s in out.scores], dim=1)
+            for r, i in enumerate(batch):
+                results[i] = self._decode(requests[i], out.sequences[r, width:].tolist(), steps[r], len(encoded[i]), elapsed)
         return results
 
     @torch.no_grad()
@@ -319,12 +349,13 @@ class TransformersModel:
         return shared, [i for g in rest for i in g]
 
     def _reuse_pays(self, requests: Sequence[GenerationRequest], encoded: list[list[int]], group: list[int]) -> bool:
-        """Prefix reuse decodes one request at a time; batching decodes many per step. Pick the cheaper."""
+        """Prefix reuse encodes the shared prefix once; both paths decode in batches. Pick the cheaper."""
         rows = [(encoded[i], len(encoded[i])) for i in group]
         prefix = self._common_length(rows)
         steps = requests[group[0]].max_tokens
         lengths = [len(ids) for ids, _ in rows]
-        reuse = (prefix + sum(n - prefix for n in lengths)) / PREFILL_TOKENS_PER_S + len(group) * steps * DECODE_STEP_S
+        reuse_batches = len(self._prefix_batches(group, encoded, prefix, steps))
+        reuse = (prefix + sum(n - prefix for n in lengths)) / PREFILL_TOKENS_PER_S + reuse_batches * steps * DECODE_STEP_S
         batched = sum(lengths) / PREFILL_TOKENS_PER_S + -(-len(group) // self.batch_size) * steps * DECODE_STEP_S
         return reuse < batched
 

@@ -16,6 +16,7 @@ from .. import data
 from .._jsonl import DataFormatError, read_jsonl, require
 from ..seeds import derive_seed
 from ._base import TEST, TRAIN, Instance, Reference, register
+from ..errors import InputError
 
 CATEGORIES = ("Age", "Disability_status", "Nationality", "Physical_appearance", "Religion", "Sexual_orientation")
 _FILES = tuple(f"helm/datasets/bbq/{c}.jsonl" for c in CATEGORIES)
@@ -41,7 +42,7 @@ def _answer_roles(obj: dict) -> tuple[int | None, int | None]:
 def load(category: str = "Age", train_size: int = 50) -> list[Instance]:
     """BBQ, one category; a seeded ``train_size`` instances supply in-context examples."""
     if category not in CATEGORIES:
-        raise ValueError(f"bbq: category must be one of {CATEGORIES} (the others are not available offline), got {category!r}")
+        raise InputError(f"bbq: category must be one of {CATEGORIES} (the others are not available offline), got {category!r}")
     path = data.fetch(f"helm/datasets/bbq/{category}.jsonl")
     out = []
     for k, (number, obj) in enumerate(read_jsonl(path)):

@@ -14,6 +14,7 @@ import numpy as np
 from .. import data
 from ..seeds import derive_seed
 from ._base import TEST, Instance, register
+from ..errors import InputError
 
 DOMAINS = ("gender", "political_ideology", "profession", "race", "religious_ideology")
 _FILES = tuple(f"helm/datasets/bold/prompts/{d}_prompt.json" for d in DOMAINS)
@@ -25,7 +26,7 @@ _FILES = tuple(f"helm/datasets/bold/prompts/{d}_prompt.json" for d in DOMAINS)
 def load(domain: str = "gender") -> list[Instance]:
     """BOLD prompts of one domain (every prompt of every group, in a seeded order)."""
     if domain not in DOMAINS:
-        raise ValueError(f"bold: domain must be one of {DOMAINS}, got {domain!r}")
+        raise InputError(f"bold: domain must be one of {DOMAINS}, got {domain!r}")
     groups = json.loads(data.fetch(f"helm/datasets/bold/prompts/{domain}_prompt.json").read_text(encoding="utf-8"))
     rows = [(group, name, prompt) for group, people in groups.items() for name, prompts in people.items() for prompt in prompts]
     order = np.random.default_rng(derive_seed("bold", domain)).permutation(len(rows))

@@ -12,6 +12,7 @@ import csv
 from .. import data
 from .._jsonl import DataFormatError
 from ._base import TEST, TRAIN, Instance, Reference, register
+from ..errors import InputError
 
 SUBJECTS = ("abstract_algebra", "college_chemistry", "computer_security", "econometrics", "us_foreign_policy")
 _FILES = tuple(f"helm/datasets/mmlu/{split}/{s}_{split}.csv" for s in SUBJECTS for split in ("dev", "test"))
@@ -40,5 +41,5 @@ def _read(subject: str, split: str, label: str) -> list[Instance]:
 def load(subject: str = "abstract_algebra") -> list[Instance]:
     """MMLU, one of HELM's five subjects (dev → train, test → test)."""
     if subject not in SUBJECTS:
-        raise ValueError(f"mmlu: subject must be one of {SUBJECTS}, got {subject!r}")
+        raise InputError(f"mmlu: subject must be one of {SUBJECTS}, got {subject!r}")
     return _read(subject, "dev", TRAIN) + _read(subject, "test", TEST)

@@ -16,6 +16,7 @@ from .. import data
 from .._jsonl import DataFormatError
 from ..seeds import derive_seed
 from ._base import TEST, TRAIN, Instance, Reference, register
+from ..errors import InputError
 
 SUBSETS = ("ade_corpus_v2", "banking_77", "neurips_impact_statement_risks", "one_stop_english", "overruling",
            "semiconductor_org_types", "systematic_review_inclusion", "tai_safety_research", "terms_of_service",
@@ -28,7 +29,7 @@ _FILES = tuple(f"helm/datasets/raft/{s}/{f}" for s in SUBSETS for f in ("train.c
 def load(subset: str = "ade_corpus_v2", test_share: float = 0.4) -> list[Instance]:
     """RAFT, one subset; labelled train examples split into in-context pool and held-out test."""
     if subset not in SUBSETS:
-        raise ValueError(f"raft: subset must be one of {SUBSETS}, got {subset!r}")
+        raise InputError(f"raft: subset must be one of {SUBSETS}, got {subset!r}")
     task = json.loads(data.fetch(f"helm/datasets/raft/{subset}/task.json").read_text(encoding="utf-8"))
     (label_column, labels), = task["label_columns"].items()
     text_columns = [c for c in task["data_columns"] if c != "ID"]

@@ -25,6 +25,7 @@ from .. import data
 from .._jsonl import read_jsonl, require
 from ..seeds import derive_seed
 from ._base import TEST, Instance, Reference, register
+from ..errors import InputError
 
 DEPTHS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
 # the instance input is the whole task prompt: no few-shot, no extra prefixes
@@ -42,7 +43,7 @@ def approx_tokens(text: str) -> int:
 def depth_index(depth: float, n: int) -> int:
     """Index of the item at relative depth ``depth`` among ``n`` items (0 → first, 1 → last)."""
     if not 0.0 <= depth <= 1.0:
-        raise ValueError(f"depth must be within [0, 1], got {depth}")
+        raise InputError(f"depth must be within [0, 1], got {depth}")
     return int(round(depth * (n - 1)))
 
 
@@ -109,7 +110,7 @@ def load_litm_kv(source_keys: int = 75, target_tokens: int = 1024, n_contexts: i
                  distractors: int = 9, count_tokens: TokenCounter = approx_tokens) -> list[Instance]:
     """Lost in the Middle KV retrieval (upstream file), resized to ``target_tokens``, gold at each depth."""
     if source_keys not in LITM_FILES:
-        raise ValueError(f"litm_kv: source_keys must be one of {sorted(LITM_FILES)}, got {source_keys!r}")
+        raise InputError(f"litm_kv: source_keys must be one of {sorted(LITM_FILES)}, got {source_keys!r}")
     path = data.fetch(LITM_FILES[source_keys])
     out = []
     for context, (number, obj) in enumerate(read_jsonl(path)):
