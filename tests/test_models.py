@@ -119,19 +119,25 @@ def test_transformers_backend_on_a_local_model_directory(tiny_model_dir):
 
 
 def test_prefix_reuse_matches_the_plain_forward(tiny_model_dir):
-    """Encoding the shared few-shot prefix once gives the same log-probabilities as full forwards."""
+    """Encoding the shared few-shot prefix once — and, one level down, each question once for its three
+    answers — gives the same log-probabilities as full forwards of every row."""
     model = load_model(str(tiny_model_dir))
     prefix = "Question: what is two plus two?\nAnswer: four\n\n" * 8
-    requests = [ScoreRequest(prefix + f"Question: The cat sat {k}?\nAnswer:", (" four", " mat.", " Paris is")) for k in range(5)]
+    requests = [ScoreRequest(prefix + f"Question: {k} cats sat on {k} mats in Paris?\nAnswer:", (" four", " mat.", " Paris is"))
+                for k in range(5)]
     model.min_prefix_tokens = 0
     plain = model.score(requests)
-    plain_tokens = model.encoded_tokens
-    model.min_prefix_tokens, model.encoded_tokens = 16, 0
-    reused = model.score(requests)
-    assert model.encoded_tokens < plain_tokens / 3
-    for a, b in zip(plain, reused):
-        assert a.token_counts == b.token_counts
-        assert all(math.isclose(x, y, abs_tol=1e-4) for x, y in zip(a.logprobs, b.logprobs))
+    encoded = {0: model.encoded_tokens}
+    for min_prefix in (24, 4):  # 24: the few-shot prefix only; 4: each question's tokens are shared too
+        model.min_prefix_tokens, model.encoded_tokens = min_prefix, 0
+        reused = model.score(requests)
+        encoded[min_prefix] = model.encoded_tokens
+        for a, b in zip(plain, reused):
+            assert a.token_counts == b.token_counts
+            assert all(math.isclose(x, y, abs_tol=1e-4) for x, y in zip(a.logprobs, b.logprobs))
+    question = len(model.tokenizer("Question: 1 cats sat on 1 mats in Paris?\nAnswer:")["input_ids"])
+    assert encoded[24] < encoded[0] / 3
+    assert encoded[24] - encoded[4] >= 5 * 2 * (question - 6)  # two of three rows per question skip its tokens
 
 
 def test_one_token_continuations_share_one_forward(tiny_model_dir):

@@ -185,9 +185,45 @@ class TransformersModel:
         length = self._common_length(rows)
         if length < self.min_prefix_tokens:
             return None
-        self.encoded_tokens += length
-        out = self.model(input_ids=torch.tensor([first[:length]], device=self.device), use_cache=True)
+        return self._extend_prefix(None, first, length)
+
+    @torch.no_grad()
+    def _extend_prefix(self, prefix: tuple | None, ids: list[int], length: int) -> tuple:
+        """(length, cache) for ``ids[:length]``, encoding only the tokens past ``prefix`` (its cache is copied)."""
+        start, cache = prefix if prefix else (0, None)
+        extra = {}
+        if cache is not None:
+            extra = {"cache": copy.deepcopy(cache),
+                     "position_ids": torch.arange(start, length, device=self.device).unsqueeze(0)}
+        self.encoded_tokens += length - start
+        out = self.model(input_ids=torch.tensor([ids[start:length]], device=self.device), use_cache=True,
+                         logits_to_keep=1, **extra)
         return length, out.cache
+
+    def _score_shared(self, rows: list[tuple[list[int], int]], members: list[int], prefix: tuple | None, out: list,
+                      alternatives: list[tuple[int, ...] | None]) -> None:
+        """Score ``rows[members]``, which share ``prefix``, reusing shared token prefixes at every level: the
+        members' common prefix is encoded once (a few-shot prefix); then rows that share the next
+        ``min_prefix_tokens`` tokens form subgroups that extend it (the answers of one question, the
+        candidates of one context), recursively. The rest are scored in batches over the current prefix."""
+        k = self.min_prefix_tokens
+        start = prefix[0] if prefix else 0
+        if len(members) > 1:
+            length = self._common_length([rows[i] for i in members])
+            if length - start >= k:
+                prefix, start = self._extend_prefix(prefix, rows[members[0]][0], length), length
+        groups: dict[tuple | None, list[int]] = {}
+        for i in members:  # only rows with at least k more context tokens can share them
+            ids, n = rows[i]
+            groups.setdefault(tuple(ids[start:start + k]) if n - 1 - start >= k else None, []).append(i)
+        rest = groups.pop(None, [])
+        for group in groups.values():
+            if len(group) > 1:
+                self._score_shared(rows, group, prefix, out, alternatives)
+            else:
+                rest += group
+        if rest:
+            self._score_rows(rows, rest, prefix, out, alternatives)
 
     def _score_rows(self, rows: list[tuple[list[int], int]], indices: list[int], prefix: tuple | None, out: list,
                     alternatives: list[tuple[int, ...] | None]) -> None:
@@ -225,10 +261,10 @@ class TransformersModel:
         return unique, [tuple(a) if a is not None else None for a in alternatives], where
 
     def score(self, requests: Sequence[ScoreRequest]) -> list[Scores]:
-        """Log-probabilities of every continuation. Rows are grouped by their first ``min_prefix_tokens``
-        tokens and each group's longest common token prefix is encoded once (a few-shot prefix shared by
-        every instance; one long context queried several times; one prompt scored against several answers),
-        and one-token continuations of one context share a single row (multiple-choice-joint answer letters)."""
+        """Log-probabilities of every continuation. Shared token prefixes are encoded once, level by level
+        (a few-shot prefix shared by every instance, then one question scored against several answers; one
+        long context queried several times), and one-token continuations of one context share a single
+        row (multiple-choice-joint answer letters)."""
         rows, owners = [], []
         for i, request in enumerate(requests):
             for continuation in request.continuations:
@@ -240,11 +276,7 @@ class TransformersModel:
         if self.min_prefix_tokens <= 0:
             self._score_rows(unique, list(range(len(unique))), None, values, alternatives)
         else:
-            groups: dict[tuple, list[int]] = {}
-            for k, (ids, _) in enumerate(unique):  # rows sharing their first tokens: one few-shot prefix, one context
-                groups.setdefault(tuple(ids[: self.min_prefix_tokens]), []).append(k)
-            for members in groups.values():
-                self._score_rows(unique, members, self._shared_prefix([unique[k] for k in members]), values, alternatives)
+            self._score_shared(unique, list(range(len(unique))), None, values, alternatives)
         token_lp = [values[k] if choice is None else [values[k][choice]] for k, choice in where]
         elapsed = (time.perf_counter() - started) / max(1, len(requests))
         results, k = [], 0
