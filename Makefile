@@ -40,9 +40,17 @@ lint: venv
 
 # The whole workflow on a tiny config, from scratch: a broken notebook or rule fails here.
 e2e: venv
-	rm -rf build/test
+	rm -rf build/test build/test-first
 	snakemake --cores 2 --configfile $(TEST_CONFIG)
 	snakemake --cores 2 --configfile $(TEST_CONFIG) --dry-run | grep -q "Nothing to be done"
+# Determinism: a second run with fresh runs, tables, figures and reports (the same request cache, so no
+# model calls; fresh-cache runs are compared byte for byte in tests/test_reliability.py) gives identical
+# CSV tables and identical PNG/PDF figures (written without timestamps).
+	mkdir -p build/test-first && mv build/test/tables build/test/figures build/test-first/
+	rm -rf build/test/results/runs build/test/results/measured build/test/reports
+	snakemake --cores 2 --configfile $(TEST_CONFIG) --quiet
+	diff -r --exclude='*.json' build/test-first/tables build/test/tables
+	diff -r build/test-first/figures build/test/figures
 
 test: pytest lint e2e
 

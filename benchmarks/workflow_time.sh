@@ -18,6 +18,7 @@ snakemake --cores all --configfile "$CONFIG" --quiet all > /tmp/helmlite-workflo
 noop=$(echo "$(date +%s.%N) - $start" | bc)
 printf "cold run: %.0f s (budget 900 s)\nno-op re-run: %.1f s (budget 5 s)\n\n" "$cold" "$noop"
 .venv/bin/python - "$CONFIG" <<'PY'
+import json
 import sys
 from pathlib import Path
 
@@ -26,19 +27,19 @@ import pandas as pd
 from helmlite import workflow
 
 config = workflow.load_config(sys.argv[1])
-batches = workflow.run_batches(config)
-rows = []
-for path in Path(workflow.output_dirs(config)["benchmarks"]).rglob("*.tsv"):
-    seconds = pd.read_csv(path, sep="\t")["s"].iloc[-1]
-    batch = batches.get(path.stem)
-    rows.append({"kind": "run" if path.parent.name == "runs" else "notebook", "job": path.stem, "seconds": seconds,
-                 "scenario": batch[0].scenario if batch else "", "runs": len(batch) if batch else 0})
-frame = pd.DataFrame(rows)
-print(frame.groupby("kind")["seconds"].agg(["count", "sum"]).rename(columns={"sum": "job_s"}).round(1).to_string())
+jobs = pd.DataFrame([{"kind": "run job" if path.parent.name == "runs" else "notebook", "job": path.stem,
+                      "seconds": pd.read_csv(path, sep="\t")["s"].iloc[-1]}
+                     for path in Path(workflow.output_dirs(config)["benchmarks"]).rglob("*.tsv")])
+print(jobs.groupby("kind")["seconds"].agg(["count", "sum", "max"]).rename(columns={"sum": "total_s", "max": "longest_s"}).round(1).to_string())
 print()
-print("run jobs by scenario (job seconds summed over models and settings; each job loads its model once):")
-runs = frame[frame.kind == "run"].groupby("scenario").agg(jobs=("job", "count"), runs=("runs", "sum"), job_s=("seconds", "sum"))
-print(runs.sort_values("job_s", ascending=False).round(1).to_string())
+runs = []
+for run_id, spec in workflow.run_specs(config).items():
+    timings = json.loads((Path(config["engine"]["results_dir"]) / run_id / "timings.json").read_text())
+    runs.append({"analysis_scenario": spec.scenario, "model": spec.model, "seconds": timings["wall_s"]})
+runs = pd.DataFrame(runs)
+print("compute per scenario (each run's own wall time, summed over its settings; excludes each job's start-up):")
+print(runs.pivot_table(index="analysis_scenario", columns="model", values="seconds", aggfunc=["count", "sum"]).round(1).to_string())
+print(f"\nrun compute {runs.seconds.sum():.0f} s; job start-up and the rest {jobs[jobs.kind == 'run job'].seconds.sum() - runs.seconds.sum():.0f} s")
 print()
-print(frame[frame.kind == "notebook"].sort_values("seconds", ascending=False)[["job", "seconds"]].round(1).to_string(index=False))
+print(jobs[jobs.kind == "notebook"].sort_values("seconds", ascending=False)[["job", "seconds"]].round(1).to_string(index=False))
 PY

@@ -20,19 +20,20 @@ import random
 import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from pathlib import Path
 from typing import Callable
 
 from . import data
 from .scenarios import Instance, Reference
-from .seeds import derive_seed
 from .errors import InputError
+from .seeds import derive_seed
 
 MISSPELLINGS = "helm/resources/correct_to_misspelling.json"
 CONTRACTIONS = "helm/resources/contraction_map.json"
 GENDER_MAPPINGS = "helm/resources/gender_term_pronoun_mappings.json"
 PERSON_NAMES = ("helm/resources/person_names.txt", "helm/resources/person_names_RECONSTRUCTED.txt")
 DIALECT = ("helm/resources/SAE_to_AAVE_mapping.json", "helm/resources/upstream/VALUE_sae_aave_mapping_dict.json")
-_USED: dict[str, str] = {}
+RUNTIME_FILES = {"dialect": DIALECT, "race": PERSON_NAMES}  # perturbation → (HELM's own file, the mirror's stand-in)
 
 
 def match_case(source: str, target: str) -> str:
@@ -48,21 +49,18 @@ def _json(name: str):
     return json.loads(data.fetch(name).read_text(encoding="utf-8"))
 
 
-def _first_available(names: tuple[str, ...], purpose: str):
-    """HELM's own file when obtainable, else the mirror's stand-in (recorded in :func:`resources_used`)."""
+def _first_available(names: tuple[str, str]) -> tuple[Path, str]:
+    """HELM's own file when obtainable, else the mirror's stand-in; with a description of which one it is."""
     own, standin = names
     path = data.try_fetch(own)
     if path is None:
-        path = data.fetch(standin)
-        _USED[purpose] = f"STAND-IN {standin} (HELM's {own} could not be fetched)"
-    else:
-        _USED[purpose] = f"HELM's {own}"
-    return path
+        return data.fetch(standin), f"STAND-IN {standin} (HELM's {own} could not be fetched)"
+    return path, f"HELM's {own}"
 
 
-def resources_used() -> dict[str, str]:
-    """Which file served each run-time list (HELM's own or a stand-in)."""
-    return dict(_USED)
+def resources_used(perturbations) -> dict[str, str]:
+    """Which file serves each run-time list the given perturbations need (HELM's own or a stand-in)."""
+    return {name: _first_available(RUNTIME_FILES[name])[1] for name in perturbations if name in RUNTIME_FILES}
 
 
 @lru_cache(maxsize=None)
@@ -90,7 +88,7 @@ def _gender_pairs(key: str) -> tuple[tuple[str, str], ...]:
 def _names() -> dict[str, dict[str, list[str]]]:
     """race → gender → first names, from HELM's person-name file format (name,first_name,race,R,gender,G)."""
     out: dict[str, dict[str, list[str]]] = {}
-    for line in _first_available(PERSON_NAMES, "person_names").read_text(encoding="utf-8").splitlines():
+    for line in _first_available(PERSON_NAMES)[0].read_text(encoding="utf-8").splitlines():
         parts = line.strip().split(",")
         if len(parts) >= 6 and parts[1] == "first_name":
             out.setdefault(parts[3], {}).setdefault(parts[5], []).append(parts[0].lower())
@@ -100,7 +98,7 @@ def _names() -> dict[str, dict[str, list[str]]]:
 @lru_cache(maxsize=None)
 def _dialect() -> dict[str, list[str]]:
     return {k.lower(): sorted(v) if isinstance(v, list) else [v] for k, v in json.loads(
-        _first_available(DIALECT, "dialect").read_text(encoding="utf-8")).items()}
+        _first_available(DIALECT)[0].read_text(encoding="utf-8")).items()}
 
 
 def _substitute(text: str, word: str, choose: Callable[[str], str | None]) -> str:

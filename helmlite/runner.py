@@ -305,6 +305,6 @@ def execute(spec: RunSpec, model: LanguageModel, *, results_dir: str | Path = RE
     write_json(out_dir / "manifest.json", {
         "run_id": spec.run_id, "spec": spec.as_dict(), "model_identity": model.identity,
         "in_context_examples": [e.id for e in examples], "packages": package_versions(), "git": git_state(),
-        "data_files": list(info.data), "perturbation_resources": resources_used() if spec.perturbations else {},
+        "data_files": list(info.data), "perturbation_resources": resources_used(spec.perturbations),
         "toxicity_scorer": {"name": scorer.name, "proxy": scorer.proxy} if scorer else None})
     return out_dir

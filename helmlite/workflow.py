@@ -120,19 +120,19 @@ def run_specs(config: dict) -> dict:
 
 
 def run_batches(config: dict) -> dict[str, list]:
-    """The run specs grouped into Snakemake jobs, by job id: runs of one model and scenario, in chunks of at
-    most ``engine.runs_per_job`` of near-equal size (one loaded model serves several runs; the chunks
-    balance across cores). Ids are stable identifiers, ``<scenario>_<model>_<k>``."""
+    """The run specs grouped into Snakemake jobs, by job id: runs of one model, at most
+    ``engine.runs_per_job`` per job (the model is loaded once per job, not once per run). Runs are dealt
+    round-robin in run-id order, so each job gets a similar mix of scenarios and the jobs balance across
+    cores. Ids are stable identifiers, ``<model>_<k>``."""
     size = config["engine"]["runs_per_job"]
-    groups: dict[tuple[str, str], list] = {}
+    by_model: dict[str, list] = {}
     for run_id, spec in sorted(run_specs(config).items()):
-        groups.setdefault((spec.scenario, spec.model), []).append(spec)
+        by_model.setdefault(spec.model, []).append(spec)
     batches = {}
-    for (scenario_name, model), specs in sorted(groups.items()):
+    for model, specs in sorted(by_model.items()):
         n_jobs = -(-len(specs) // size)
         for k in range(n_jobs):
-            batch_id = re.sub(r"[^0-9A-Za-z]+", "_", f"{scenario_name}_{model}_{k + 1}")
-            batches[batch_id] = specs[k::n_jobs]
+            batches[re.sub(r"[^0-9A-Za-z]+", "_", f"{model}_{k + 1}")] = specs[k::n_jobs]
     return batches
 
 

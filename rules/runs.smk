@@ -1,5 +1,5 @@
 # Run jobs: each writes results/runs/<run_id>/{instances.jsonl,stats.json,manifest.json} for its run specs.
-# A job holds up to engine.runs_per_job runs of one model and scenario (the model is loaded once; start-up
+# A job holds up to engine.runs_per_job runs of one model (the model is loaded once; start-up
 # costs ~6-10 s per job on a CPU); runs_per_job: 1 gives one job per run spec. Jobs share the SQLite request
 # cache, so a crashed or interrupted job resumes without repeating model calls, and a cluster profile can
 # spread them (each job declares threads and memory).

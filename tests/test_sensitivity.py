@@ -75,7 +75,17 @@ def test_seed_spread_and_shot_steps():
     spread = sensitivity.seed_spread(runs, seed=0, n_resamples=500).iloc[0]
     means = items.mean(axis=1)
     assert spread["range"] == pytest.approx(np.ptp(means)) and spread["sd"] == pytest.approx(means.std(ddof=1))
-    assert spread["variance_ci_low"] <= spread["variance"] * 1.5
+    # the CI, recomputed with a plain loop over the same resamples of instances (shared by every seed)
+    picks = np.random.default_rng(0).integers(0, 100, size=(500, 100))
+    columns = items[:, sorted(range(100), key=lambda k: f"i{k}")]  # instances in id order, as the helper aligns them
+    loop = [np.var([row[p].mean() for row in columns], ddof=1) for p in picks]
+    assert (spread["variance_ci_low"], spread["variance_ci_high"]) == pytest.approx(tuple(np.percentile(loop, [2.5, 97.5])))
+    # hand-derived: identical seeds → variance 0 in every resample; all-correct vs all-wrong → exactly 0.5
+    same = sensitivity.seed_spread([run("m", "s", f"seed {k}", items[0], seed=k) for k in range(3)], seed=0, n_resamples=200).iloc[0]
+    assert same["variance"] == 0 and same["variance_ci_low"] == 0 and same["variance_ci_high"] == 0
+    apart = sensitivity.seed_spread([run("m", "s", "a", np.ones(50), seed=0), run("m", "s", "b", np.zeros(50), seed=1)],
+                                    seed=0, n_resamples=200).iloc[0]
+    assert apart["variance"] == 0.5 and apart["variance_ci_low"] == 0.5 and apart["variance_ci_high"] == 0.5
     zero, one, two = np.zeros(100), np.r_[np.ones(60), np.zeros(40)], np.r_[np.ones(70), np.zeros(30)]
     shot_runs = [run("m", "s", str(k), v, max_train_instances=k) for k, v in ((0, zero), (1, one), (2, two))]
     steps = sensitivity.shot_steps(shot_runs, seed=0, n_resamples=500)
