@@ -9,15 +9,21 @@ Public surface (everything else is private to its module):
 * :mod:`helmlite.provenance` — manifests of what produced each output;
 * :mod:`helmlite.analyses` — the logic behind each notebook.
 """
+from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
-
-from .data import FetchError, fetch
-from .stats import Estimate, PairedComparison, bootstrap_ci, correlation_ci, paired_difference, summary
 
 try:
     __version__ = version("helmlite")
 except PackageNotFoundError:  # running from a source tree that was not installed
     __version__ = "0+unknown"
 
-__all__ = ["Estimate", "FetchError", "PairedComparison", "bootstrap_ci", "correlation_ci", "fetch",
-           "paired_difference", "summary"]
+_EXPORTS = {"FetchError": "data", "fetch": "data", "Estimate": "stats", "PairedComparison": "stats",
+            "bootstrap_ci": "stats", "correlation_ci": "stats", "paired_difference": "stats", "summary": "stats"}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    """Import on first use (PEP 562): ``import helmlite.workflow`` stays fast (the Snakefile parses on every run)."""
+    if name in _EXPORTS:
+        return getattr(import_module(f".{_EXPORTS[name]}", __name__), name)
+    raise AttributeError(f"module 'helmlite' has no attribute {name!r}")

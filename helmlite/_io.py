@@ -11,9 +11,10 @@ import os
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Iterator
+from typing import IO, TYPE_CHECKING, Iterator
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @contextmanager

@@ -16,20 +16,17 @@ the model — so every model sees the same items and examples, and comparisons c
 """
 from __future__ import annotations
 
-import hashlib
 import inspect
 import json
 import math
-import re
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from . import stats as bootstrap
 from ._io import atomic_open, json_line, write_json
-from .adaptation import AdapterSpec, Adapted, adapt, select_examples
+from .adaptation import Adapted, adapt, select_examples
 from .metrics import best_over_references, ndcg, reciprocal_rank
 from .metrics.bbq import bbq_scores
 from .metrics.bias import counts_per_text, metrics_from_counts
@@ -38,64 +35,11 @@ from .metrics.toxicity import THRESHOLD, default_scorer
 from .models import GenerationRequest, LanguageModel, ScoreRequest
 from .perturbations import perturb_instance, perturbation, resources_used
 from .provenance import git_state, package_versions
+from .runspec import RunError, RunSpec
 from .scenarios import TEST, TRAIN, Instance, scenario
 from .seeds import derive_seed, rng
 
 RESULTS_DIR = Path("results/runs")
-
-
-class RunError(ValueError):
-    """A run spec that cannot be executed (unknown name, empty scenario, bad argument)."""
-
-
-@dataclass(frozen=True)
-class RunSpec:
-    scenario: str
-    model: str
-    args: tuple[tuple[str, object], ...] = ()
-    adapter: AdapterSpec = field(default_factory=AdapterSpec)
-    max_instances: int | None = None
-    data_seed: int = 0
-    perturbations: tuple[str, ...] = ()  # "robustness", "dialect", "gender", "race", "contrast"
-
-    @classmethod
-    def from_dict(cls, spec: dict) -> "RunSpec":
-        """From a config mapping: scenario, model, args (mapping), adapter (mapping), max_instances, data_seed."""
-        known = {"scenario", "model", "args", "adapter", "max_instances", "data_seed", "perturbations"}
-        unknown = set(spec) - known
-        if unknown:
-            raise RunError(f"run spec: unknown field(s) {sorted(unknown)}; expected {sorted(known)}")
-        info = scenario(spec["scenario"])
-        adapter = {"method": info.default_method, **info.adapter, **(spec.get("adapter") or {})}
-        if "stop_sequences" in adapter:
-            adapter["stop_sequences"] = tuple(adapter["stop_sequences"])
-        try:
-            adapter_spec = AdapterSpec(**adapter)
-        except TypeError as error:
-            raise RunError(f"run spec adapter: {error}") from None
-        args = tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in (spec.get("args") or {}).items()))
-        perturbations = tuple(spec.get("perturbations") or ())
-        for name in perturbations:
-            if name != "contrast":
-                perturbation(name)  # validates the name
-        return cls(spec["scenario"], spec["model"], args, adapter_spec, spec.get("max_instances"), spec.get("data_seed", 0),
-                   perturbations)
-
-    def as_dict(self) -> dict:
-        out = {"scenario": self.scenario, "model": self.model, "args": dict(self.args), "adapter": self.adapter.as_dict(),
-               "max_instances": self.max_instances, "data_seed": self.data_seed}
-        if self.perturbations:
-            out["perturbations"] = list(self.perturbations)
-        return out
-
-    @property
-    def run_id(self) -> str:
-        """Readable prefix + the first 10 hex digits of the spec's sha256."""
-        text = json.dumps(self.as_dict(), sort_keys=True, default=list)
-        digest = hashlib.sha256(text.encode()).hexdigest()[:10]
-        args = ",".join(f"{k}={v}" for k, v in self.args if not isinstance(v, tuple))
-        readable = re.sub(r"[^A-Za-z0-9_.=,-]+", "_", f"{self.scenario}{':' + args if args else ''}-{self.model}-{self.adapter.method}")
-        return f"{readable[:90]}-{digest}"
 
 
 def load_instances(spec: RunSpec, model: LanguageModel) -> tuple[list[Instance], list[Instance]]:

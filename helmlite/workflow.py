@@ -101,7 +101,7 @@ def notebook_parameters(config: dict, analysis: Analysis) -> dict:
 
 def analysis_runs(config: dict, analysis: Analysis) -> dict:
     """The run specs one notebook analyses, by run id."""
-    from .runner import RunSpec
+    from .runspec import RunSpec
 
     if analysis.key not in config.get("analyses", []) or not analysis.grid:
         return {}
@@ -111,7 +111,7 @@ def analysis_runs(config: dict, analysis: Analysis) -> dict:
 
 def run_specs(config: dict) -> dict:
     """Every run the config asks for, by run id (explicit ``runs`` plus the notebooks' grids)."""
-    from .runner import RunSpec
+    from .runspec import RunSpec
 
     specs = {s.run_id: s for s in (RunSpec.from_dict(run) for run in config.get("runs", []))}
     for analysis in enabled(config):

@@ -1,7 +1,7 @@
 """Notebook 01, part A: HELM's core runs with the embedded models, read back from results/runs/.
 
 The grid (models × scenarios, HELM adaptation, robustness/fairness perturbations) is declared in the
-config's ``helm_core`` section and executed by Snakemake's ``run`` rule — one job per run spec. This
+config's ``helm_core`` section and executed by Snakemake's run jobs (rules/runs.smk). This
 module turns the runs' per-instance records into the paper's views (Liang et al. 2022, §8, Figs. 24,
 App. Figs.) with what the paper lacks: a bootstrap CI on every number and paired tests between models.
 """

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from .._names import did_you_mean
 from ._base import ModelError
-from .transformers_backend import IDENTITY_FILE, weights_sha256
+from ._identity import IDENTITY_FILE, weights_sha256
 
 
 @dataclass(frozen=True)

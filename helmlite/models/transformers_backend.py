@@ -18,7 +18,6 @@ one forward pass, as lm-evaluation-harness's logits cache does.
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 import time
 from pathlib import Path
@@ -27,26 +26,12 @@ from typing import Sequence
 import torch
 
 from ._base import Generation, GenerationRequest, ModelError, Scores, ScoreRequest, apply_stop
+from ._identity import IDENTITY_FILE, weights_sha256
 
-IDENTITY_FILE = "helmlite_model.json"
 # Rough CPU costs (SmolLM2 fp32, one thread, measured on the 2-core development machine) used only to choose
 # between prefix-reusing greedy decoding (one request at a time) and left-padded batched decoding.
 PREFILL_TOKENS_PER_S = 300.0
 DECODE_STEP_S = 0.08
-
-
-def weights_sha256(path: Path) -> str:
-    """sha256 over the weight files of a model directory (sorted names, streamed)."""
-    digest = hashlib.sha256()
-    files = sorted(p for p in path.iterdir() if p.suffix in (".safetensors", ".bin"))
-    if not files:
-        raise ModelError(f"{path}: no weight files (*.safetensors or *.bin) in the model directory")
-    for file in files:
-        digest.update(file.name.encode())
-        with open(file, "rb") as handle:
-            for block in iter(lambda: handle.read(1 << 22), b""):
-                digest.update(block)
-    return digest.hexdigest()
 
 
 def split_context(context: str, continuation: str) -> tuple[str, str]:
