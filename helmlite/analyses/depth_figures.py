@@ -27,9 +27,10 @@ def live_curves(curves: pd.DataFrame) -> plt.Figure:
             ax.set_ylim(-0.05, 1.05)
     for ax in axes[-1]:
         ax.set_xlabel("depth of the target (0 = start)")
-    axes[0][-1].legend(fontsize=6, loc="lower right")
-    fig.suptitle("Live depth sweeps (95% bootstrap CIs over contexts)")
-    fig.tight_layout()
+    handles = [plt.Line2D([], [], color=colours[length], marker="o", ms=3, label=f"{length} tokens") for length in lengths]
+    fig.legend(handles=handles, loc="upper right", ncol=len(lengths), fontsize=8, title="context length", title_fontsize=8)
+    fig.suptitle("Live depth sweeps (95% bootstrap CIs over contexts)", x=0.02, ha="left")
+    fig.tight_layout(rect=(0, 0, 1, 0.97))
     return fig
 
 

@@ -33,6 +33,7 @@ def score_heatmaps(matrix: pd.DataFrame) -> plt.Figure:
                 if isinstance(text, str):
                     ax.text(column + 0.5, row_index + 0.5, text, ha="center", va="center", fontsize=6.5)
         ax.set(title=model, xlabel="", ylabel="")
+        ax.grid(False)  # empty cells (a metric that does not apply) stay blank
         ax.tick_params(axis="x", rotation=35, labelsize=8)
         for label in ax.get_xticklabels():
             label.set_horizontalalignment("right")
