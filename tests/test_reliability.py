@@ -149,6 +149,27 @@ def test_two_processes_share_the_cache_without_losing_entries(tmp_path):
     assert len(RequestCache(path)) == 300
 
 
+def _fresh_writer(path, name, n, barrier):
+    barrier.wait()  # every process opens the not-yet-existing database at the same moment
+    _writer(path, name, n)
+
+
+@pytest.mark.slow
+def test_many_processes_create_a_fresh_cache_at_once(tmp_path):
+    """A cold `snakemake --cores 2` starts its first run jobs together on a cache that does not exist yet:
+    creating it must not look like corruption to the others (found by the workflow timing script)."""
+    path = tmp_path / "fresh.sqlite"
+    ctx = multiprocessing.get_context("spawn")
+    barrier = ctx.Barrier(6)
+    workers = [ctx.Process(target=_fresh_writer, args=(str(path), f"w{k}", 20, barrier)) for k in range(6)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(120)
+    assert [w.exitcode for w in workers] == [0] * 6
+    assert not list(tmp_path.glob("*.corrupt")) and len(RequestCache(path)) == 120
+
+
 def test_truncated_results_file_is_reported_not_used(tmp_path):
     run = tmp_path / "run"
     run.mkdir()

@@ -8,10 +8,12 @@
   and commits each chunk's results in one transaction. A chunk is either fully cached or recomputed
   whole, so a run resumed after a crash batches exactly as an uninterrupted run did and its outputs
   are byte-identical (batch composition changes float rounding in the last digits).
-* A corrupted database is detected on open (``PRAGMA quick_check``), moved aside and rebuilt.
+* A corrupted database is detected on open (``PRAGMA quick_check``), moved aside and rebuilt; opening
+  is serialised across processes (a lock file), so a database being created is never taken for corrupt.
 """
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -55,19 +57,26 @@ class RequestCache:
         return conn
 
     def _open(self) -> sqlite3.Connection:
-        try:
-            conn = self._connect()
-            if conn.execute("PRAGMA quick_check").fetchone()[0] == "ok":
-                return conn
-            conn.close()
-        except sqlite3.DatabaseError:
-            pass
-        corrupt = self.path.with_name(self.path.name + ".corrupt")
-        os.replace(self.path, corrupt)
-        for suffix in ("-wal", "-shm"):
-            Path(str(self.path) + suffix).unlink(missing_ok=True)
-        print(f"helmlite: request cache {self.path} was corrupted; moved it to {corrupt} and started a new one")
-        return self._connect()
+        """Connect, creating the database if needed, and check it. Opening is serialised across processes
+        by a lock file, so a database another job is still creating never looks corrupted; a busy or
+        locked database (``OperationalError``) is contention and is raised, never moved aside."""
+        with open(self.path.with_name(self.path.name + ".lock"), "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+            try:
+                conn = self._connect()
+                if conn.execute("PRAGMA quick_check").fetchone()[0] == "ok":
+                    return conn
+                conn.close()
+            except sqlite3.OperationalError:
+                raise
+            except sqlite3.DatabaseError:  # "file is not a database", "database disk image is malformed"
+                pass
+            corrupt = self.path.with_name(self.path.name + ".corrupt")
+            os.replace(self.path, corrupt)
+            for suffix in ("-wal", "-shm"):
+                Path(str(self.path) + suffix).unlink(missing_ok=True)
+            print(f"helmlite: request cache {self.path} was corrupted; moved it to {corrupt} and started a new one")
+            return self._connect()
 
     def get_many(self, keys: Sequence[str]) -> dict[str, dict]:
         found = {}
