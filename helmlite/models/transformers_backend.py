@@ -29,7 +29,7 @@ from ._base import Generation, GenerationRequest, ModelError, Scores, ScoreReque
 from ._identity import IDENTITY_FILE, weights_sha256
 
 # Rough CPU costs (SmolLM2 fp32, one thread, measured on the 2-core development machine) used only to choose
-# between prefix-reusing greedy decoding (one request at a time) and left-padded batched decoding.
+# between greedy decoding over a shared prefix cache and left-padded batched decoding of whole prompts.
 PREFILL_TOKENS_PER_S = 300.0
 DECODE_STEP_S = 0.08
 
@@ -250,11 +250,7 @@ class TransformersModel:
         (a few-shot prefix shared by every instance, then one question scored against several answers; one
         long context queried several times), and one-token continuations of one context share a single
         row (multiple-choice-joint answer letters)."""
-        rows, owners = [], []
-        for i, request in enumerate(requests):
-            for continuation in request.continuations:
-                rows.append(self._pair_tokens(request.prompt, continuation))
-                owners.append(i)
+        rows = [self._pair_tokens(request.prompt, continuation) for request in requests for continuation in request.continuations]
         started = time.perf_counter()
         unique, alternatives, where = self._merge_one_token_rows(rows)
         values: list[list[float] | None] = [None] * len(unique)
