@@ -121,7 +121,7 @@ HELM_CORE = Analysis(
         "helm_core_runtime_model": "Live runs: HELM's runtime model (prompt and output token costs) per model (this machine).",
     },
     data=("helm/results/helm_classic_v0.4.0_core_scenarios_all_metrics.csv", "helm/resources/presentation_v0.1.0/run_specs.conf"),
-    grid="helmlite.analyses.helm_core:grid",
+    grid="helmlite.analyses.helm_core.live:grid",
 )
 
 SENSITIVITY = Analysis(
@@ -148,7 +148,7 @@ SENSITIVITY = Analysis(
         "sensitivity_variance": "Variance decomposition (type-II ANOVA shares) per model.",
         "sensitivity_claims": "The paper's qualitative claims: holds / does not hold for these models, with evidence.",
     },
-    grid="helmlite.analyses.sensitivity:grid",
+    grid="helmlite.analyses.sensitivity.studies:grid",
 )
 
 DEPTH = Analysis(
@@ -169,7 +169,7 @@ DEPTH = Analysis(
         "depth_length": "Accuracy vs length, averaged over depths.",
         "depth_reproduction": "Reproduction check: LitM GPT-3.5-Turbo numbers as read, and the qualitative claims.",
     },
-    grid="helmlite.analyses.depth:grid",
+    grid="helmlite.analyses.depth.sweeps:grid",
 )
 
 ANALYSES: dict[str, Analysis] = {a.key: a for a in (HELM_CORE, SENSITIVITY, HELMET, DEPTH, HELPSTEER2)}

@@ -11,7 +11,7 @@ import pytest
 from helmlite import data, workflow
 from helmlite._jsonl import DataFormatError
 from helmlite.adaptation import AdapterSpec, adapt
-from helmlite.analyses.helpsteer2_data import load_disagreements
+from helmlite.analyses.helpsteer2 import load_disagreements
 from helmlite.metrics import best_over_references
 from helmlite.models import ModelError, load_model
 from helmlite.params import ParameterError, check

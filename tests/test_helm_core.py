@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from helmlite import data
-from helmlite.analyses import helm_core, helm_published as pub
+from helmlite.analyses import helm_core
+from helmlite.analyses.helm_core import published as pub
 
 
 def tidy(rows):

@@ -8,7 +8,8 @@ from scipy.stats import spearmanr
 
 from helmlite import data
 from helmlite._jsonl import DataFormatError
-from helmlite.analyses import helmet, helmet_reference as ref
+from helmlite.analyses import helmet
+from helmlite.analyses.helmet import reference as ref
 
 
 @pytest.fixture

@@ -12,8 +12,8 @@ from sklearn.metrics import cohen_kappa_score
 from helmlite import data
 from helmlite._jsonl import DataFormatError
 from helmlite.analyses import helpsteer2 as hs
-from helmlite.analyses.helpsteer2_data import ATTRIBUTES, Annotations, load_aggregated, load_disagreements, write_disagreements
-from helmlite.analyses.helpsteer2_simulator import SimulatorConfig, simulate
+from helmlite.analyses.helpsteer2 import ATTRIBUTES, Annotations, load_aggregated, load_disagreements, write_disagreements
+from helmlite.analyses.helpsteer2 import SimulatorConfig, simulate
 
 
 def annotations(*samples: dict) -> Annotations:

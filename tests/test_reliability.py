@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from helmlite.analyses.helm_core import RunResultsError, load_runs
+from helmlite.analyses.helm_core.live import RunResultsError, load_runs
 from helmlite.models import GenerationRequest, ModelError, ScoreRequest
 from helmlite.models.cache import CachedModel, RequestCache
 from helmlite.models.openai_backend import OpenAIModel

@@ -18,8 +18,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import kendalltau, rankdata
 
-from .. import stats
-from .._jsonl import DataFormatError
+from ... import stats
+from ..._jsonl import DataFormatError
 
 COLUMNS = ["model", "group", "scenario", "metric", "value", "lower_is_better"]
 AGGREGATE = "(aggregate)"

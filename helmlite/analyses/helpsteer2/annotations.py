@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .._io import atomic_open
-from .._jsonl import DataFormatError, read_jsonl, require
+from ..._io import atomic_open
+from ..._jsonl import DataFormatError, read_jsonl, require
 
 ATTRIBUTES = ("helpfulness", "correctness", "coherence", "complexity", "verbosity")
 MAX_ANNOTATORS = 5

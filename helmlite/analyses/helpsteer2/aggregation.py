@@ -27,10 +27,10 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from .. import stats
-from ..reproduction import row, table
-from .helpsteer2_data import ATTRIBUTES, MAX_ANNOTATORS, Annotations
-from ..errors import InputError
+from ... import stats
+from ...reproduction import row, table
+from .annotations import ATTRIBUTES, MAX_ANNOTATORS, Annotations
+from ...errors import InputError
 
 SPREAD_LIMIT = 2
 TRIPLES = np.array(list(combinations(range(MAX_ANNOTATORS), 3)))  # lexicographic order = tie-break order

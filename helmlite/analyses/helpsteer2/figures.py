@@ -7,7 +7,7 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.ticker import MaxNLocator, PercentFormatter
 
-from .helpsteer2_data import ATTRIBUTES
+from .annotations import ATTRIBUTES
 
 
 def protocol(counts: pd.DataFrame, removal: pd.DataFrame, source: str) -> plt.Figure:

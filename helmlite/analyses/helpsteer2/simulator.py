@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .helpsteer2_data import ATTRIBUTES, MAX_ANNOTATORS, Annotations
+from .annotations import ATTRIBUTES, MAX_ANNOTATORS, Annotations
 
 _DEFAULT_CORRELATION = (
     # helpfulness, correctness, coherence, complexity, verbosity

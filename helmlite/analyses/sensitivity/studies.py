@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.multitest import multipletests
 
-from .. import stats
-from .helm_core import main_values
+from ... import stats
+from ..helm_core.live import main_values
 
 STUDIES = ("seeds", "shots", "formats", "methods")
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from .. import data
-from .helpsteer2_data import Annotations, load_disagreements
-from .helpsteer2_simulator import SimulatorConfig, simulate
-from ..errors import InputError
+from ... import data
+from .annotations import Annotations, load_disagreements
+from .simulator import SimulatorConfig, simulate
+from ...errors import InputError
 
 DISAGREEMENTS = "helpsteer2/disagreements/disagreements.jsonl.gz"
 SOURCES = ("auto", "real", "simulated")

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from .helm_core import EFFICIENCY
+from .live import EFFICIENCY
 
 
 def score_heatmaps(matrix: pd.DataFrame) -> plt.Figure:

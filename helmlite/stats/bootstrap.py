@@ -16,7 +16,7 @@ import numpy as np
 from scipy.special import ndtr, ndtri
 from scipy.stats import rankdata
 
-from .errors import InputError
+from ..errors import InputError
 
 Statistic = Callable[..., np.ndarray]
 _BATCH_ELEMENTS = 4_000_000  # resampled elements held in memory at once

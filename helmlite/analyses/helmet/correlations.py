@@ -15,10 +15,10 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.multitest import multipletests
 
-from .. import stats
-from .._jsonl import DataFormatError
-from ..reproduction import row, table
-from .helmet_reference import FIG5_ORDER
+from ... import stats
+from ..._jsonl import DataFormatError
+from ...reproduction import row, table
+from .reference import FIG5_ORDER
 
 CATEGORIES = FIG5_ORDER
 DOWNSTREAM = ("ICL", "Cite", "Re-rank", "LongQA", "Summ")

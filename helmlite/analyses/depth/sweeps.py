@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .. import stats
+from ... import stats
 
 METRIC = {"generation": "substring_match", "multiple_choice_separate": "exact_match"}
 SCORE_NAME = {"generation": "substring match (generation)", "multiple_choice_separate": "log-prob retrieval"}

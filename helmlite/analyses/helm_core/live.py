@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import stats
-from ..metrics.calibration import reliability_table
-from ..metrics.efficiency import fit_runtime_model
+from ... import stats
+from ...metrics.calibration import reliability_table
+from ...metrics.efficiency import fit_runtime_model
 
 FAMILIES = {  # column of the score matrix → (metric key in stats.json, lower is better)
     "accuracy": (None, False), "calibration (ECE-10)": ("ece_10", True), "robustness": ("{main}_robustness", False),
