@@ -33,7 +33,7 @@ def test_interval_matches_scipy_bootstrap(method, scipy_method, statistic):
 def test_paired_statistic_matches_scipy_paired_bootstrap():
     x = RNG.normal(size=60)
     y = x + RNG.normal(0.3, 0.5, size=60)
-    ours = stats.correlation_ci(x, y, method="pearson", n_resamples=B, seed=3)
+    ours = stats.correlation_ci(x, y, correlation="pearson", n_resamples=B, seed=3)
     ref = scipy_stats.bootstrap((x, y), lambda a, b, axis=-1: stats.pearson_r(a, b, axis=axis), paired=True,
                                 vectorized=True, method="BCa", n_resamples=B, random_state=4).confidence_interval
     assert abs(ours.ci_low - ref.low) < 0.05 * (ref.high - ref.low)

@@ -1,8 +1,34 @@
-"""Every interval and test of the kit: bootstrap (percentile, BCa), paired comparisons, correlations."""
-from .bootstrap import (Estimate, PairedComparison, bootstrap_ci, bootstrap_distribution, correlation_ci,
-                        correlation_difference, paired_difference, paired_test, pearson_r, proportion_ci, spearman_rho,
-                        summary)
+"""Every interval and test of the kit, each chosen for the statistic it serves.
 
-__all__ = ["Estimate", "PairedComparison", "bootstrap_ci", "bootstrap_distribution", "correlation_ci",
-           "correlation_difference", "paired_difference", "paired_test", "pearson_r", "proportion_ci", "spearman_rho",
-           "summary"]
+* proportions: Clopper–Pearson intervals (:func:`proportion_ci`, :func:`proportion_estimate`);
+* paired 0/1 outcomes: exact McNemar test and Newcombe interval (:func:`paired_binary_test`,
+  :func:`paired_binary_difference`); other paired scores: paired bootstrap with p-values from the same
+  resamples (:func:`paired_difference`, :func:`paired_test`) or a permutation test
+  (:func:`permutation_p_value`);
+* bootstrap: percentile and BCa (n >= 20) intervals (:func:`bootstrap_ci`, :func:`summary`), a cluster
+  bootstrap (:func:`cluster_bootstrap_ci`, :func:`cluster_paired_difference`), and the one loop for
+  non-vectorised run-level metrics (:func:`bootstrap_apply`);
+* correlations (:func:`correlation_ci`, :func:`correlation_difference`);
+* variance: seed variance component and "do seeds matter" (:func:`seed_variance_component`,
+  :func:`seeds_matter_test`), ANOVA table (:func:`anova_table`);
+* power: :func:`mde_proportion`, :func:`required_n`, :func:`mde_correlation`, :func:`required_n_correlation`.
+
+Every ``seed`` takes an int or a ``numpy.random.Generator``.
+"""
+from .bootstrap import BCA_MIN_N, bootstrap_apply, bootstrap_ci, bootstrap_distribution, paired_test, summary
+from .cluster import cluster_bootstrap_ci, cluster_paired_difference
+from .correlation import correlation_ci, correlation_difference, pearson_r, spearman_rho
+from .estimates import Estimate, PairedComparison, Seed
+from .paired import paired_difference, permutation_p_value
+from .power import mde_correlation, mde_proportion, required_n, required_n_correlation
+from .proportions import (is_binary, newcombe_paired_interval, paired_binary_difference, paired_binary_test,
+                          proportion_ci, proportion_estimate)
+from .variance import VarianceComponent, anova_table, seed_variance_component, seeds_matter_test
+
+__all__ = ["BCA_MIN_N", "Estimate", "PairedComparison", "Seed", "VarianceComponent", "anova_table",
+           "bootstrap_apply", "bootstrap_ci", "bootstrap_distribution", "cluster_bootstrap_ci",
+           "cluster_paired_difference", "correlation_ci", "correlation_difference", "is_binary", "mde_correlation",
+           "mde_proportion", "newcombe_paired_interval", "paired_binary_difference", "paired_binary_test",
+           "paired_difference", "paired_test", "pearson_r", "permutation_p_value", "proportion_ci",
+           "proportion_estimate", "required_n", "required_n_correlation", "seed_variance_component",
+           "seeds_matter_test", "spearman_rho", "summary"]

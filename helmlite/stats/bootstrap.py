@@ -1,51 +1,48 @@
-"""Bootstrap confidence intervals: vectorised, seeded, percentile and BCa.
+"""Bootstrap confidence intervals and bootstrap p-values: vectorised, seeded, percentile and BCa.
 
 Every function resamples *items* (rows shared by all arrays passed together, so paired data stay
 paired) and evaluates a vectorised statistic ``statistic(*arrays, axis=-1)`` on all resamples at
-once — no Python loop over resamples. Methods follow Efron & Tibshirani (1993), *An Introduction to
-the Bootstrap*: percentile interval (§13.3) and bias-corrected and accelerated interval (BCa, §14.3,
-eqs. 14.9–14.15, acceleration from the jackknife). ``scipy.stats.bootstrap`` implements the same
-definitions and is the reference in the tests.
+once — no Python loop over resamples (the one exception, for statistics that cannot be vectorised,
+is :func:`bootstrap_apply`). Methods follow Efron & Tibshirani (1993), *An Introduction to the
+Bootstrap*: the percentile interval (§13.3) and the bias-corrected and accelerated interval (BCa,
+§14.3, eqs. 14.9–14.15, acceleration from the jackknife). ``scipy.stats.bootstrap`` implements the
+same definitions and is the reference in the tests.
+
+**Endpoints and p-values from the same resamples.** With ``B`` finite resamples sorted as
+θ*(1) ≤ … ≤ θ*(B), an endpoint is an order statistic (E&T 1993, p. 160, use the (B+1)α-th value),
+and the two-sided p-value of "θ = θ0" is the Monte-Carlo p-value with the (k+1)/(B+1) correction
+(Davison & Hinkley 1997, eq. 4.11), so it is never 0:
+
+* percentile: ``p = min(1, 2·(k≤ + 1)/(B + 1), 2·(k≥ + 1)/(B + 1))`` with k≤ (k≥) the number of
+  resamples at or below (above) θ0;
+* BCa: the same tail shares mapped back through the BCa level adjustment (the smallest α at which the
+  BCa interval excludes θ0, E&T 1993 §14.3 and §15.4 on intervals and tests).
+
+The endpoint ranks are chosen from the same tail function, so **the (1 − α) interval excludes θ0
+exactly when p < α** (a duality by construction, checked in the tests): a significance flag and the
+p-value beside it cannot disagree.
+
+BCa is used only when n >= :data:`BCA_MIN_N` (20): below that the jackknife acceleration is too noisy
+and the percentile interval is returned, with ``method="percentile"`` saying so. BCa is meant for
+smooth statistics (means of continuous scores, correlations); for proportions use
+:func:`helmlite.stats.proportion_ci` (exact) and for paired 0/1 outcomes
+:func:`helmlite.stats.paired_binary_difference`.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+import math
 from typing import Callable, Sequence
 
 import numpy as np
 from scipy.special import ndtr, ndtri
-from scipy.stats import rankdata
 
 from ..errors import InputError
+from .estimates import Estimate, PairedComparison, Seed, generator
 
 Statistic = Callable[..., np.ndarray]
 _BATCH_ELEMENTS = 4_000_000  # resampled elements held in memory at once
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """A point estimate with its confidence interval."""
-
-    estimate: float
-    ci_low: float
-    ci_high: float
-    n: int
-    confidence: float = 0.95
-    method: str = "bca"
-
-    def as_dict(self) -> dict:
-        return asdict(self)
-
-    def excludes(self, value: float) -> bool:
-        """True when ``value`` lies outside the interval."""
-        return value < self.ci_low or value > self.ci_high
-
-
-@dataclass(frozen=True)
-class PairedComparison(Estimate):
-    """Difference statistic(a) − statistic(b) on shared items, with a two-sided bootstrap p-value."""
-
-    p_value: float = 1.0
+#: BCa is used only with at least this many items; below it the percentile interval is returned.
+BCA_MIN_N = 20
 
 
 def _as_arrays(data) -> tuple[np.ndarray, ...]:
@@ -58,16 +55,24 @@ def _as_arrays(data) -> tuple[np.ndarray, ...]:
     return arrays
 
 
-def bootstrap_distribution(data, statistic: Statistic, *, n_resamples: int = 10_000, seed: int = 0) -> np.ndarray:
+def _check_resamples(n_resamples: int, confidence: float) -> None:
+    if not 0 < confidence < 1:
+        raise InputError(f"confidence must lie strictly between 0 and 1, got {confidence}")
+    if 2 / (n_resamples + 1) >= 1 - confidence:
+        raise InputError(f"n_resamples={n_resamples} is too few for a {confidence:.0%} interval: need "
+                         f"2/(B+1) < {1 - confidence:.3g}, i.e. B >= {math.floor(2 / (1 - confidence))}")
+
+
+def bootstrap_distribution(data, statistic: Statistic, *, n_resamples: int = 10_000, seed: Seed = 0) -> np.ndarray:
     """The statistic on ``n_resamples`` resamples of the items (shape ``(n_resamples,)``)."""
     arrays = _as_arrays(data)
     n = len(arrays[0])
-    generator = np.random.default_rng(seed)
+    rng = generator(seed)
     batch = max(1, _BATCH_ELEMENTS // n)
     out = np.empty(n_resamples)
     for start in range(0, n_resamples, batch):
         size = min(batch, n_resamples - start)
-        index = generator.integers(0, n, size=(size, n))
+        index = rng.integers(0, n, size=(size, n))
         out[start:start + size] = statistic(*(a[index] for a in arrays), axis=-1)
     return out
 
@@ -84,111 +89,160 @@ def _jackknife(arrays: tuple[np.ndarray, ...], statistic: Statistic) -> np.ndarr
     return out
 
 
-def _bca_levels(theta_hat: float, boot: np.ndarray, jack: np.ndarray, alpha: float) -> tuple[float, float]:
-    # bias correction z0 (eq. 14.14), ties counted half as in scipy
-    z0 = ndtri((np.sum(boot < theta_hat) + np.sum(boot <= theta_hat)) / (2 * len(boot)))
-    # acceleration from the jackknife (eq. 14.15)
-    dev = np.nanmean(jack) - jack
-    denom = 6.0 * np.nansum(dev**2) ** 1.5
-    a = np.nansum(dev**3) / denom if denom > 0 else 0.0
-    levels = []
-    for z in (ndtri(alpha / 2), ndtri(1 - alpha / 2)):
-        levels.append(float(ndtr(z0 + (z0 + z) / (1 - a * (z0 + z)))))
-    return levels[0], levels[1]
+class Resampled:
+    """A bootstrap distribution with the interval and the p-values it implies (one procedure for both).
+
+    ``method`` is ``"percentile"`` or ``"bca"`` (then ``z0`` and ``accel`` are the BCa bias correction
+    and acceleration). The tail function maps "k resamples lie at or beyond θ0 on one side" to the
+    two-sided p-value contributed by that side; endpoints and p-values both come from it.
+    """
+
+    def __init__(self, boot: np.ndarray, method: str = "percentile", z0: float = 0.0, accel: float = 0.0):
+        boot = np.asarray(boot, dtype=float)
+        self.boot = np.sort(boot[np.isfinite(boot)])
+        self.method, self.z0, self.accel = method, z0, accel
+
+    @property
+    def size(self) -> int:
+        return len(self.boot)
+
+    def _level(self, q: np.ndarray) -> np.ndarray:
+        """The nominal one-sided level whose (adjusted) quantile is q: the identity for the percentile
+        method; for BCa the inverse of α ↦ Φ(z0 + (z0 + z_α)/(1 − a(z0 + z_α))) (E&T eq. 14.10)."""
+        if self.method == "percentile":
+            return q
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            y = ndtri(q) - self.z0
+            den = 1 + self.accel * y
+            w = np.where(den > 0, y / np.where(den > 0, den, 1.0), 0.0)
+            return np.where(den > 0, ndtr(w - self.z0), (y > 0).astype(float))
+
+    def _tails(self, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Two-sided p-values from the lower and the upper tail when k resamples lie at/beyond θ0."""
+        k = np.asarray(k, dtype=float)
+        q = (k + 1) / (self.size + 1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lower = 2 * self._level(q)
+            upper = 2 * (1 - self._level(1 - q))
+        full = k >= self.size  # every resample on the null's side: no evidence at all
+        return np.where(full, 2.0, lower), np.where(full, 2.0, upper)
+
+    def interval(self, confidence: float) -> tuple[float, float]:
+        """Order-statistic endpoints such that the interval excludes θ0 exactly when p(θ0) < 1 − confidence.
+
+        A side that no order statistic can bound (too few finite resamples) is ±inf."""
+        if self.size == 0:
+            return math.nan, math.nan
+        alpha = 1 - confidence
+        lower, upper = self._tails(np.arange(self.size + 1))
+        r_low, r_up = int(np.sum(lower < alpha)), int(np.sum(upper < alpha))
+        low = float(self.boot[r_low - 1]) if r_low else -math.inf
+        high = float(self.boot[self.size - r_up]) if r_up else math.inf
+        return low, high
+
+    def p_value(self, null: float = 0.0) -> float:
+        """Two-sided p-value of θ = ``null`` with the (k+1)/(B+1) correction (never 0)."""
+        if self.size == 0:
+            return math.nan
+        k_le = np.searchsorted(self.boot, null, side="right")
+        k_ge = self.size - np.searchsorted(self.boot, null, side="left")
+        lower, _ = self._tails(np.array([k_le]))
+        _, upper = self._tails(np.array([k_ge]))
+        return float(min(1.0, lower[0], upper[0]))
 
 
-def _bootstrap(data, statistic: Statistic, confidence: float, n_resamples: int, method: str,
-               seed: int) -> tuple[Estimate, np.ndarray]:
-    if method not in ("bca", "percentile"):
-        raise InputError(f"bootstrap method must be 'bca' or 'percentile', got {method!r}")
+def _resolve_method(method: str, n: int) -> str:
+    if method not in ("bca", "percentile", "auto"):
+        raise InputError(f"bootstrap method must be 'bca' or 'percentile' (or 'auto'), got {method!r}")
+    return "bca" if method in ("bca", "auto") and n >= BCA_MIN_N else "percentile"
+
+
+def _resample(data, statistic: Statistic, confidence: float, n_resamples: int, method: str,
+              seed: Seed) -> tuple[float, int, Resampled]:
+    _check_resamples(n_resamples, confidence)
     arrays = _as_arrays(data)
-    theta_hat = float(statistic(*arrays, axis=-1))
     n = len(arrays[0])
+    method = _resolve_method(method, n)
+    theta_hat = float(statistic(*arrays, axis=-1))
     boot = bootstrap_distribution(arrays, statistic, n_resamples=n_resamples, seed=seed)
-    boot = boot[np.isfinite(boot)]
-    alpha = 1 - confidence
-    if len(boot) == 0 or n < 2:
-        return Estimate(theta_hat, np.nan, np.nan, n, confidence, method), boot
-    if method == "bca" and np.ptp(boot) > 0:
-        low_q, high_q = _bca_levels(theta_hat, boot, _jackknife(arrays, statistic), alpha)
-    else:
-        low_q, high_q = alpha / 2, 1 - alpha / 2
-    low, high = np.percentile(boot, [100 * low_q, 100 * high_q])
-    return Estimate(theta_hat, float(low), float(high), n, confidence, method), boot
+    finite = boot[np.isfinite(boot)]
+    if method == "bca" and len(finite) and np.ptp(finite) > 0 and np.isfinite(theta_hat):
+        # bias correction z0 (eq. 14.14), ties counted half as in scipy
+        z0 = float(ndtri((np.sum(finite < theta_hat) + np.sum(finite <= theta_hat)) / (2 * len(finite))))
+        # acceleration from the jackknife (eq. 14.15)
+        jack = _jackknife(arrays, statistic)
+        dev = np.nanmean(jack) - jack
+        denom = 6.0 * np.nansum(dev**2) ** 1.5
+        accel = float(np.nansum(dev**3) / denom) if denom > 0 else 0.0
+        if np.isfinite(z0) and np.isfinite(accel):
+            return theta_hat, n, Resampled(finite, "bca", z0, accel)
+    return theta_hat, n, Resampled(finite, "percentile")
 
 
 def bootstrap_ci(data, statistic: Statistic = np.mean, *, confidence: float = 0.95, n_resamples: int = 10_000,
-                 method: str = "bca", seed: int = 0) -> Estimate:
-    """Point estimate and bootstrap CI of ``statistic`` over items.
+                 method: str = "bca", seed: Seed = 0) -> Estimate:
+    """Point estimate and bootstrap CI of ``statistic`` over items (Efron & Tibshirani 1993, §13.3, §14.3).
 
     ``data`` is one array or a tuple of arrays sharing items (resampled together). ``statistic``
-    must accept the arrays and ``axis=-1``. Resamples where the statistic is undefined (NaN, e.g. a
-    correlation of a constant resample) are left out of the percentiles.
+    must accept the arrays and ``axis=-1``. ``method``: ``"bca"`` (used when n >= 20, else the
+    percentile interval), ``"percentile"``, or ``"auto"`` (the same rule as ``"bca"``); the returned
+    ``method`` names the interval actually used. Resamples where the statistic is undefined (NaN,
+    e.g. a correlation of a constant resample) are left out. Endpoints are order statistics of the
+    resamples (see the module docstring).
     """
-    return _bootstrap(data, statistic, confidence, n_resamples, method, seed)[0]
+    theta_hat, n, resampled = _resample(data, statistic, confidence, n_resamples, method, seed)
+    if n < 2:
+        return Estimate(theta_hat, math.nan, math.nan, n, confidence, resampled.method)
+    low, high = resampled.interval(confidence)
+    return Estimate(theta_hat, low, high, n, confidence, resampled.method)
 
 
 def summary(values, statistic: Statistic = np.mean, **kwargs) -> Estimate:
-    """Estimate, CI low/high and n of a statistic over items (NaN items dropped first)."""
+    """Estimate, CI low/high and n of a statistic over items (NaN items dropped first); see :func:`bootstrap_ci`."""
     values = np.asarray(values, dtype=float)
     return bootstrap_ci(values[np.isfinite(values)], statistic, **kwargs)
 
 
 def paired_test(arrays, difference: Statistic, *, confidence: float = 0.95, n_resamples: int = 10_000,
-                 method: str = "bca", seed: int = 0) -> PairedComparison:
-    """CI of a difference statistic on shared items, and its two-sided bootstrap p-value.
+                method: str = "bca", seed: Seed = 0) -> PairedComparison:
+    """CI of a difference statistic on shared items and its two-sided bootstrap p-value against 0.
 
-    The p-value is twice the smaller share of resampled differences on either side of 0 (the
-    percentile-interval test: 0 lies outside the (1 − p) percentile interval), capped at 1.
+    Both come from the same resamples (Efron & Tibshirani 1993 §13.3/§14.3 for the interval; the
+    (k+1)/(B+1) Monte-Carlo p-value of Davison & Hinkley 1997, eq. 4.11, mapped through the BCa
+    adjustment when BCa is used): the interval excludes 0 exactly when ``p_value < 1 − confidence``,
+    i.e. when ``.significant``. BCa only with n >= 20 (else percentile, and ``method`` says so).
     """
-    est, boot = _bootstrap(arrays, difference, confidence, n_resamples, method, seed)
-    p = min(1.0, 2 * min(np.mean(boot <= 0), np.mean(boot >= 0))) if len(boot) else np.nan
-    return PairedComparison(**est.as_dict(), p_value=float(p))
+    theta_hat, n, resampled = _resample(arrays, difference, confidence, n_resamples, method, seed)
+    if n < 2:
+        return PairedComparison(theta_hat, math.nan, math.nan, n, confidence, resampled.method, p_value=math.nan)
+    low, high = resampled.interval(confidence)
+    return PairedComparison(theta_hat, low, high, n, confidence, resampled.method, p_value=resampled.p_value(0.0))
 
 
-def paired_difference(a, b, statistic: Statistic = np.mean, **kwargs) -> PairedComparison:
-    """statistic(a) − statistic(b) for two systems scored on the *same* items (paired bootstrap)."""
-    def difference(x, y, axis=-1):
-        return statistic(x, axis=axis) - statistic(y, axis=axis)
-
-    return paired_test((a, b), difference, **kwargs)
+def _as_float(value) -> float:
+    return math.nan if value is None else float(value)
 
 
-def pearson_r(x, y, axis: int = -1) -> np.ndarray:
-    """Pearson correlation along ``axis`` (vectorised over resamples); NaN where a side is constant."""
-    xc = x - x.mean(axis=axis, keepdims=True)
-    yc = y - y.mean(axis=axis, keepdims=True)
-    num = (xc * yc).sum(axis=axis)
-    den = np.sqrt((xc**2).sum(axis=axis) * (yc**2).sum(axis=axis))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+def bootstrap_apply(items: Sequence, fn: Callable[[list], float | None], *, confidence: float = 0.95,
+                    n_resamples: int = 1_000, seed: Seed = 0) -> Estimate:
+    """Percentile bootstrap CI of a run-level metric that cannot be vectorised (ECE, bias scores, ...).
 
-
-def spearman_rho(x, y, axis: int = -1) -> np.ndarray:
-    """Spearman's rank correlation: Pearson on average ranks (ties get the mean rank, as scipy)."""
-    return pearson_r(rankdata(x, axis=axis), rankdata(y, axis=axis), axis=axis)
-
-
-_CORRELATIONS = {"pearson": pearson_r, "spearman": spearman_rho}
-
-
-def correlation_ci(x, y, method: str = "spearman", **kwargs) -> Estimate:
-    """Correlation of paired observations with a bootstrap CI resampling the pairs (items or models)."""
-    if method not in _CORRELATIONS:
-        raise InputError(f"correlation method must be one of {sorted(_CORRELATIONS)}, got {method!r}")
-    return bootstrap_ci((x, y), _CORRELATIONS[method], **kwargs)
-
-
-def correlation_difference(x1, x2, y, method: str = "spearman", **kwargs) -> PairedComparison:
-    """corr(x1, y) − corr(x2, y) on the same items, paired bootstrap (is x1 a better predictor of y?)."""
-    corr = _CORRELATIONS[method]
-
-    def difference(a, b, c, axis=-1):
-        return corr(a, c, axis=axis) - corr(b, c, axis=axis)
-
-    return paired_test((x1, x2, y), difference, **kwargs)
-
-
-def proportion_ci(flags: Sequence[bool], **kwargs) -> Estimate:
-    """Share of True items with a bootstrap CI."""
-    return bootstrap_ci(np.asarray(flags, dtype=float), np.mean, **kwargs)
+    ``fn`` takes a list of items and returns a float, ``None`` or NaN (undefined on that resample; such
+    resamples are dropped). estimate = ``fn(items)``; n = ``len(items)``; the interval is the
+    percentile interval (Efron & Tibshirani 1993, §13.3) with order-statistic endpoints. This is the
+    kit's one Python loop over resamples. Note that a biased plug-in statistic (binned ECE is biased
+    upward at small n) keeps its bias in the interval: the bootstrap measures spread, not bias.
+    """
+    _check_resamples(n_resamples, confidence)
+    items = list(items)
+    n = len(items)
+    if n == 0:
+        return Estimate(math.nan, math.nan, math.nan, 0, confidence, "percentile")
+    estimate = _as_float(fn(items))
+    rng = generator(seed)
+    values = np.empty(n_resamples)
+    for b in range(n_resamples):
+        index = rng.integers(0, n, n)
+        values[b] = _as_float(fn([items[i] for i in index]))
+    low, high = Resampled(values, "percentile").interval(confidence) if n >= 2 else (math.nan, math.nan)
+    return Estimate(estimate, low, high, n, confidence, "percentile")
