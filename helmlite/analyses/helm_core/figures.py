@@ -100,21 +100,29 @@ def reliability_diagrams(table: pd.DataFrame) -> plt.Figure:
 
 
 def win_rate_agreement(rows: pd.DataFrame, summary: pd.DataFrame) -> plt.Figure:
-    """Recomputed vs published mean win rate, one panel per metric group."""
+    """Recomputed (HELM v0.4.0 rules) vs published mean win rate, one panel per metric group; grey bars
+    show the range of win rates that tie-breaking on the rounded values allows (when the table has them)."""
     groups = list(summary["group"])
     cols = 4
-    fig, axes = plt.subplots(int(np.ceil(len(groups) / cols)), cols, figsize=(13, 6.2), squeeze=False)
+    fig, axes = plt.subplots(int(np.ceil(len(groups) / cols)), cols, figsize=(13, 3.3 * np.ceil(len(groups) / cols)),
+                             squeeze=False)
     for ax, group in zip(axes.flat, groups):
         part = rows[rows["group"] == group]
         s = summary.set_index("group").loc[group]
-        ax.scatter(part["published"], part["ours"], s=10)
+        if {"tie_range_low", "tie_range_high"} <= set(part.columns):
+            ax.vlines(part["published"], part["tie_range_low"], part["tie_range_high"], color="0.75", lw=1.5,
+                      label="tie range (rounded values)")
+        ax.scatter(part["published"], part["ours"], s=10, zorder=3, label="recomputed")
         ax.plot([0, 1], [0, 1], color="grey", lw=0.8, ls="--")
-        ax.set(title=f"{group}\nτ={s.kendall_tau:.2f}, max|Δ|={s.max_abs_diff:.3f}", xlim=(0, 1), ylim=(0, 1),
-               xlabel="published", ylabel="recomputed")
-        ax.title.set_fontsize(9)
+        title = f"{group}\nτ={s.kendall_tau:.2f}, max|Δ|={s.max_abs_diff:.3f}"
+        if "within_tie_range" in s:
+            title += f", in tie range {int(s.within_tie_range)}/{int(s.models)}"
+        ax.set(title=title, xlim=(0, 1), ylim=(0, 1), xlabel="published", ylabel="recomputed")
+        ax.title.set_fontsize(8.5)
+    axes.flat[0].legend(fontsize=7, loc="upper left")
     for ax in list(axes.flat)[len(groups):]:
         ax.set_axis_off()
-    fig.suptitle("HELM mean win rate: recomputed from per-scenario scores vs published (v0.4.0)")
+    fig.suptitle("HELM mean win rate: recomputed with HELM v0.4.0's rules vs published (v0.4.0)")
     fig.tight_layout()
     return fig
 

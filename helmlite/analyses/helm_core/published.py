@@ -1,29 +1,36 @@
-"""HELM Classic's published leaderboard (v0.4.0 core scenarios) as one tidy frame, and its meta-analysis
-(Liang et al. 2022, §8.1 Figs. 24–26, §7 run-spec priorities).
+"""HELM Classic's published leaderboard (v0.4.0 core scenarios): the published "Mean win rate" recomputed
+with HELM v0.4.0's own rules, and the paper's meta-analyses with intervals (Liang et al. 2022, §8.1
+Figs. 24–26, §7 run-spec priorities).
 
-Two input formats, one output: HELM's own ``groups/core_scenarios.json`` (a list of tables in HELM's
-``Table`` format: ``title``; ``header`` cells with ``value``, ``lower_is_better``, ``metadata``; ``rows``
-of cells with ``value``) and the mirror's CSV flattening of the same numbers. Columns of the result:
-``model, group, scenario, metric, value, lower_is_better`` (``scenario = "(aggregate)"`` holds the
-published "Mean win rate").
+Tables are read by :mod:`.leaderboard` (HELM's ``core_scenarios.json``, wide CSV exports, long tables such
+as the mirror's flattening); the win-rate rules live in :mod:`.winrates` and the cited HELM constants in
+:mod:`.helm_schema`. :func:`win_rate_comparison` sets the recomputation beside the published column and,
+per model, the range of win rates that tie-breaking on the displayed (rounded) values allows;
+:func:`explain_gaps` states what the remaining differences are.
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy.stats import kendalltau, rankdata
+from scipy.stats import kendalltau
 
 from ... import stats
-from ..._jsonl import DataFormatError
+from ...errors import DataError
+from ...seeds import rng
+from .helm_schema import AGGREGATE, TIE_RULES, WIN_RATE
+from .leaderboard import COLUMNS, load_leaderboard, with_defaults
+from .winrates import (RankingView, check_tie_rule, in_chunks, kendall_tau_b, mean_win_rates, resampled_mean_win_rates,
+                       win_rate_matrix, winrates, winrates_csv, winrates_table)
 
-COLUMNS = ["model", "group", "scenario", "metric", "value", "lower_is_better"]
-AGGREGATE = "(aggregate)"
-WIN_RATE = "Mean win rate"
+__all__ = ["AGGREGATE", "COLUMNS", "PAPER_MODELS", "REPRODUCTION_TARGETS", "TIE_RULES", "WIN_RATE", "explain_gaps",
+           "load_published", "main_columns", "mean_win_rates", "metric_relationships", "published_win_rates",
+           "random_subset_curve", "scenario_priorities", "subset_ranking_agreement", "tie_share", "win_rate_comparison",
+           "win_rate_intervals", "win_rate_matrix", "winrates", "winrates_csv", "winrates_table"]
+
 # The 30 models of the paper (v0.1.0) as HELM v0.4.0 names them; the two code models (code-davinci-002,
 # code-cushman-001) were only evaluated on code scenarios and are not in the core leaderboard.
 PAPER_MODELS = (
@@ -33,135 +40,153 @@ PAPER_MODELS = (
     "TNLG v2 (530B)", "TNLG v2 (6.7B)", "davinci (175B)", "curie (6.7B)", "babbage (1.3B)", "ada (350M)",
     "text-davinci-002", "text-curie-001", "text-babbage-001", "text-ada-001", "GLM (130B)", "YaLM (100B)")
 
-
-def _from_csv(path: Path) -> pd.DataFrame:
-    raw = pd.read_csv(path)
-    missing = {"model", "tab", "scenario", "metric", "score", "lower_is_better"} - set(raw.columns)
-    if missing:
-        raise DataFormatError(f"{path}: missing column(s) {sorted(missing)} (expected the mirror's flattened HELM CSV)")
-    frame = raw.rename(columns={"tab": "group", "score": "value"})
-    frame["lower_is_better"] = frame["lower_is_better"].map({True: True, False: False, "True": True, "False": False})
-    return frame[COLUMNS]
-
-
-def _from_json(path: Path) -> pd.DataFrame:
-    tables = json.loads(path.read_text(encoding="utf-8"))
-    if not isinstance(tables, list):
-        raise DataFormatError(f"{path}: expected a list of HELM tables")
-    records = []
-    for t, table in enumerate(tables):
-        try:
-            title, header, rows = table["title"], table["header"], table["rows"]
-        except (KeyError, TypeError):
-            raise DataFormatError(f"{path}, table {t}: expected 'title', 'header' and 'rows'") from None
-        for cell_index, cell in enumerate(header[1:], start=1):
-            name = cell["value"]
-            meta = cell.get("metadata") or {}
-            if name == WIN_RATE:
-                scenario, metric = AGGREGATE, WIN_RATE
-            else:
-                scenario = meta.get("run_group") or name.split(" - ")[0]
-                metric = meta.get("metric") or (name.split(" - ", 1)[1] if " - " in name else name)
-            for row in rows:
-                value = row[cell_index].get("value")
-                records.append({"model": row[0]["value"], "group": title, "scenario": scenario, "metric": metric,
-                                "value": float(value) if isinstance(value, (int, float)) else np.nan,
-                                "lower_is_better": cell.get("lower_is_better")})
-    return pd.DataFrame(records, columns=COLUMNS)
+# Acceptance bounds on max |Δ| (recomputed − published) per group, v0.4.0 tie rule (issue 16). Bias and
+# Toxicity have none: their rounded cells are too often tied to determine a win rate (see tie ranges).
+REPRODUCTION_TARGETS = {"Accuracy": 0.008, "Calibration": 0.007, "Robustness": 0.006, "Fairness": 0.006,
+                        "Efficiency": 0.015, "Summarization metrics": 0.008, "Summarization": 0.008}
+ROUNDING = 0.0005  # published win rates are shown to 3 decimals
 
 
 def load_published(path: str | os.PathLike) -> pd.DataFrame:
-    """HELM's leaderboard from ``core_scenarios.json`` (HELM Table format) or the mirror's CSV."""
-    path = Path(path)
-    frame = _from_json(path) if path.suffix == ".json" else _from_csv(path)
-    return frame.reset_index(drop=True)
+    """The published leaderboard in any layout :func:`~.leaderboard.load_leaderboard` reads."""
+    return load_leaderboard(path)
 
 
 def main_columns(frame: pd.DataFrame, group: str) -> pd.DataFrame:
-    """Models × (scenario, metric) table of one group's per-scenario values (aggregate column excluded)."""
+    """Models × (scenario, metric) table of one group's displayed per-scenario values (aggregate column
+    excluded; every cell as published, before HELM's ranking rules)."""
     part = frame[(frame["group"] == group) & (frame["scenario"] != AGGREGATE)]
+    if part.empty:
+        raise DataError(f"leaderboard: no per-scenario values in group {group!r}; groups: {sorted(set(frame['group']))}")
     return part.pivot_table(index="model", columns=["scenario", "metric"], values="value", aggfunc="first")
 
 
-def win_rate_matrix(table: pd.DataFrame, lower_is_better: dict) -> pd.DataFrame:
-    """Per column, each model's probability of beating a random other model that has a value (ties count
-    half); NaN where the model has no value. Columns with < 2 values or no ordering are dropped (HELM's
-    head-to-head win rate, ``compute_aggregate_row_win_rates``)."""
-    out = {}
-    for column in table.columns:
-        lib = lower_is_better.get(column)
-        values = table[column]
-        present = values.dropna()
-        if lib is None or len(present) < 2:
-            continue
-        signed = -present.to_numpy() if lib else present.to_numpy()
-        # average rank − 1 = (# lower) + (# tied − 1) / 2: wins, ties counting half
-        wins = rankdata(signed, method="average") - 1
-        out[column] = pd.Series(wins / (len(present) - 1), index=present.index)
-    return pd.DataFrame(out).reindex(table.index)
-
-
-def _lower_is_better(frame: pd.DataFrame, group: str) -> dict:
-    part = frame[(frame["group"] == group) & (frame["scenario"] != AGGREGATE)].dropna(subset=["lower_is_better"])
-    return {(r.scenario, r.metric): bool(r.lower_is_better) for r in part.drop_duplicates(["scenario", "metric"]).itertuples()}
-
-
-def mean_win_rates(frame: pd.DataFrame, group: str, models=None) -> pd.Series:
-    """HELM's mean win rate of each model in one metric group, recomputed from the per-scenario values."""
-    table = main_columns(frame, group)
-    if models is not None:
-        table = table.loc[table.index.intersection(models)]
-    return win_rate_matrix(table, _lower_is_better(frame, group)).mean(axis=1, skipna=True)
-
-
 def published_win_rates(frame: pd.DataFrame, group: str) -> pd.Series:
+    """The group's published "Mean win rate" per model (NaN where HELM showed none)."""
     part = frame[(frame["group"] == group) & (frame["scenario"] == AGGREGATE)]
     return part.set_index("model")["value"]
 
 
-def win_rate_comparison(frame: pd.DataFrame, groups) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Per model × group: recomputed vs published mean win rate (|Δ|); per group: Kendall τ and max |Δ|."""
+def _verdict(group: str, abs_diff: pd.Series, inside: pd.Series) -> str:
+    target = REPRODUCTION_TARGETS.get(group)
+    if target is not None and abs_diff.max() <= target + 1e-12:
+        return f"reproduced: max |Δ| ≤ {target}"
+    if bool(inside.all()):
+        return "consistent within rounding (every published value inside its tie range)"
+    return f"differs: {int((~inside).sum())} model(s) outside the tie range"
+
+
+def win_rate_comparison(frame: pd.DataFrame, groups, *, tie_rule: str = "v0.4.0") -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Recomputed vs published mean win rate per model × group, and per group a summary.
+
+    Rows: ``group, model, published, ours`` (``tie_rule``), ``abs_diff``, ``ours_half`` / ``abs_diff_half``
+    (half credit for ties, the later HELM rule: the sensitivity), ``tie_range_low`` / ``tie_range_high`` (the win rates that
+    breaking ties among equal displayed values either way allows) and ``within_tie_range`` (the published
+    value inside that range, give or take its own rounding). Summary per group: models compared, Kendall τ,
+    median / mean / max |Δ| for both tie rules, how many within rounding and within the tie range,
+    the share of tied pairs, the target and a verdict. A group with nothing to compare stops with an error."""
+    check_tie_rule(tie_rule)
+    frame = with_defaults(frame)
     rows, summary = [], []
     for group in groups:
-        ours, published = mean_win_rates(frame, group), published_win_rates(frame, group)
-        both = pd.DataFrame({"ours": ours, "published": published}).dropna()
+        view = RankingView(frame, group)
+        ours = view.win_rates(tie_rule).mean(axis=1, skipna=True)
+        alternative = view.win_rates("half").mean(axis=1, skipna=True)
+        low, high = view.tie_ranges()
+        both = pd.DataFrame({"published": published_win_rates(frame, group), "ours": ours, "ours_half": alternative,
+                             "tie_range_low": low, "tie_range_high": high}).dropna(subset=["published", "ours"])
+        if both.empty:
+            raise DataError(f"win_rate_comparison: group {group!r} has no model with both a published "
+                            f"'{WIN_RATE}' and a recomputed one")
+        both["abs_diff"] = (both["ours"] - both["published"]).abs()
+        both["abs_diff_half"] = (both["ours_half"] - both["published"]).abs()
+        both["within_tie_range"] = ((both["published"] >= both["tie_range_low"] - ROUNDING - 1e-9)
+                                    & (both["published"] <= both["tie_range_high"] + ROUNDING + 1e-9))
         for model, r in both.iterrows():
             rows.append({"group": group, "model": model, "published": r.published, "ours": r.ours,
-                         "abs_diff": abs(r.ours - r.published)})
+                         "abs_diff": r.abs_diff, "ours_half": r.ours_half, "abs_diff_half": r.abs_diff_half,
+                         "tie_range_low": r.tie_range_low, "tie_range_high": r.tie_range_high,
+                         "within_tie_range": bool(r.within_tie_range)})
         tau = kendalltau(both["ours"], both["published"]).statistic if len(both) > 1 else np.nan
-        summary.append({"group": group, "models": len(both), "kendall_tau": tau, "max_abs_diff": (both.ours - both.published).abs().max(),
-                        "mean_abs_diff": (both.ours - both.published).abs().mean(),
-                        "within_rounding": int(((both.ours - both.published).abs() <= 0.0005 + 1e-9).sum()),
-                        "tied_pairs_share": tie_share(frame, group)})
+        summary.append({"group": group, "models": len(both), "kendall_tau": tau,
+                        "median_abs_diff": both["abs_diff"].median(), "mean_abs_diff": both["abs_diff"].mean(),
+                        "max_abs_diff": both["abs_diff"].max(),
+                        "median_abs_diff_half": both["abs_diff_half"].median(),
+                        "max_abs_diff_half": both["abs_diff_half"].max(),
+                        "within_rounding": int((both["abs_diff"] <= ROUNDING + 1e-9).sum()),
+                        "within_tie_range": int(both["within_tie_range"].sum()),
+                        "median_tie_range_width": (both["tie_range_high"] - both["tie_range_low"]).median(),
+                        "tied_pairs_share": tie_share(frame, group),
+                        "skipped_contaminated": view.skipped["contaminated"], "skipped_hidden": view.skipped["hidden"],
+                        "unranked_columns": len(view.unranked),
+                        "target_max_abs_diff": REPRODUCTION_TARGETS.get(group, np.nan),
+                        "verdict": _verdict(group, both["abs_diff"], both["within_tie_range"])})
     return pd.DataFrame(rows), pd.DataFrame(summary)
 
 
-def win_rate_intervals(frame: pd.DataFrame, group: str, *, seed: int, n_resamples: int = 2000, models=None) -> pd.DataFrame:
-    """Mean win rate per model with a bootstrap CI resampling scenarios (columns), and whether each model
-    is statistically tied with the next one down (paired bootstrap: CI of the difference contains 0)."""
-    table = main_columns(frame, group)
-    if models is not None:
-        table = table.loc[table.index.intersection(models)]
-    matrix = win_rate_matrix(table, _lower_is_better(frame, group))
+def explain_gaps(summary: pd.DataFrame) -> str:
+    """One markdown paragraph, for the notebook, on what the remaining differences of
+    :func:`win_rate_comparison` are (numbers taken from ``summary``)."""
+    s = summary.set_index("group")
+    targeted = [g for g in s.index if g in REPRODUCTION_TARGETS]
+    loose = [g for g in s.index if g not in REPRODUCTION_TARGETS]
+    gaps = ", ".join(f"{g} {s.loc[g, 'median_abs_diff']:.4f} / {s.loc[g, 'max_abs_diff']:.4f}" for g in targeted)
+    met = [g for g in targeted if str(s.loc[g, "verdict"]).startswith("reproduced")]
+    contaminated, hidden = int(s["skipped_contaminated"].sum()), int(s["skipped_hidden"].sum())
+    text = (
+        "**Reading the deviations.** The recomputation follows HELM v0.4.0's own rules (`summarize.py`, "
+        f"`compute_aggregate_row_win_rates`): strongly contaminated cells (☠, T0pp; {contaminated} here) are skipped; "
+        f"the ECE and MS MARCO values HELM hid for models with log-probability issues (Anthropic-LM v4-s3, LLaMA, "
+        f"Llama 2; {hidden} here), which the flattened table still carries, are not ranked; Coverage, Density and "
+        "Compression have no direction in HELM's schema and are not ranked; exact ties are broken by row order "
+        "without half credit (half credit for ties came with a later HELM release: `ours_half`, a sensitivity). "
+        "What remains is rounding: the table shows cells to 3 decimals, HELM ranked unrounded means. We recover "
+        "the means as sum/n from each cell's statistics and break remaining exact ties by an approximation of "
+        "HELM's row order (creator, then name), which the flattened table has lost. Median / max |Δ|: "
+        f"{gaps}" + (f" (within the target for {', '.join(met)})" if met else "") + ". ")
+    half = ", ".join(f"{g} {s.loc[g, 'median_abs_diff_half']:.4f} / {s.loc[g, 'max_abs_diff_half']:.4f}" for g in targeted)
+    lower_median = sum(s.loc[g, "median_abs_diff"] <= s.loc[g, "median_abs_diff_half"] for g in targeted)
+    text += (f"With half credit instead: {half}; the v0.4.0 rule has the lower or equal median in {lower_median} "
+             f"of {len(targeted)} groups, a maximum can go either way since our row order only approximates HELM's.")
+    for group in loose:
+        n, inside = int(s.loc[group, "models"]), int(s.loc[group, "within_tie_range"])
+        share = s.loc[group, "tied_pairs_share"]
+        text += (f" {group}: {share:.0%} of model pairs have equal displayed values in a column, so the table cannot "
+                 f"determine the win rate — breaking those ties either way moves the median model's by "
+                 f"{s.loc[group, 'median_tie_range_width']:.3f} (`tie_range_low`–`tie_range_high`); {inside} of {n} "
+                 "published values lie inside that range: ")
+        text += ("consistent within rounding, neither reproduced nor contradicted." if inside == n else
+                 f"{n - inside} lie outside it, which rounding cannot explain.")
+    return text
+
+
+def win_rate_intervals(frame: pd.DataFrame, group: str, *, seed: int, n_resamples: int = 2000, models=None,
+                       tie_rule: str = "v0.4.0") -> pd.DataFrame:
+    """Mean win rate per model with a bootstrap CI resampling scenarios, and whether each model is
+    statistically tied with the next one down: the paired difference of their column win rates over the
+    columns both have, scenarios resampled, has a CI containing 0 (:func:`helmlite.stats.cluster_bootstrap_ci`,
+    :func:`helmlite.stats.cluster_paired_difference`)."""
+    view = RankingView(frame, group, None, models)
+    matrix = view.win_rates(tie_rule)
     matrix = matrix.loc[matrix.notna().any(axis=1)]
     values = matrix.to_numpy()
-    n_cols = values.shape[1]
-    generator = np.random.default_rng(seed)
-    picks = generator.integers(0, n_cols, size=(n_resamples, n_cols))
-    with np.errstate(invalid="ignore"):
-        boot = np.stack([np.nanmean(values[:, p], axis=1) for p in picks])  # (resamples, models)
+    clusters = np.array([c[0] for c in matrix.columns], dtype=object)
     estimate = np.nanmean(values, axis=1)
     order = np.argsort(-estimate, kind="stable")
-    low, high = np.nanpercentile(boot, [2.5, 97.5], axis=0)
+    names = list(matrix.index)
     rows = []
     for rank, i in enumerate(order, start=1):
+        has = np.isfinite(values[i])
+        ci = stats.cluster_bootstrap_ci(values[i, has], clusters[has], n_resamples=n_resamples,
+                                        seed=rng(seed, "win-rate-intervals", group, names[i]))
         tied = None
         if rank < len(order):
-            diff = boot[:, i] - boot[:, order[rank]]
-            d_low, d_high = np.nanpercentile(diff, [2.5, 97.5])
-            tied = bool(d_low <= 0 <= d_high)
-        rows.append({"rank": rank, "model": matrix.index[i], "win_rate": estimate[i], "ci_low": low[i], "ci_high": high[i],
-                     "scenarios": int(np.isfinite(values[i]).sum()), "tied_with_next": tied})
+            j = order[rank]
+            diff = stats.cluster_paired_difference(values[i], values[j], clusters, n_resamples=n_resamples,
+                                                   seed=rng(seed, "win-rate-next", group, names[i], names[j]))
+            tied = not diff.significant
+        rows.append({"rank": rank, "model": names[i], "win_rate": estimate[i], "ci_low": ci.ci_low, "ci_high": ci.ci_high,
+                     "scenarios": int(ci.n), "tied_with_next": tied})
     return pd.DataFrame(rows)
 
 
@@ -173,13 +198,15 @@ RELATED = {"Robustness": ("EM (Robustness)", "F1 (Robustness)", "RR@10 (Robustne
 
 
 def metric_relationships(frame: pd.DataFrame, *, seed: int, n_resamples: int = 2000, models=None) -> pd.DataFrame:
-    """Per scenario and group: Pearson r between accuracy and the group's metric across models, bootstrap CI."""
-    accuracy = main_columns(frame, "Accuracy")
-    if models is not None:
-        accuracy = accuracy.loc[accuracy.index.intersection(models)]
+    """Per scenario and group: Pearson r between accuracy and the group's metric across models, bootstrap CI
+    over models (cells HELM leaves out of its rankings — contaminated or hidden — are left out here too)."""
+    accuracy = RankingView(frame, "Accuracy", None, models).displayed
+    available = set(frame["group"])
     rows = []
     for group, metrics in RELATED.items():
-        other = main_columns(frame, group)
+        if group not in available:
+            continue
+        other = RankingView(frame, group, None, models).displayed
         for (scenario, acc_metric) in accuracy.columns:
             column = next(((scenario, m) for m in metrics if (scenario, m) in other.columns), None)
             if column is None:
@@ -187,10 +214,13 @@ def metric_relationships(frame: pd.DataFrame, *, seed: int, n_resamples: int = 2
             both = pd.DataFrame({"acc": accuracy[(scenario, acc_metric)], "other": other[column]}).dropna()
             if len(both) < 5 or both["other"].nunique() < 2:
                 continue
-            est = stats.correlation_ci(both["acc"].to_numpy(), both["other"].to_numpy(), method="pearson",
-                                       seed=seed + len(rows), n_resamples=n_resamples)
+            est = stats.correlation_ci(both["acc"].to_numpy(), both["other"].to_numpy(), correlation="pearson",
+                                       seed=rng(seed, "metric-relationships", group, scenario), n_resamples=n_resamples)
             rows.append({"group": group, "scenario": scenario, "metric": column[1], "pearson_r": est.estimate,
                          "ci_low": est.ci_low, "ci_high": est.ci_high, "models": est.n})
+    if not rows:
+        raise DataError("metric_relationships: no scenario has accuracy and another group's metric for ≥ 5 models "
+                        f"(groups in the table: {sorted(available)})")
     return pd.DataFrame(rows)
 
 
@@ -216,13 +246,14 @@ def scenario_priorities(run_specs_conf: str | os.PathLike) -> pd.Series:
             if description.startswith(prefix) and needle in description:
                 found[scenario] = min(found.get(scenario, 99), int(priority))
     if not found:
-        raise DataFormatError(f"{run_specs_conf}: no run entries with priorities found")
+        raise DataError(f"{run_specs_conf}: no run entries with priorities found")
     return pd.Series(found, name="priority").sort_index()
 
 
 def tie_share(frame: pd.DataFrame, group: str) -> float:
-    """Share of model pairs with equal published values within a column, averaged over the group's columns
-    (values are published rounded to 3 decimals; ties created by rounding shift head-to-head win rates)."""
+    """Share of model pairs with equal displayed values within a column, averaged over the group's columns
+    (values are published rounded to 3 decimals; HELM ranked the unrounded ones, so every such tie is a
+    pair whose order the table does not tell)."""
     table = main_columns(frame, group)
     shares = []
     for column in table.columns:
@@ -234,50 +265,56 @@ def tie_share(frame: pd.DataFrame, group: str) -> float:
 
 
 def subset_ranking_agreement(frame: pd.DataFrame, subsets: dict[str, list[str]], *, seed: int, n_resamples: int = 1000,
-                             models=None) -> pd.DataFrame:
+                             models=None, tie_rule: str = "v0.4.0") -> pd.DataFrame:
     """Kendall τ between the accuracy win-rate ranking from a subset of scenarios and from all of them,
-    with a bootstrap CI resampling models (the win rates are recomputed within each resample)."""
-    table = main_columns(frame, "Accuracy")
-    if models is not None:
-        table = table.loc[table.index.intersection(models)]
-    lib = _lower_is_better(frame, "Accuracy")
-    generator = np.random.default_rng(seed)
+    with a percentile bootstrap CI resampling models (:func:`helmlite.stats.bootstrap_ci`; the win rates
+    are recomputed within each resample, vectorised over resamples)."""
+    view = RankingView(frame, "Accuracy", None, models)
+    n_models = view.precise.shape[0]
     rows = []
-    for label, scenarios in subsets.items():
-        keep = [c for c in table.columns if c[0] in scenarios]
+    for label, scenario_names in subsets.items():
+        keep = [k for k, c in enumerate(view.precise.columns) if c[0] in set(scenario_names)]
+        if not keep:
+            raise DataError(f"subset_ranking_agreement: subset {label!r} names no Accuracy scenario of the table "
+                            f"({sorted(set(view.scenario_of))})")
 
-        def tau(index):
-            sub = table.iloc[index].reset_index(drop=True)  # resampled models may repeat
-            full = win_rate_matrix(sub, lib).mean(axis=1)
-            part = win_rate_matrix(sub[keep], lib).mean(axis=1)
-            ok = full.notna() & part.notna()
-            return kendalltau(full[ok], part[ok]).statistic
+        def tau(index, axis=-1):
+            index = np.asarray(index, dtype=int)
 
-        estimate = tau(np.arange(len(table)))
-        boot = [tau(generator.integers(0, len(table), len(table))) for _ in range(n_resamples)]
-        low, high = np.nanpercentile(boot, [2.5, 97.5])
-        rows.append({"subset": label, "scenarios": len(set(c[0] for c in keep)), "kendall_tau": estimate, "ci_low": low,
-                     "ci_high": high})
+            def batch(part):
+                full = resampled_mean_win_rates(view, part, None, tie_rule)
+                sub = resampled_mean_win_rates(view, part, keep, tie_rule)
+                return kendall_tau_b(full, sub)
+
+            out = in_chunks(batch, index)
+            return out[0] if index.ndim == 1 else out
+
+        est = stats.bootstrap_ci(np.arange(n_models, dtype=float), tau, n_resamples=n_resamples, method="percentile",
+                                 seed=rng(seed, "subset-ranking", label))
+        rows.append({"subset": label, "scenarios": len({view.precise.columns[k][0] for k in keep}),
+                     "kendall_tau": est.estimate, "ci_low": est.ci_low, "ci_high": est.ci_high})
     return pd.DataFrame(rows)
 
 
-def random_subset_curve(frame: pd.DataFrame, *, seed: int, draws: int = 200, models=None) -> pd.DataFrame:
-    """τ(ranking from k random scenarios, full ranking) for k = 1..K: mean and 2.5–97.5 percentiles over draws."""
-    table = main_columns(frame, "Accuracy")
-    if models is not None:
-        table = table.loc[table.index.intersection(models)]
-    lib = _lower_is_better(frame, "Accuracy")
-    full = win_rate_matrix(table, lib)
-    reference = full.mean(axis=1)
-    generator = np.random.default_rng(seed)
+def random_subset_curve(frame: pd.DataFrame, *, seed: int, draws: int = 200, models=None,
+                        tie_rule: str = "v0.4.0") -> pd.DataFrame:
+    """τ(ranking from k random scenario columns, full ranking) for k = 1..K: mean and 2.5–97.5 percentiles
+    over ``draws`` random subsets per k (Monte Carlo over subsets, vectorised over draws)."""
+    view = RankingView(frame, "Accuracy", None, models)
+    full = view.win_rates(tie_rule).to_numpy()  # a column's win rates do not depend on the other columns
+    reference = np.nanmean(full, axis=1)
+    n_columns = full.shape[1]
     rows = []
-    for k in range(1, full.shape[1] + 1):
-        taus = []
-        for _ in range(draws):
-            pick = generator.choice(full.shape[1], size=k, replace=False)
-            part = full.iloc[:, pick].mean(axis=1)  # a column's win rates do not depend on the other columns
-            ok = part.notna() & reference.notna()
-            taus.append(kendalltau(reference[ok], part[ok]).statistic)
+    for k in range(1, n_columns + 1):
+        generator = rng(seed, "random-subset-curve", k)
+        pick = np.argsort(generator.random((draws, n_columns)), axis=1)[:, :k]  # k distinct columns per draw
+        chosen = np.zeros((draws, n_columns), dtype=bool)
+        np.put_along_axis(chosen, pick, True, axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            values = np.where(chosen[:, None, :], full[None, :, :], np.nan)  # (draws, models, columns)
+            counts = np.isfinite(values).sum(axis=2)
+            part = np.where(counts > 0, np.nansum(values, axis=2) / np.maximum(counts, 1), np.nan)
+        taus = kendall_tau_b(reference[None, :], part)
         low, high = np.nanpercentile(taus, [2.5, 97.5])
         rows.append({"k": k, "mean_tau": float(np.nanmean(taus)), "low": low, "high": high, "draws": draws})
     return pd.DataFrame(rows)
