@@ -214,6 +214,20 @@ def test_json_hidden_and_contaminated_cells(tmp_path):
     assert pub.mean_win_rates(frame, "Accuracy").to_dict() == {"x": 0.0, "y": 0.5, "z": 1.0}
 
 
+def test_json_ties_are_broken_by_each_tables_own_row_order(tmp_path):
+    header = [{"value": "Model/adapter"}, {"value": "MMLU - EM", "lower_is_better": False,
+                                            "metadata": {"metric": "EM", "run_group": "MMLU"}}]
+    tables = [{"title": "Accuracy", "header": header, "rows": [[{"value": "m1"}, {"value": 0.5}], [{"value": "m2"}, {"value": 0.5}]]},
+              {"title": "Robustness", "header": header, "rows": [[{"value": "m2"}, {"value": 0.5}], [{"value": "m1"}, {"value": 0.5}]]}]
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(tables))
+    frame = leaderboard.load_leaderboard(path)
+    # v0.4.0, higher is better: the later row of the tie gets the win
+    assert pub.mean_win_rates(frame, "Accuracy").to_dict() == {"m1": 0.0, "m2": 1.0}
+    assert pub.mean_win_rates(frame, "Robustness").to_dict() == {"m2": 0.0, "m1": 1.0}
+    assert pub.mean_win_rates(frame, "Accuracy", tie_rule="half").to_dict() == {"m1": 0.5, "m2": 0.5}
+
+
 def test_precise_value_from_the_cell_statistics(tmp_path):
     path = tmp_path / "p.csv"
     pd.DataFrame({"model": ["a", "b"], "scenario": "MMLU", "metric": "EM", "score": [0.385, 0.385],
@@ -230,6 +244,8 @@ MALFORMED = [
     ("model,scenario,metric,score\na,S,mystery,0.5\nb,S,mystery,0.4\n", ["['mystery']", "lower_is_better"]),
     ("Model,MMLU,BoolQ\na,0.5,0.6\n", ["['MMLU', 'BoolQ'] name no metric", "'<scenario> - <metric>'"]),
     ("model,scenario,metric,score\n", ["no numeric scores"]),
+    ("model,scenario,metric,score,subject\na,MMLU,EM,0.5,law\na,MMLU,EM,0.7,math\n",
+     ["2 rows repeat", "('a', 'Accuracy', 'MMLU', 'EM')"]),
 ]
 
 
@@ -303,7 +319,7 @@ def test_win_rate_intervals_and_ties():
 
 def test_empty_results_are_errors_not_empty_frames():
     frame = cells("Accuracy", {"a": {"S": 0.5}, "b": {"S": 0.4}}, {"S": ("EM", False)})
-    with pytest.raises(DataError, match="no model with both a published 'Mean win rate'"):
+    with pytest.raises(DataError, match="group 'Accuracy' has no published 'Mean win rate' column"):
         pub.win_rate_comparison(frame, ["Accuracy"])
     with pytest.raises(DataError, match="no scenario has accuracy and another group's metric"):
         pub.metric_relationships(frame, seed=0, n_resamples=50)

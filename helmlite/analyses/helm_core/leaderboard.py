@@ -26,7 +26,8 @@ Normalisation:
 * **Directions** come from HELM's schema where it defines the metric (:mod:`.helm_schema`; Coverage,
   Density, Compression and the general-information counts get none and are never ranked), else from the
   table's ``lower_is_better``; a metric with neither stops with an error.
-* **Percent or fraction** is decided per column (group × scenario × metric): a value written with ``%``,
+* **Percent or fraction** (CSV layouts; HELM's JSON holds HELM's own fractions) is decided per column
+  (group × scenario × metric): a value written with ``%``,
   or a score column named as percent, is divided by 100; otherwise a column of a metric that HELM's schema
   defines as a fraction (EM, F1, ECE, toxic fraction, …), or of a metric the schema does not know, whose
   values lie in [0, 100] with some above 1 is read as percent and divided by 100. Metrics on other scales
@@ -138,8 +139,8 @@ def _from_json(path: Path) -> pd.DataFrame:
         for cell_index, cell in enumerate(header[1:], start=1):
             name = str(cell.get("value", ""))
             meta = cell.get("metadata") or {}
-            if name == WIN_RATE:
-                scenario, metric = AGGREGATE, WIN_RATE
+            if name == WIN_RATE or (name.startswith("Mean ") and not meta.get("run_group")):
+                scenario, metric = AGGREGATE, name  # the table's own aggregate ("Mean win rate", "Mean score")
             else:
                 scenario = meta.get("run_group") or (name.split(" - ", 1)[0] if " - " in name else title)
                 metric = meta.get("metric") or (name.split(" - ", 1)[1] if " - " in name else name)
@@ -317,8 +318,15 @@ def load_leaderboard(path: str | os.PathLike, *, group: str | None = None) -> pd
                 f"{path}: found columns {list(map(str, raw.columns))}; expected {_expected()}")
     if frame["value"].notna().sum() == 0:
         raise LeaderboardFormatError(f"{path}: the table has no numeric scores")
+    repeated = frame.duplicated(["model", "group", "scenario", "metric"], keep=False)
+    if repeated.any():
+        first = frame.loc[repeated].iloc[0]
+        raise LeaderboardFormatError(
+            f"{path}: {int(repeated.sum())} rows repeat a model × group × scenario × metric, e.g. "
+            f"({first['model']!r}, {first['group']!r}, {first['scenario']!r}, {first['metric']!r}); expected one row each "
+            "(a column such as a subject, split or seed that tells them apart must be averaged first)")
     frame["lower_is_better"] = _directions(frame, path, none_is_unranked=is_json)
-    percent_columns = _rescale_percent(frame)
+    percent_columns = [] if is_json else _rescale_percent(frame)  # HELM's JSON holds fractions as computed
     marked = np.array([isinstance(d, str) and schema.CONTAMINATION_STRONG_SYMBOL in d for d in frame["description"]], dtype=bool)
     flagged = np.array([v is True for v in frame["contaminated"]], dtype=bool)
     listed = np.array([schema.is_strongly_contaminated(m, s) for m, s in zip(frame["model"], frame["scenario"])], dtype=bool)

@@ -63,7 +63,9 @@ def main_columns(frame: pd.DataFrame, group: str) -> pd.DataFrame:
 
 def published_win_rates(frame: pd.DataFrame, group: str) -> pd.Series:
     """The group's published "Mean win rate" per model (NaN where HELM showed none)."""
-    part = frame[(frame["group"] == group) & (frame["scenario"] == AGGREGATE)]
+    part = frame[(frame["group"] == group) & (frame["scenario"] == AGGREGATE) & (frame["metric"] == WIN_RATE)]
+    if part["value"].notna().sum() == 0:
+        raise DataError(f"leaderboard: group {group!r} has no published '{WIN_RATE}' column to compare with")
     return part.set_index("model")["value"]
 
 
@@ -169,6 +171,8 @@ def win_rate_intervals(frame: pd.DataFrame, group: str, *, seed: int, n_resample
     view = RankingView(frame, group, None, models)
     matrix = view.win_rates(tie_rule)
     matrix = matrix.loc[matrix.notna().any(axis=1)]
+    if matrix.empty:
+        raise DataError(f"win_rate_intervals: no model has a ranked value in group {group!r}")
     values = matrix.to_numpy()
     clusters = np.array([c[0] for c in matrix.columns], dtype=object)
     estimate = np.nanmean(values, axis=1)
@@ -269,6 +273,8 @@ def subset_ranking_agreement(frame: pd.DataFrame, subsets: dict[str, list[str]],
     """Kendall τ between the accuracy win-rate ranking from a subset of scenarios and from all of them,
     with a percentile bootstrap CI resampling models (:func:`helmlite.stats.bootstrap_ci`; the win rates
     are recomputed within each resample, vectorised over resamples)."""
+    if not subsets:
+        raise DataError("subset_ranking_agreement: no subsets given")
     view = RankingView(frame, "Accuracy", None, models)
     n_models = view.precise.shape[0]
     rows = []

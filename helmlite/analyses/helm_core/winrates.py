@@ -31,7 +31,7 @@ from ... import stats
 from ...errors import UserError
 from ...seeds import rng
 from . import helm_schema as schema
-from .leaderboard import coverage, load_leaderboard, select, with_defaults
+from .leaderboard import MIN_COVERAGE, load_leaderboard, select, with_defaults
 
 _CHUNK = 256  # resamples whose pairwise comparisons are held in memory at once
 
@@ -153,7 +153,7 @@ class RankingView:
 
         self.group = group
         self.precise, self.displayed = pivot("precise"), pivot("value")
-        rows = frame.drop_duplicates("model").set_index("model")["row"]
+        rows = frame.loc[frame["group"] == group].drop_duplicates("model").set_index("model")["row"]  # this table's order
         self.rows = rows.reindex(order).to_numpy(dtype=float)
         self.scenario_of = np.array([c[0] for c in columns])
 
@@ -163,11 +163,6 @@ class RankingView:
     def tie_ranges(self) -> tuple[pd.Series, pd.Series]:
         low, high = tie_ranges(self.displayed, self.directions)
         return low.mean(axis=1, skipna=True), high.mean(axis=1, skipna=True)
-
-    def column_scenarios(self) -> np.ndarray:
-        """The scenario of each ranked column (the clusters of the bootstrap over scenarios)."""
-        return np.array([c[0] for c in self.precise.columns], dtype=object)
-
 
 def mean_win_rates(frame: pd.DataFrame, group: str, models=None, *, tie_rule: str = "v0.4.0", scenarios=None,
                    hide_logprob_issues: bool = True) -> pd.Series:
@@ -181,7 +176,8 @@ def winrates(frame: pd.DataFrame, group: str = "Accuracy", scenarios=None, tie_r
              n_resamples: int = 2000, seed: int = 0, confidence: float = 0.95, models=None,
              hide_logprob_issues: bool = True) -> pd.DataFrame:
     """Per model: mean win rate, its bootstrap CI over scenarios, the number of scenarios it has a ranked
-    value in, and a coverage warning; sorted best first.
+    value in, and a coverage warning (fewer than half the ranked scenarios of the best-covered model: its win
+    rate rests on few comparisons and is not comparable with the others'); sorted best first.
 
     The CI resamples scenarios with replacement, keeping each scenario's columns together, and takes the
     model's mean over the resampled columns (:func:`helmlite.stats.cluster_bootstrap_ci`, percentile
@@ -189,19 +185,22 @@ def winrates(frame: pd.DataFrame, group: str = "Accuracy", scenarios=None, tie_r
     check_tie_rule(tie_rule)
     view = RankingView(frame, group, scenarios, models, hide_logprob_issues=hide_logprob_issues)
     matrix = view.win_rates(tie_rule)
+    values = matrix.to_numpy()
     clusters = np.array([c[0] for c in matrix.columns], dtype=object)
-    cover = coverage(frame, group, scenarios).set_index("model")
+    covered = np.array([len(set(clusters[np.isfinite(v)])) for v in values])
+    best = int(covered.max()) if len(covered) else 0
     rows = []
-    for model, values in zip(matrix.index, matrix.to_numpy()):
-        has = np.isfinite(values)
+    for model, v, n in zip(matrix.index, values, covered):
+        has = np.isfinite(v)
         if not has.any():
             rows.append({"model": model, "mean_win_rate": np.nan, "ci_low": np.nan, "ci_high": np.nan, "scenarios": 0,
                          "coverage_warning": "no ranked score in this group"})
             continue
-        est = stats.cluster_bootstrap_ci(values[has], clusters[has], confidence=confidence, n_resamples=n_resamples,
+        est = stats.cluster_bootstrap_ci(v[has], clusters[has], confidence=confidence, n_resamples=n_resamples,
                                          seed=rng(seed, "winrates-ci", group, tie_rule, model))
+        warning = f"only {n} of the {best} scenarios of the best-covered model" if n < MIN_COVERAGE * best else ""
         rows.append({"model": model, "mean_win_rate": est.estimate, "ci_low": est.ci_low, "ci_high": est.ci_high,
-                     "scenarios": int(est.n), "coverage_warning": cover["coverage_warning"].get(model, "")})
+                     "scenarios": int(n), "coverage_warning": warning})
     out = pd.DataFrame(rows)
     return out.sort_values("mean_win_rate", ascending=False, kind="stable", na_position="last").reset_index(drop=True)
 
