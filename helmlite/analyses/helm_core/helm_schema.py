@@ -13,10 +13,13 @@ Sources, all in the HELM repository (github.com/stanford-crfm/helm, Apache-2.0):
 * ``src/helm/benchmark/presentation/summarize.py`` — ``Summarizer.LOGPROBS_ISSUE_MODELS`` /
   ``LOGPROBS_ISSUE_METRICS``: for these models the calibration and MS MARCO cells are created with
   ``hide_value=True`` (value ``None``, statistics still in the cell's description), so they are neither
-  shown nor ranked. Anthropic-LM v4-s3 and the LLaMA / Llama 2 models (Together returned log
-  probabilities unreliably, HELM issue #1847).
-* The same file, ``create_group_table``: rows are sorted by model name (``creator/model``), so the row
-  index that breaks ties under the v0.4.0 rule follows the creator organisation first.
+  shown nor ranked: Anthropic-LM v4-s3, and the LLaMA / Llama 2 models served through Together, which
+  returned log probabilities only sometimes (HELM issue #1847). The v0.4.0 table agrees: it shows no
+  Calibration win rate for these models although the mirror's flattened CSV carries their ECE numbers.
+* The same file, ``create_group_table`` (``sort_by_model_order``): rows follow the model order of HELM's
+  model registry, models it does not list first, sorted by name (``creator/model``). A flattened table
+  loses that order; :data:`CREATORS` lets :mod:`.leaderboard` approximate it (creator first, then the
+  table's order), which is what breaks exact ties under the v0.4.0 rule.
 """
 from __future__ import annotations
 
@@ -26,7 +29,7 @@ WIN_RATE = "Mean win rate"
 TIE_RULES = ("v0.4.0", "half")
 """``"v0.4.0"``: HELM v0.4.0 sorted ``(value, row_index)`` pairs and gave each row its position as wins
 (``sorted(values, reverse=lower_is_better)``; no half credit, so exact ties are broken by row order).
-``"half"``: the rule of later HELM releases (2024): tied values share the average position, i.e. a tie
+``"half"``: the rule of later HELM releases (after v0.4.0): tied values share the average position, i.e. a tie
 counts half a win."""
 
 # schema_classic.yaml: short display name → lower_is_better (None = no direction, never ranked)

@@ -13,7 +13,7 @@ Ties (``tie_rule``):
   sorted (descending when lower is better) and a model's wins are its position; there is no half credit,
   so exact ties go to the row later in the table for higher-is-better columns and to the earlier row for
   lower-is-better columns.
-* ``"half"`` — the rule of later HELM releases (2024): tied models share the average position (a tie
+* ``"half"`` — the rule of later HELM releases (after v0.4.0): tied models share the average position (a tie
   counts half a win). Shown as a sensitivity.
 
 :func:`tie_ranges` gives, per model, the range of win rates that breaking the ties in the *displayed*
