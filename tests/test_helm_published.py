@@ -288,7 +288,7 @@ def test_coverage_warning_and_scenario_subset(tmp_path):
     assert table.loc["sparse", "coverage_warning"] == "only 1 of the 10 scenarios of the best-covered model"
     assert table.loc["a", "coverage_warning"] == "" and np.isnan(table.loc["sparse", "ci_low"])  # one cluster: no CI
     assert table.loc["a", "mean_win_rate"] == pytest.approx((0.5 + 9 * 1.0) / 10)
-    subset = winrates.winrates_table(path, scenarios=["S1", "S2"], n_resamples=200, seed=0).set_index("model")
+    subset = winrates.winrates_table(path, scenarios="S1, S2", n_resamples=200, seed=0).set_index("model")
     assert subset["scenarios"].to_dict() == {"a": 2, "b": 2, "sparse": 0}
     assert subset.loc["sparse", "coverage_warning"] == "no ranked score in this group"
 

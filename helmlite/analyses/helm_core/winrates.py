@@ -209,7 +209,9 @@ def winrates_table(table_path: str | os.PathLike, group: str = "Accuracy", scena
                    n_resamples: int = 2000, seed: int = 0, confidence: float = 0.95) -> pd.DataFrame:
     """:func:`winrates` of a leaderboard file in any layout :func:`~.leaderboard.load_leaderboard` reads.
     Columns ``model, mean_win_rate, ci_low, ci_high, scenarios, coverage_warning``; ``scenarios`` takes
-    the table's own scenario names."""
+    the table's own scenario names (a list, or one comma-separated string as ``--scenarios a,b`` gives it)."""
+    if isinstance(scenarios, str):
+        scenarios = [name.strip() for name in scenarios.split(",") if name.strip()]
     frame = load_leaderboard(table_path, group=group)
     return winrates(frame, group, scenarios, tie_rule, n_resamples=n_resamples, seed=seed, confidence=confidence)
 
