@@ -16,7 +16,11 @@ and the two-sided p-value of "θ = θ0" is the Monte-Carlo p-value with the (k+1
 * percentile: ``p = min(1, 2·(k≤ + 1)/(B + 1), 2·(k≥ + 1)/(B + 1))`` with k≤ (k≥) the number of
   resamples at or below (above) θ0;
 * BCa: the same tail shares mapped back through the BCa level adjustment (the smallest α at which the
-  BCa interval excludes θ0, E&T 1993 §14.3 and §15.4 on intervals and tests).
+  BCa interval excludes θ0, E&T 1993 §14.3 and §15.4 on intervals and tests);
+* expanded percentile (for means, Hesterberg 2015, "What teachers should know about the bootstrap",
+  §5.1): percentiles taken at the level Φ(√(n/(n−1))·t_{n−1, α/2}) instead of α/2, which removes the
+  percentile interval's narrowness at small n (its test of a mean rejects 6.4% at n = 20 under the
+  null, the expanded one 4.3%); the p-value maps the tail shares back the same way.
 
 The endpoint ranks are chosen from the same tail function, so **the (1 − α) interval excludes θ0
 exactly when p < α** (a duality by construction, checked in the tests): a significance flag and the
@@ -34,10 +38,10 @@ import math
 from typing import Callable, Sequence
 
 import numpy as np
-from scipy.special import ndtr, ndtri
+from scipy.special import ndtr, ndtri, stdtr
 
 from ..errors import InputError
-from .estimates import Estimate, PairedComparison, Seed, generator
+from .estimates import Estimate, PairedComparison, Seed, alpha_of, generator
 
 Statistic = Callable[..., np.ndarray]
 _BATCH_ELEMENTS = 4_000_000  # resampled elements held in memory at once
@@ -58,7 +62,7 @@ def _as_arrays(data) -> tuple[np.ndarray, ...]:
 def _check_resamples(n_resamples: int, confidence: float) -> None:
     if not 0 < confidence < 1:
         raise InputError(f"confidence must lie strictly between 0 and 1, got {confidence}")
-    if 2 / (n_resamples + 1) >= 1 - confidence:
+    if 2 / (n_resamples + 1) >= alpha_of(confidence):
         raise InputError(f"n_resamples={n_resamples} is too few for a {confidence:.0%} interval: need "
                          f"2/(B+1) < {1 - confidence:.3g}, i.e. B >= {math.floor(2 / (1 - confidence))}")
 
@@ -92,15 +96,17 @@ def _jackknife(arrays: tuple[np.ndarray, ...], statistic: Statistic) -> np.ndarr
 class Resampled:
     """A bootstrap distribution with the interval and the p-values it implies (one procedure for both).
 
-    ``method`` is ``"percentile"`` or ``"bca"`` (then ``z0`` and ``accel`` are the BCa bias correction
-    and acceleration). The tail function maps "k resamples lie at or beyond θ0 on one side" to the
-    two-sided p-value contributed by that side; endpoints and p-values both come from it.
+    ``method`` is ``"percentile"``, ``"bca"`` (then ``z0`` and ``accel`` are the BCa bias correction
+    and acceleration) or ``"expanded"`` (``n`` items: the expanded percentile interval for a mean).
+    The tail function maps "k resamples lie at or beyond θ0 on one side" to the two-sided p-value
+    contributed by that side; endpoints and p-values both come from it.
     """
 
-    def __init__(self, boot: np.ndarray, method: str = "percentile", z0: float = 0.0, accel: float = 0.0):
+    def __init__(self, boot: np.ndarray, method: str = "percentile", z0: float = 0.0, accel: float = 0.0,
+                 n: int = 0):
         boot = np.asarray(boot, dtype=float)
         self.boot = np.sort(boot[np.isfinite(boot)])
-        self.method, self.z0, self.accel = method, z0, accel
+        self.method, self.z0, self.accel, self.n = method, z0, accel, n
 
     @property
     def size(self) -> int:
@@ -108,9 +114,13 @@ class Resampled:
 
     def _level(self, q: np.ndarray) -> np.ndarray:
         """The nominal one-sided level whose (adjusted) quantile is q: the identity for the percentile
-        method; for BCa the inverse of α ↦ Φ(z0 + (z0 + z_α)/(1 − a(z0 + z_α))) (E&T eq. 14.10)."""
+        method; for BCa the inverse of α ↦ Φ(z0 + (z0 + z_α)/(1 − a(z0 + z_α))) (E&T eq. 14.10); for the
+        expanded percentile the inverse of α ↦ Φ(√(n/(n−1))·t_{n−1, α}) (Hesterberg 2015, §5.1)."""
         if self.method == "percentile":
             return q
+        if self.method == "expanded":
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return stdtr(self.n - 1, ndtri(q) * np.sqrt((self.n - 1) / self.n))
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             y = ndtri(q) - self.z0
             den = 1 + self.accel * y
@@ -133,7 +143,7 @@ class Resampled:
         A side that no order statistic can bound (too few finite resamples) is ±inf."""
         if self.size == 0:
             return math.nan, math.nan
-        alpha = 1 - confidence
+        alpha = alpha_of(confidence)
         lower, upper = self._tails(np.arange(self.size + 1))
         r_low, r_up = int(np.sum(lower < alpha)), int(np.sum(upper < alpha))
         low = float(self.boot[r_low - 1]) if r_low else -math.inf
@@ -152,8 +162,10 @@ class Resampled:
 
 
 def _resolve_method(method: str, n: int) -> str:
-    if method not in ("bca", "percentile", "auto"):
-        raise InputError(f"bootstrap method must be 'bca' or 'percentile' (or 'auto'), got {method!r}")
+    if method not in ("bca", "percentile", "auto", "expanded"):
+        raise InputError(f"bootstrap method must be 'bca' or 'percentile' (or 'auto', 'expanded'), got {method!r}")
+    if method == "expanded":
+        return method
     return "bca" if method in ("bca", "auto") and n >= BCA_MIN_N else "percentile"
 
 
@@ -176,6 +188,8 @@ def _resample(data, statistic: Statistic, confidence: float, n_resamples: int, m
         accel = float(np.nansum(dev**3) / denom) if denom > 0 else 0.0
         if np.isfinite(z0) and np.isfinite(accel):
             return theta_hat, n, Resampled(finite, "bca", z0, accel)
+    if method == "expanded" and n >= 2:
+        return theta_hat, n, Resampled(finite, "expanded", n=n)
     return theta_hat, n, Resampled(finite, "percentile")
 
 
@@ -185,8 +199,9 @@ def bootstrap_ci(data, statistic: Statistic = np.mean, *, confidence: float = 0.
 
     ``data`` is one array or a tuple of arrays sharing items (resampled together). ``statistic``
     must accept the arrays and ``axis=-1``. ``method``: ``"bca"`` (used when n >= 20, else the
-    percentile interval), ``"percentile"``, or ``"auto"`` (the same rule as ``"bca"``); the returned
-    ``method`` names the interval actually used. Resamples where the statistic is undefined (NaN,
+    percentile interval), ``"percentile"``, ``"auto"`` (the same rule as ``"bca"``) or ``"expanded"``
+    (the expanded percentile interval, meant for means); the returned ``method`` names the interval
+    actually used. Resamples where the statistic is undefined (NaN,
     e.g. a correlation of a constant resample) are left out. Endpoints are order statistics of the
     resamples (see the module docstring).
     """

@@ -12,6 +12,12 @@ import numpy as np
 Seed = Union[int, np.random.Generator, np.random.SeedSequence]
 
 
+def alpha_of(confidence: float) -> float:
+    """1 − confidence, rounded to 12 decimals so that 1 − 0.95 is the same float as 0.05 (a p-value of
+    exactly 0.05 then compares the same way against either)."""
+    return round(1.0 - confidence, 12)
+
+
 def generator(seed: Seed) -> np.random.Generator:
     """``np.random.default_rng(seed)``: an int seeds a new Generator, a Generator is returned as is."""
     return np.random.default_rng(seed)
@@ -57,4 +63,4 @@ class PairedComparison(Estimate):
     @property
     def significant(self) -> bool:
         """``p_value < 1 − confidence`` (False when the p-value is undefined)."""
-        return bool(self.p_value < 1 - self.confidence)
+        return bool(self.p_value < alpha_of(self.confidence))

@@ -3,8 +3,10 @@
 * 0/1 outcomes with the mean: Newcombe's (1998) interval and the exact McNemar (1947) test
   (:func:`helmlite.stats.paired_binary_difference`).
 * Anything else: a paired bootstrap whose p-value comes from the same resamples, with the
-  (k+1)/(B+1) correction (:func:`helmlite.stats.paired_test`), or a sign-flip permutation test
-  (:func:`permutation_p_value`, Fisher 1935; scipy ``permutation_test``).
+  (k+1)/(B+1) correction (:func:`helmlite.stats.paired_test`; for means the expanded percentile
+  interval, which holds its level at n = 20), or a sign-flip permutation test
+  (:func:`permutation_p_value`, Fisher 1935; scipy ``permutation_test``), exact under the null that
+  the two systems are exchangeable on every item.
 
 Never an unpaired test on paired items: the item effect shared by both conditions cancels only when
 the pairing is kept.
@@ -21,19 +23,30 @@ from .proportions import is_binary, paired_binary_difference
 
 
 def paired_difference(a, b, statistic: Statistic = np.mean, *, confidence: float = 0.95, n_resamples: int = 10_000,
-                      method: str = "bca", seed: Seed = 0) -> PairedComparison:
+                      method: str = "auto", seed: Seed = 0) -> PairedComparison:
     """statistic(a) − statistic(b) for two systems scored on the *same* items.
 
-    When both sides are 0/1 (NaN ignored) and ``statistic`` is the mean, this is
-    :func:`helmlite.stats.paired_binary_difference`: Newcombe's (1998) hybrid score interval and the
-    exact McNemar (1947) p-value (``method="newcombe-score/mcnemar-exact"``; items with a NaN side are
-    dropped; ``n_resamples``/``seed`` are unused). Otherwise a paired bootstrap (Efron & Tibshirani
-    1993): percentile, or BCa when ``method="bca"`` and n >= 20, and a two-sided p-value from the same
-    resamples with the (k+1)/(B+1) correction — never 0, and ``p < 1 − confidence`` exactly when the
-    interval excludes 0 (see :func:`helmlite.stats.paired_test`).
+    * Both sides 0/1 (NaN ignored) and ``statistic`` the mean: :func:`helmlite.stats.paired_binary_difference`,
+      Newcombe's (1998) hybrid score interval and the exact McNemar (1947) p-value
+      (``method="newcombe-score/mcnemar-exact"``; items with a NaN side dropped; ``n_resamples``/``seed``
+      unused).
+    * Otherwise a paired bootstrap over items (Efron & Tibshirani 1993) whose two-sided p-value comes
+      from the same resamples with the (k+1)/(B+1) correction — never 0, and ``p < 1 − confidence``
+      exactly when the interval excludes 0 (:func:`helmlite.stats.paired_test`). ``method``:
+
+      - ``"auto"`` (default): for the mean, the *expanded* percentile interval (Hesterberg 2015, §5.1:
+        percentiles at the level Φ(√(n/(n−1))·t_{n−1, α/2}), which corrects the percentile interval's
+        narrowness at small n); for other statistics BCa when n >= 20, else percentile. Under the null
+        the plain percentile test of a mean rejects 6.4% at n = 20 and 5.8% at n = 50 (normal
+        differences, nominal 5%); the expanded one 4.3% and 4.9% (``benchmarks/coverage.py``).
+      - ``"percentile"``, ``"bca"`` (BCa only when n >= 20), ``"expanded"``: as named.
+
+      The returned ``method`` names the interval actually used.
     """
     if statistic in (np.mean, np.nanmean) and is_binary(a) and is_binary(b):
         return paired_binary_difference(a, b, level=confidence)
+    if method == "auto" and statistic in (np.mean, np.nanmean):
+        method = "expanded"
 
     def difference(x, y, axis=-1):
         return statistic(x, axis=axis) - statistic(y, axis=axis)
