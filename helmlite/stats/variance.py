@@ -129,7 +129,8 @@ def seeds_matter_test(matrix) -> float:
             return 1.0
         from statsmodels.stats.contingency_tables import cochrans_q
 
-        return float(cochrans_q(matrix.T.astype(int), return_object=True).pvalue)
+        _, p_value, _ = cochrans_q(matrix.T.astype(int))  # unpacks in statsmodels 0.14 and 0.15
+        return float(p_value)
     ms_seed, ms_residual, df_seed, df_residual = _two_way(matrix)
     if ms_residual == 0:
         return 1.0 if ms_seed == 0 else 0.0
