@@ -168,7 +168,14 @@ def minimum_detectable_effect(claim: Claim) -> float:
     return (_z(level) + float(ndtri(POWER))) * width / (2 * _z(level))
 
 
-def _n_needed(claim: Claim, mde: float) -> tuple[int | None, str]:
+def _n_needed(claim: Claim, mde: float, alpha: float) -> tuple[int | None, str]:
+    """Units needed to detect the claimed (else observed) effect: the power formula's n, and never fewer
+    than :func:`min_units` (below which no verdict is possible)."""
+    needed, which = _n_by_formula(claim, mde)
+    return (None if needed is None else max(needed, min_units(alpha))), which
+
+
+def _n_by_formula(claim: Claim, mde: float) -> tuple[int | None, str]:
     effect, which = _effect(claim)
     if not (effect > 0 and math.isfinite(effect)):
         return None, which
@@ -188,8 +195,8 @@ def _n_needed(claim: Claim, mde: float) -> tuple[int | None, str]:
     return math.ceil(claim.n * (mde / effect) ** 2), which
 
 
-def _power_note(claim: Claim, mde: float) -> str:
-    needed, which = _n_needed(claim, mde)
+def _power_note(claim: Claim, mde: float, alpha: float) -> str:
+    needed, which = _n_needed(claim, mde, alpha)
     effect, _ = _effect(claim)
     text = f" MDE at n = {claim.n}: {_fmt(mde)} (80% power, two-sided, {claim.level:.0%} level)"
     if needed is None:
@@ -223,14 +230,14 @@ def verdict(claim: Claim, *, alpha: float | None = None, p_adjusted: float | Non
         return {**row, "verdict": word, "evidence": evidence}
 
     if not all(math.isfinite(v) for v in (claim.estimate, low, high)):
-        return done("inconclusive", f"no finite interval ({interval}).{_power_note(claim, mde)}")
+        return done("inconclusive", f"no finite interval ({interval}).{_power_note(claim, mde, alpha)}")
     if n < min_units(alpha):
         return done("inconclusive", f"{interval}: n = {n} is too few for any verdict — no exact two-sided test "
                                     f"can reach p < {_fmt(alpha)} with fewer than {min_units(alpha)} independent "
-                                    f"units (smallest p = 2·0.5^n = {_fmt(2 * 0.5 ** n)}).{_power_note(claim, mde)}")
+                                    f"units (smallest p = 2·0.5^n = {_fmt(2 * 0.5 ** n)}).{_power_note(claim, mde, alpha)}")
     if high - low <= 0:
         return done("inconclusive", f"{interval} has zero width and so carries no uncertainty estimate (use an "
-                                    f"exact interval, e.g. helmlite.stats.proportion_ci).{_power_note(claim, mde)}")
+                                    f"exact interval, e.g. helmlite.stats.proportion_ci).{_power_note(claim, mde, alpha)}")
     if claim.direction == "greater":
         other_side, excludes_claimed = high < null, c is not None and high < c
         excludes_null = low > null
@@ -255,8 +262,8 @@ def verdict(claim: Claim, *, alpha: float | None = None, p_adjusted: float | Non
     if excludes_null:
         return done("inconclusive", f"{interval} excludes the null {_fmt(null)}, but the adjusted p = {_fmt(p_adj)}"
                                     f"{source} is not below α = {_fmt(alpha)} ({correction_note})."
-                                    f"{_power_note(claim, mde)}")
-    return done("inconclusive", f"{interval} includes the null {_fmt(null)}.{_power_note(claim, mde)}")
+                                    f"{_power_note(claim, mde, alpha)}")
+    return done("inconclusive", f"{interval} includes the null {_fmt(null)}.{_power_note(claim, mde, alpha)}")
 
 
 def claims_table(claims: list[Claim], alpha: float = 0.05, correction: str = "holm") -> pd.DataFrame:

@@ -49,7 +49,7 @@ def test_paired_mde_solves_connors_equation_and_has_exact_mcnemar_power():
     delta = stats.mde_proportion(100, paired=True, discordance=0.5)
     assert delta == pytest.approx(0.195776, abs=1e-6)
     assert ((Z_A * math.sqrt(0.5) + Z_B * math.sqrt(0.5 - delta**2)) / delta) ** 2 == pytest.approx(100)
-    p10, p01 = (0.5 + delta) / 2, (0.5 - delta) / 2
+    p10 = (0.5 + delta) / 2  # discordant in favour of a; p01 = ψ − p10
     power = 0.0
     for d in range(101):
         k = np.arange(d + 1)

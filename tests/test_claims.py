@@ -1,0 +1,159 @@
+"""The verdict rule and the claims-table schema, table-driven with hand-derived verdicts.
+
+Reference for every row: the rule in helmlite.claims' docstring applied by hand (intervals at 95%,
+α = 0.05); Holm's adjusted p-values worked out by hand; MDEs from the power formulas.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from helmlite import claims, stats
+from helmlite.claims import Claim, check_claims_table, claims_table, verdict
+
+Z = 1.959963984540054
+Z_POWER = 0.8416212335729143
+
+# (name, Claim kwargs, verdict, a phrase the evidence must contain)
+CASES = [
+    ("greater, interval above 0, p < α", dict(estimate=0.06, ci_low=0.02, ci_high=0.10, null=0, n=100, p_value=0.01),
+     "supported", "excludes the null 0"),
+    ("greater, interval straddles 0", dict(estimate=0.025, ci_low=-0.05, ci_high=0.10, null=0, n=100, p_value=0.5),
+     "inconclusive", "includes the null 0"),
+    ("greater, interval entirely below 0", dict(estimate=-0.06, ci_low=-0.10, ci_high=-0.02, null=0, n=100,
+                                                p_value=0.01), "contradicted", "other side of the null"),
+    ("greater by 10 points, interval [1, 5] points", dict(estimate=0.03, ci_low=0.01, ci_high=0.05, null=0, n=400,
+                                                          p_value=0.01, claimed_effect=0.10),
+     "contradicted", "claimed size is excluded although the effect goes the claimed way"),
+    ("greater by 5 points, interval [2, 10] points", dict(estimate=0.06, ci_low=0.02, ci_high=0.10, null=0, n=400,
+                                                          p_value=0.004, claimed_effect=0.05), "supported", "excludes"),
+    ("less, interval below 0", dict(estimate=-0.06, ci_low=-0.10, ci_high=-0.02, null=0, n=100, p_value=0.002,
+                                    direction="less"), "supported", "(less)"),
+    ("less, interval above 0", dict(estimate=0.06, ci_low=0.02, ci_high=0.10, null=0, n=100, p_value=0.002,
+                                    direction="less"), "contradicted", "other side"),
+    ("two-sided 'matters by 5 points', interval within ±5", dict(estimate=0.005, ci_low=-0.01, ci_high=0.02, null=0,
+                                                                n=2000, p_value=0.4, direction="two-sided",
+                                                                claimed_effect=0.05),
+     "contradicted", "within ± the size of the claimed effect"),
+    ("two-sided without a claimed size, interval around 0", dict(estimate=0.005, ci_low=-0.01, ci_high=0.02, null=0,
+                                                                n=2000, p_value=0.4, direction="two-sided"),
+     "inconclusive", "MDE at n = 2000"),
+    ("two-sided, interval below 0", dict(estimate=-0.05, ci_low=-0.08, ci_high=-0.02, null=0, n=300, p_value=0.001,
+                                         direction="two-sided"), "supported", "(two-sided)"),
+    ("interval excludes 0 but p >= α", dict(estimate=0.05, ci_low=0.001, ci_high=0.10, null=0, n=100, p_value=0.06),
+     "inconclusive", "is not below α"),
+    ("no p-value: from the interval", dict(estimate=0.10, ci_low=0.02, ci_high=0.18, null=0, n=100),
+     "supported", "normal approximation"),
+    ("n = 3, zero-width bootstrap interval [1, 1]", dict(estimate=1.0, ci_low=1.0, ci_high=1.0, null=0, n=3,
+                                                         p_value=0.0002, scale="paired-proportion"),
+     "inconclusive", "n = 3 is too few"),
+    ("n = 3 of 3 correct vs chance 0.25 (Clopper–Pearson [0.292, 1])",
+     dict(estimate=1.0, ci_low=0.2924, ci_high=1.0, null=0.25, n=3, p_value=0.03125, scale="proportion"),
+     "inconclusive", "MDE at n = 3"),
+    ("zero-width interval at n = 50", dict(estimate=1.0, ci_low=1.0, ci_high=1.0, null=0.5, n=50, p_value=1e-10,
+                                          scale="proportion"), "inconclusive", "zero width"),
+    ("NaN interval", dict(estimate=0.5, ci_low=math.nan, ci_high=math.nan, null=0, n=40), "inconclusive",
+     "no finite interval"),
+    ("correlation above 0 over 30 models", dict(estimate=0.6, ci_low=0.3, ci_high=0.8, null=0, n=30, p_value=0.001,
+                                                scale="correlation"), "supported", "excludes"),
+]
+
+
+@pytest.mark.parametrize("name,kwargs,expected,phrase", CASES, ids=[c[0] for c in CASES])
+def test_verdict_table(name, kwargs, expected, phrase):
+    row = verdict(Claim(claim=name, quantity="q", **kwargs))
+    assert row["verdict"] == expected, row["evidence"]
+    assert phrase in row["evidence"], row["evidence"]
+    if expected == "supported":
+        assert not row["ci_low"] <= row["null"] <= row["ci_high"]
+    if expected == "inconclusive" and "no finite" not in phrase:
+        assert "MDE at n =" in row["evidence"] and "needed" in row["evidence"]
+
+
+def test_n_equals_3_reads_inconclusive_with_its_mde():
+    """Hand-derived: one proportion, n = 3, null 0.25 → MDE = sin²(asin√0.25 + 2.8016/√3 / 2)·… from
+    mde_proportion(3, p=0.25, one_sample=True); a paired difference on 3 items → MDE = ∞ (Connor)."""
+    row = verdict(Claim("3/3 beat chance", "accuracy", 1.0, 0.2924, 1.0, 0.25, 3, scale="proportion", p_value=0.03))
+    assert row["verdict"] == "inconclusive"
+    h = (Z + Z_POWER) / math.sqrt(3)
+    assert row["mde"] == pytest.approx(math.sin(math.asin(0.5) + h / 2) ** 2 - 0.25)
+    assert f"MDE at n = 3: {row['mde']:.3g}" in row["evidence"]
+    assert "about n = 6 needed" in row["evidence"]  # never fewer than the 6 units any verdict needs
+    paired = verdict(Claim("0→1 shot is the largest jump", "step", 0.3, 0.1, 0.6, 0, 3, scale="paired-proportion"))
+    assert paired["verdict"] == "inconclusive" and paired["mde"] == math.inf and "MDE at n = 3: ∞" in paired["evidence"]
+
+
+def test_mde_and_n_needed_from_the_interval_for_a_generic_difference():
+    """Hand-derived: width 0.15 at 95% → SE = 0.15/(2·1.96); MDE = (1.96 + 0.8416)·SE = 0.10721; n needed
+    for the observed 0.025: ceil(100·(0.10721/0.025)²) = 1839."""
+    row = verdict(Claim("c", "q", 0.025, -0.05, 0.10, 0, 100, p_value=0.5))
+    mde = (Z + Z_POWER) * 0.15 / (2 * Z)
+    assert row["mde"] == pytest.approx(mde)
+    assert f"about n = {math.ceil(100 * (mde / 0.025) ** 2)} needed to detect the observed effect" in row["evidence"]
+    claimed = verdict(Claim("c", "q", 0.025, -0.05, 0.10, 0, 100, p_value=0.5, claimed_effect=0.05))
+    assert f"about n = {math.ceil(100 * (mde / 0.05) ** 2)} needed to detect the claimed effect" in claimed["evidence"]
+
+
+def test_paired_proportion_n_needed_uses_connor():
+    """Reference: helmlite.stats.required_n(paired=True) (Connor 1987) for the claimed 5-point gain."""
+    row = verdict(Claim("A beats B", "acc(A) − acc(B)", 0.02, -0.03, 0.07, 0, 200, p_value=0.4,
+                        scale="paired-proportion", claimed_effect=0.05, discordance=0.2))
+    assert row["mde"] == pytest.approx(stats.mde_proportion(200, paired=True, discordance=0.2))
+    assert f"about n = {stats.required_n(0.05, paired=True, discordance=0.2)} needed" in row["evidence"]
+
+
+def _family(p_values):
+    return [Claim(f"claim {k}", "q", 0.05, 0.01, 0.09, 0, 200, p_value=p) for k, p in enumerate(p_values)]
+
+
+def test_holm_correction_over_the_family():
+    """Hand-derived Holm: p = (0.01, 0.02, 0.04) → (0.03, 0.04, 0.04): all supported;
+    p = (0.01, 0.03, 0.04) → (0.03, 0.06, 0.06): only the first is supported."""
+    table = claims_table(_family([0.01, 0.02, 0.04]))
+    assert table["p_adjusted"].tolist() == pytest.approx([0.03, 0.04, 0.04])
+    assert table["verdict"].tolist() == ["supported"] * 3
+    assert set(table["correction"]) == {"holm over 3 claims"} and "holm over 3 claims" in table["evidence"][0]
+    table = claims_table(_family([0.01, 0.03, 0.04]))
+    assert table["p_adjusted"].tolist() == pytest.approx([0.03, 0.06, 0.06])
+    assert table["verdict"].tolist() == ["supported", "inconclusive", "inconclusive"]
+    assert "adjusted p = 0.06 is not below α = 0.05" in table["evidence"][1]
+    bonferroni = claims_table(_family([0.01, 0.02, 0.04]), correction="bonferroni")
+    assert bonferroni["p_adjusted"].tolist() == pytest.approx([0.03, 0.06, 0.12])
+    none = claims_table(_family([0.01, 0.03, 0.04]), correction="none")
+    assert none["verdict"].tolist() == ["supported"] * 3 and set(none["correction"]) == {"no correction over 3 claims"}
+
+
+def test_table_schema_and_check():
+    table = claims_table(_family([0.01]) + [Claim("x", "q", 0.0, -0.1, 0.1, 0, 50, p_value=0.9)])
+    assert list(table.columns[:10]) == ["claim", "quantity", "estimate", "ci_low", "ci_high", "null", "n", "mde",
+                                        "verdict", "evidence"]
+    assert list(table.columns) == claims.COLUMNS
+    check_claims_table(table)
+    assert list(claims_table([]).columns) == claims.COLUMNS
+    bad = table.copy()
+    bad.loc[1, "verdict"] = "supported"  # its interval [-0.1, 0.1] contains the null
+    with pytest.raises(ValueError, match="null inside the interval"):
+        check_claims_table(bad)
+    with pytest.raises(ValueError, match="columns must start with"):
+        check_claims_table(table[["claim", "verdict"]])
+    with pytest.raises(ValueError, match="unknown verdicts"):
+        check_claims_table(table.assign(verdict="holds"))
+
+
+def test_claim_validation_and_from_estimate():
+    with pytest.raises(ValueError, match="direction"):
+        Claim("c", "q", 0.1, 0, 0.2, 0, 10, direction="bigger")
+    with pytest.raises(ValueError, match="claimed side"):
+        Claim("c", "q", 0.1, 0, 0.2, 0, 10, direction="greater", claimed_effect=-0.05)
+    with pytest.raises(ValueError, match="ci_low"):
+        Claim("c", "q", 0.1, 0.3, 0.2, 0, 10)
+    a = np.random.default_rng(0).normal(size=40)
+    diff = stats.paired_difference(a + 0.5, a + np.random.default_rng(1).normal(0, 0.3, 40), n_resamples=999)
+    claim = Claim.from_estimate("A > B", "mean(A) − mean(B)", diff)
+    assert (claim.estimate, claim.ci_low, claim.ci_high, claim.n, claim.p_value, claim.level) == \
+        (diff.estimate, diff.ci_low, diff.ci_high, 40, diff.p_value, 0.95)
+    assert verdict(claim)["verdict"] == "supported"
+    assert isinstance(claims_table([claim]), pd.DataFrame)
