@@ -1,14 +1,16 @@
 """Atomic file writes: write to a temporary file in the target folder, then rename.
 
 A reader (or Snakemake) never sees a half-written file where a complete one is expected:
-``os.replace`` is atomic on POSIX when source and target are on the same file system.
+``os.replace`` is atomic on POSIX when source and target are on the same file system. The written file
+gets the permissions of any other new file (``0o666 & ~umask``, i.e. 0644 under the usual umask 022), not
+``tempfile.mkstemp``'s 0600, so a colleague or a web server can read reports and figures.
 """
 from __future__ import annotations
 
 import json
 import math
 import os
-import tempfile
+import secrets
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Iterator
@@ -17,14 +19,29 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
+def _new_file_beside(target: Path, attempts: int = 100) -> Path:
+    """Create an empty, uniquely named ``.<name>.<random>.part`` file beside ``target``.
+
+    ``os.open`` with mode 0o666 lets the kernel apply the process umask (and any default ACL of the folder),
+    so the file ends up with the permissions of any other new file — without reading the umask through
+    ``os.umask``, which would briefly change it for every thread of the process.
+    """
+    for _ in range(attempts):
+        path = target.parent / f".{target.name}.{secrets.token_hex(6)}.part"
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+        except FileExistsError:
+            continue
+        return path
+    raise FileExistsError(f"{target}: no free temporary name beside it after {attempts} attempts")
+
+
 @contextmanager
 def atomic_path(target: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path beside ``target``; rename it onto ``target`` only on success."""
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
-    os.close(fd)
-    tmp_path = Path(tmp)
+    tmp_path = _new_file_beside(target)
     try:
         yield tmp_path
         os.replace(tmp_path, target)
