@@ -7,8 +7,10 @@ import os
 from pathlib import Path
 from typing import Iterator
 
+from .errors import DataError
 
-class DataFormatError(ValueError):
+
+class DataFormatError(DataError):
     """Input data that does not have the expected shape; the message names file, line and field."""
 
 

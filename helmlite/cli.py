@@ -1,22 +1,19 @@
 """``helmlite`` command line: ``fetch``, ``models``, ``run``, ``config``, ``html``, ``index``.
 
-Every expected failure (bad config, unknown name, missing data, malformed file) ends with one line
-``helmlite: error: …`` and exit status 2 — never a traceback.
+Every expected failure — a :class:`~helmlite.errors.HelmliteError` (bad config, unknown name, missing
+data, malformed file) or a command-line usage mistake — ends with exactly one line ``helmlite: error: …``
+on stderr and exit status 2, never a traceback. ``python -m helmlite`` is the same command.
 """
 from __future__ import annotations
 
 import argparse
-import sys
-
 import json
+import sys
+from pathlib import Path
 
-from . import data, workflow
-from ._jsonl import DataFormatError
-from .errors import InputError
+from . import __version__, data, workflow
 from .catalog import ANALYSES
-from .models import ModelError
-from .runner import RunError
-from .scenarios import UnknownScenarioError
+from .errors import HelmliteError, UserError
 
 
 def _fetch(args) -> None:
@@ -33,7 +30,7 @@ def _fetch(args) -> None:
     if args.for_config:
         names += workflow.required_data(workflow.load_config(args.for_config))
     if not names:
-        raise SystemExit("helmlite fetch: name files to fetch, or use --all / --source ID / --for-config FILE / --list")
+        raise UserError("fetch: name files to fetch, or use --all / --source ID / --for-config FILE / --list")
     for name in dict.fromkeys(names):
         print(f"{name} -> {data.fetch(name)}")
 
@@ -48,7 +45,7 @@ def _models(args) -> None:
         return
     names = list(models.EMBEDDED) if args.all else args.names
     if not names:
-        raise SystemExit("helmlite models prepare: name a model (" + ", ".join(models.EMBEDDED) + ") or use --all")
+        raise UserError("models prepare: name a model (" + ", ".join(models.EMBEDDED) + ") or use --all")
     for name in names:
         print(f"{name} -> {models.prepare(name)}")
 
@@ -62,20 +59,18 @@ def _run(args) -> None:
         try:
             raw = json.loads(args.spec_json)
         except json.JSONDecodeError as error:
-            raise InputError(f"--spec-json: not valid JSON ({error}); expected a run spec object or a list of them") from None
+            raise UserError(f"--spec-json: not valid JSON ({error}); expected a run spec object or a list of them") from None
     elif args.spec:
-        import yaml
-
-        raw = yaml.safe_load(open(args.spec, encoding="utf-8"))
+        raw = _read_spec_file(args.spec)
     else:
         raw = {"scenario": args.scenario, "model": args.model, "max_instances": args.max_instances,
                "args": dict(_key_value(a) for a in args.arg or ()),
                "adapter": {"method": args.method} if args.method else {}}
         if not args.scenario or not args.model:
-            raise SystemExit("helmlite run: give --spec FILE, --spec-json JSON, or --scenario and --model")
+            raise UserError("run: give --spec FILE, --spec-json JSON, or --scenario and --model")
     items = raw if isinstance(raw, list) else [raw]
     if not items or not all(isinstance(item, dict) for item in items):
-        raise InputError("run spec: expected a mapping (scenario, model, ...) or a non-empty list of them")
+        raise UserError("run spec: expected a mapping (scenario, model, ...) or a non-empty list of them")
     specs = [RunSpec.from_dict(item) for item in items]
     cache = RequestCache(args.cache)
     for name in dict.fromkeys(spec.model for spec in specs):  # each model is loaded once for all its runs
@@ -92,10 +87,29 @@ def _run(args) -> None:
                   flush=True)
 
 
+def _read_spec_file(path: str) -> object:
+    """The parsed YAML of a ``--spec`` file; a missing, unreadable or malformed file is a :class:`UserError`."""
+    import yaml
+
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise UserError(f"--spec {path}: cannot read the run spec file ({error.strerror})") from None
+    except UnicodeDecodeError:
+        raise UserError(f"--spec {path}: not a UTF-8 text file") from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise UserError(f"--spec {path}: not valid YAML ({getattr(error, 'problem', None) or error}{where})") from None
+
+
 def _key_value(text: str) -> tuple[str, object]:
+    """``--arg key=value``: the value parsed as JSON when it is JSON (numbers, booleans), else the string."""
     key, sep, value = text.partition("=")
     if not sep:
-        raise SystemExit(f"helmlite run: --arg expects key=value, got {text!r}")
+        raise UserError(f"run: --arg expects key=value, got {text!r}")
     try:
         return key, json.loads(value)
     except json.JSONDecodeError:
@@ -110,6 +124,8 @@ def _config(args) -> None:
 def _html(args) -> None:
     from .report import notebook_to_html
 
+    if not Path(args.notebook).is_file():
+        raise UserError(f"html: notebook {args.notebook} not found")
     notebook_to_html(args.notebook, args.out)
 
 
@@ -125,8 +141,18 @@ def _index(args) -> None:
     index_page(entries, args.out)
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser that raises :class:`UserError` on a usage mistake, so it is reported like any other error."""
+
+    def error(self, message: str):
+        """Raise ``UserError("<subcommand>: <message> (see `helmlite <subcommand> --help`)")``."""
+        where = self.prog.removeprefix("helmlite").strip()
+        raise UserError(f"{where + ': ' if where else ''}{message} (see `{self.prog} --help`)")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="helmlite", description=__doc__.splitlines()[0])
+    parser = _Parser(prog="helmlite", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"helmlite {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     fetch = sub.add_parser("fetch", help="fetch registered data files (cache → $HELMLITE_DATA_MIRROR → download)")
     fetch.add_argument("names", nargs="*", help="registry names, e.g. helmet/agg_results_128k.csv")
@@ -156,7 +182,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--chunk-size", type=int, default=32, help="requests per cache commit (the unit of resumption)")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.set_defaults(func=_run)
-    config = sub.add_parser("config", help="validate a workflow config against config/schema.yaml")
+    config = sub.add_parser("config", help="validate a workflow config against the schema shipped with helmlite")
     config.add_argument("file")
     config.set_defaults(func=_config)
     html = sub.add_parser("html", help="render an executed notebook as self-contained HTML")
@@ -173,12 +199,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    """Run the command; 0 on success, 2 (with one line on stderr) on a usage mistake or any :class:`HelmliteError`.
+
+    ``--help`` and ``--version`` print and exit through ``SystemExit(0)``, as with any argparse program.
+    """
     try:
+        args = build_parser().parse_args(argv)
         args.func(args)
-    except (data.FetchError, data.UnknownDataError, workflow.ConfigError, DataFormatError, ModelError, RunError,
-            UnknownScenarioError, InputError) as error:
-        print(f"helmlite: error: {error}", file=sys.stderr)
+    except HelmliteError as error:
+        message = " ".join(str(error).split())  # one line, even for multi-line messages (YAML errors)
+        print(f"helmlite: error: {message}", file=sys.stderr)
         return 2
     return 0
 

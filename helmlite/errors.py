@@ -1,9 +1,34 @@
-"""The error type for a bad value given by the user (run spec, scenario argument, metric or method name).
+"""The one error hierarchy of helmlite.
 
-A ``ValueError`` subclass, so library callers can keep catching ``ValueError``; the CLI reports it in one
-line (a plain ``ValueError`` from a bug keeps its traceback).
+* :class:`HelmliteError` — the base of every expected failure; the CLI catches it (and only it) and
+  reports it in one line with exit status 2.
+* :class:`UserError` (alias :data:`InputError`) — a bad value given by the user: config, run spec,
+  scenario/model/metric name, notebook parameter, command-line argument.
+* :class:`DataError` — a data file that is missing, failed verification, or does not have the expected
+  shape.
+
+Both subclass ``ValueError`` as well, so library callers can keep catching ``ValueError``; a plain
+``ValueError`` from a bug is not a ``HelmliteError`` and keeps its traceback. Each module's own error
+class (``ConfigError``, ``RunError``, ``FetchError``, ...) subclasses one of these.
 """
 
 
-class InputError(ValueError):
-    """A bad user-given value; the message names the field and what was expected."""
+class HelmliteError(Exception):
+    """An expected failure; the message names the file, field or name and what was expected."""
+
+    def __str__(self) -> str:
+        """The message itself, also for ``KeyError`` subclasses (which would ``repr()`` it)."""
+        if len(self.args) == 1 and isinstance(self.args[0], str):
+            return self.args[0]
+        return super().__str__()
+
+
+class UserError(HelmliteError, ValueError):
+    """A bad user-given value (config, run spec, name, argument); the message names the field and what was expected."""
+
+
+InputError = UserError
+
+
+class DataError(HelmliteError, ValueError):
+    """A data file that is missing, unverifiable or malformed; the message names the file (and line or field)."""

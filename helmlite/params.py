@@ -1,8 +1,10 @@
 """Checking a notebook's parameters (papermill injects them untyped) with one clear message per mistake."""
 from __future__ import annotations
 
+from .errors import UserError
 
-class ParameterError(TypeError):
+
+class ParameterError(UserError, TypeError):
     """A notebook parameter of the wrong type or value."""
 
 

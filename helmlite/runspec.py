@@ -11,11 +11,12 @@ import re
 from dataclasses import dataclass, field
 
 from .adaptation import AdapterSpec
+from .errors import UserError
 from .perturbations import perturbation
 from .scenarios import scenario
 
 
-class RunError(ValueError):
+class RunError(UserError):
     """A run spec that cannot be executed (unknown name, empty scenario, bad argument)."""
 
 

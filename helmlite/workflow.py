@@ -12,12 +12,13 @@ from pathlib import Path
 import yaml
 
 from .catalog import ANALYSES, Analysis
+from .errors import UserError
 from .seeds import derive_seed
 
 SCHEMA = Path(__file__).resolve().parent.parent / "config" / "schema.yaml"
 
 
-class ConfigError(ValueError):
+class ConfigError(UserError):
     """An invalid workflow config; the message names the file and the key."""
 
 

@@ -12,6 +12,7 @@ from helmlite import data, workflow
 from helmlite._jsonl import DataFormatError
 from helmlite.adaptation import AdapterSpec, adapt
 from helmlite.analyses.helpsteer2 import load_disagreements
+from helmlite.errors import DataError, HelmliteError, InputError, UserError
 from helmlite.metrics import best_over_references
 from helmlite.models import ModelError, load_model
 from helmlite.params import ParameterError, check
@@ -78,6 +79,28 @@ def test_bad_input_gets_one_clear_error(tmp_path, monkeypatch, mirrored_cache, c
     with pytest.raises(error, match=message):
         call(tmp_path)
     assert not list(tmp_path.rglob("*.part"))  # nothing half-written
+
+
+HIERARCHY = [
+    (workflow.ConfigError, UserError, ()), (RunError, UserError, ()), (ParameterError, UserError, (TypeError,)),
+    (UnknownScenarioError, UserError, (KeyError,)), (data.UnknownDataError, UserError, (KeyError,)),
+    (data.FetchError, DataError, (RuntimeError,)), (DataFormatError, DataError, ()),
+    (ModelError, HelmliteError, (RuntimeError,)),
+]
+
+
+@pytest.mark.parametrize("error,base,kept", HIERARCHY, ids=[h[0].__name__ for h in HIERARCHY])
+def test_every_error_class_is_in_the_one_hierarchy(error, base, kept):
+    """User errors and data errors under one HelmliteError (what the CLI catches); the builtin bases callers
+    may already catch are kept, and str() is the message itself (a KeyError would quote it)."""
+    assert issubclass(error, base) and all(issubclass(error, builtin) for builtin in kept)
+    assert str(error("no such thing: 'x'")) == "no such thing: 'x'"
+
+
+def test_user_and_data_errors_are_distinct_value_errors():
+    assert InputError is UserError
+    assert issubclass(UserError, ValueError) and issubclass(DataError, ValueError)
+    assert not issubclass(UserError, DataError) and not issubclass(DataError, UserError)
 
 
 def test_cli_exits_non_zero_with_one_line(tmp_path, capsys):

@@ -19,13 +19,14 @@ from pathlib import Path
 import requests
 
 from .._io import atomic_path, write_text
+from ..errors import DataError
 from ._registry import DataFile, entry
 
 CONNECT_TIMEOUT_S = 10
 READ_TIMEOUT_S = 120
 
 
-class FetchError(RuntimeError):
+class FetchError(DataError, RuntimeError):
     """A registered file could not be obtained or failed verification."""
 
 

@@ -15,9 +15,10 @@ from importlib import resources
 import yaml
 
 from .._names import did_you_mean
+from ..errors import UserError
 
 
-class UnknownDataError(KeyError):
+class UnknownDataError(UserError, KeyError):
     """A name that is not in the registry."""
 
     def __str__(self) -> str:  # KeyError would repr() the message

@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Protocol, Sequence, runtime_checkable
 
+from ..errors import HelmliteError
+
 
 @dataclass(frozen=True)
 class GenerationRequest:
@@ -54,7 +56,7 @@ class Scores:
     latency_s: float
 
 
-class ModelError(RuntimeError):
+class ModelError(HelmliteError, RuntimeError):
     """A model could not be loaded or a request could not be served; the message names which."""
 
 

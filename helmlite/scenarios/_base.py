@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from .._names import did_you_mean
+from ..errors import UserError
 
 TRAIN, TEST = "train", "test"
 
@@ -54,7 +55,7 @@ class ScenarioInfo:
     adapter: dict = field(default_factory=dict)  # prompt-format defaults for this scenario (AdapterSpec fields)
 
 
-class UnknownScenarioError(KeyError):
+class UnknownScenarioError(UserError, KeyError):
     def __str__(self) -> str:
         return self.args[0]
 
