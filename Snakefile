@@ -2,13 +2,15 @@
 # Thin on purpose: rules live in rules/*.smk, what each notebook reads/writes in helmlite/catalog.py.
 from snakemake.utils import min_version, validate
 
+from helmlite.workflow import SCHEMA
+
 min_version("9.0")
 
 
 configfile: "config/config.yaml"
 
 
-validate(config, "config/schema.yaml")
+validate(config, str(SCHEMA))
 
 
 include: "rules/common.smk"

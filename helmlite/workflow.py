@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import os
 import re
+from importlib import resources
 from pathlib import Path
 
 import yaml
@@ -15,7 +16,7 @@ from .catalog import ANALYSES, Analysis
 from .errors import UserError
 from .seeds import derive_seed
 
-SCHEMA = Path(__file__).resolve().parent.parent / "config" / "schema.yaml"
+SCHEMA = Path(str(resources.files("helmlite") / "schema.yaml"))  # shipped in the package (wheel installs validate too)
 
 
 class ConfigError(UserError):
@@ -23,7 +24,7 @@ class ConfigError(UserError):
 
 
 def validate_config(config: dict, source: str = "config") -> dict:
-    """Validate against config/schema.yaml (filling defaults) with Snakemake's own validator."""
+    """Validate against helmlite/schema.yaml (filling defaults) with Snakemake's own validator."""
     from snakemake.utils import validate
 
     config = copy.deepcopy(config)
