@@ -1,0 +1,304 @@
+"""Coverage of every interval method the kit uses (nominal 95%) and the level of every test (nominal 5%),
+on the designs the kit uses. Seeded; the whole script takes a few minutes on 2 cores.
+
+    .venv/bin/python benchmarks/coverage.py            # full
+    .venv/bin/python benchmarks/coverage.py --quick    # fewer repetitions (about a minute)
+
+Sections: (1) proportions, exact binomial sums over n = 8…500, p = 0.05…0.95; (2) paired binary
+differences (Newcombe vs percentile bootstrap) at n = 20, 50, 200; (3) the clustered depth design
+(contexts × depths with a context effect): cluster vs row bootstrap; (4) Spearman over 10–60 models:
+BCa vs percentile; (5) the seed variance component; (6) false-positive rates of each test under the
+null; (7) the binned ECE of a perfectly calibrated model. "±" is one Monte-Carlo standard error.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import time
+from contextlib import contextmanager
+
+import numpy as np
+from scipy import stats as sps
+from scipy.special import expit
+from statsmodels.stats.proportion import proportion_confint
+
+from helmlite import stats
+from helmlite.metrics.calibration import debiased_ece, ece_under_perfect_calibration, expected_calibration_error
+from helmlite.seeds import rng
+from helmlite.stats import bootstrap as _bootstrap
+from helmlite.stats.bootstrap import Resampled
+from helmlite.stats.cluster import _cluster_distribution, _cluster_sums
+
+
+def show(title: str, header: list[str], rows: list[list]) -> None:
+    print(f"\n## {title}\n")
+    cells = [header] + [[c if isinstance(c, str) else (f"{c:.3f}" if isinstance(c, float) else str(c)) for c in row]
+                        for row in rows]
+    widths = [max(len(r[k]) for r in cells) for k in range(len(header))]
+    for k, row in enumerate(cells):
+        print("| " + " | ".join(c.ljust(w) for c, w in zip(row, widths)) + " |")
+        if k == 0:
+            print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+
+
+def rate(hits: int, total: int) -> str:
+    share = hits / total
+    return f"{share:.3f} ± {math.sqrt(share * (1 - share) / total):.3f}"
+
+
+@contextmanager
+def bca_at_any_n():
+    """Let BCa run below n = 20 (the kit never does; used here only to show why)."""
+    saved = _bootstrap.BCA_MIN_N
+    _bootstrap.BCA_MIN_N = 0
+    try:
+        yield
+    finally:
+        _bootstrap.BCA_MIN_N = saved
+
+
+# ---------------------------------------------------------------------------------------------- (1)
+def proportions() -> None:
+    ns, ps = np.arange(8, 501), np.round(np.arange(0.05, 0.951, 0.05), 2)
+
+    def percentile_bootstrap(k, n):  # the B → ∞ limit of the percentile bootstrap of a binomial mean
+        return sps.binom.ppf(0.025, n, k / n) / n, sps.binom.ppf(0.975, n, k / n) / n
+
+    methods = {"Clopper-Pearson (kit)": lambda k, n: stats.proportion_ci(k, np.full_like(k, n)),
+               "Wilson": lambda k, n: proportion_confint(k, n, method="wilson"),
+               "Agresti-Coull": lambda k, n: proportion_confint(k, n, method="agresti_coull"),
+               "Jeffreys": lambda k, n: proportion_confint(k, n, method="jeffreys"),
+               "percentile bootstrap (old)": percentile_bootstrap}
+    rows = []
+    for name, interval in methods.items():
+        worst, where, total, count, cells = 1.0, None, 0.0, 0, {}
+        for n in ns:
+            k = np.arange(n + 1)
+            low, high = interval(k, n)
+            covered = (low[None, :] <= ps[:, None] + 1e-12) & (ps[:, None] - 1e-12 <= high[None, :])
+            coverage = (sps.binom.pmf(k[None, :], n, ps[:, None]) * covered).sum(axis=1)
+            total, count = total + coverage.sum(), count + len(ps)
+            if coverage.min() < worst:
+                worst, where = coverage.min(), (int(n), float(ps[coverage.argmin()]))
+            if n in (8, 50):
+                cells[n] = coverage
+        rows.append([name, worst, f"n={where[0]}, p={where[1]:.2f}", total / count,
+                     cells[8][list(ps).index(0.8)], cells[8][list(ps).index(0.95)], cells[50][list(ps).index(0.95)]])
+    show("1. Proportions: exact coverage (binomial sums), n = 8…500 every n, p = 0.05…0.95",
+         ["method", "min", "where", "mean", "n=8 p=.8", "n=8 p=.95", "n=50 p=.95"], rows)
+    print("\n8/8 correct: Clopper-Pearson [%.3f, %.3f]; percentile bootstrap [%.0f, %.0f]"
+          % (*stats.proportion_ci(8, 8), *percentile_bootstrap(np.array(8), 8)))
+
+
+# ---------------------------------------------------------------------------------------------- (2)
+def paired_binary(reps: int, resamples: int) -> None:
+    designs = [("p_b=.6, δ=0, ψ=.3", 0.6, 0.0, 0.3), ("p_b=.6, δ=.1, ψ=.3", 0.6, 0.1, 0.3),
+               ("p_b=.85, δ=.05, ψ=.15", 0.85, 0.05, 0.15), ("p_b=.9, δ=.05, ψ=.07", 0.9, 0.05, 0.07)]
+    rows = []
+    for label, p_b, delta, psi in designs:
+        p10, p01 = (psi + delta) / 2, (psi - delta) / 2
+        cells = np.array([p_b - p01, p10, p01, 1 - (p_b - p01) - p10 - p01])
+        for n in (20, 50, 200):
+            g = rng("coverage", "paired-binary", label, n)
+            tables = g.multinomial(n, cells, size=reps)
+            low, high = stats.newcombe_paired_interval(*tables.T)
+            newcombe = np.mean((low <= delta) & (delta <= high))
+            boot = g.multinomial(n, tables / n, size=(resamples, reps))  # (B, reps, 4) resampled tables
+            diffs = (boot[..., 1] - boot[..., 2]) / n
+            hits = disagree = 0
+            for r in range(reps):
+                lo, hi = Resampled(diffs[:, r]).interval(0.95)
+                hits += lo <= delta <= hi
+                if delta == 0:
+                    p = stats.paired_binary_test(*_pairs(*tables[r]))
+                    disagree += (p < 0.05) != (low[r] > 0 or high[r] < 0)
+            note = f"{disagree / reps:.3f}" if delta == 0 else ""
+            rows.append([label, n, rate(int(round(newcombe * reps)), reps), rate(hits, reps), note])
+    show(f"2. Paired binary differences (coverage of p_a − p_b; {reps} data sets, {resamples} resamples)",
+         ["design", "n", "Newcombe (kit)", "percentile bootstrap", "Newcombe vs McNemar disagree"], rows)
+
+
+def _pairs(both, only_a, only_b, neither):
+    a = np.repeat([1, 1, 0, 0], [both, only_a, only_b, neither])
+    b = np.repeat([1, 0, 1, 0], [both, only_a, only_b, neither])
+    return a, b
+
+
+# ---------------------------------------------------------------------------------------------- (3)
+def clustered(reps: int, resamples: int) -> None:
+    depths = np.linspace(-0.6, 0.0, 10) ** 2 * 2 - 0.3  # a mild U-shape over 10 depths (logit scale)
+    rows = []
+    for sd in (0.5, 1.5):
+        truth_draws = rng("coverage", "cluster-truth", sd).normal(0, sd, 400_000)
+        truth = float(np.mean(expit(1.0 + truth_draws[:, None] + depths[None, :])))
+        for contexts in (5, 10, 20, 40):
+            g = rng("coverage", "cluster", sd, contexts)
+            labels = np.repeat(np.arange(contexts), len(depths))
+            cluster_hits = plain_hits = row_hits = exact_hits = 0
+            for r in range(reps):
+                p = expit(1.0 + g.normal(0, sd, contexts)[:, None] + depths[None, :]).ravel()
+                correct = (g.random(len(p)) < p).astype(float)
+                seed = int(g.integers(2**63))
+                est = stats.cluster_bootstrap_ci(correct, labels, n_resamples=resamples, seed=seed)
+                _, sums, sizes = _cluster_sums(correct, labels)
+                plain = Resampled(_cluster_distribution(sums, sizes, resamples, seed)).interval(0.95)
+                row = stats.bootstrap_ci(correct, np.mean, method="percentile", n_resamples=resamples, seed=g)
+                exact = stats.proportion_estimate(correct)
+                cluster_hits += est.ci_low <= truth <= est.ci_high
+                plain_hits += plain[0] <= truth <= plain[1]
+                row_hits += row.ci_low <= truth <= row.ci_high
+                exact_hits += exact.ci_low <= truth <= exact.ci_high
+            rows.append([f"context SD {sd} (logit)", f"{contexts} × 10", rate(cluster_hits, reps), rate(plain_hits, reps),
+                         rate(row_hits, reps), rate(exact_hits, reps)])
+    show(f"3. Clustered depth design: mean accuracy over contexts × depths ({reps} data sets)",
+         ["context effect", "contexts × depths", "cluster, expanded percentile (kit)", "cluster, plain percentile",
+          "row bootstrap (old)", "Clopper-Pearson on rows"], rows)
+
+
+# ---------------------------------------------------------------------------------------------- (4)
+def spearman(reps: int, resamples: int) -> None:
+    rows = []
+    for r_true in (0.5, 0.8):
+        rho = 6 / math.pi * math.asin(r_true / 2)  # Spearman's ρ of a bivariate normal with Pearson r
+        cov = [[1, r_true], [r_true, 1]]
+        for n in (10, 20, 40, 60):
+            g = rng("coverage", "spearman", r_true, n)
+            hits = {"percentile": 0, "bca": 0}
+            for _ in range(reps):
+                x, y = g.multivariate_normal([0, 0], cov, size=n).T
+                seed = int(g.integers(2**63))
+                hits["percentile"] += _covers(stats.correlation_ci(x, y, interval="percentile", n_resamples=resamples,
+                                                                   seed=seed), rho)
+                with bca_at_any_n():
+                    hits["bca"] += _covers(stats.correlation_ci(x, y, interval="bca", n_resamples=resamples,
+                                                                seed=seed), rho)
+            kit = "bca" if n >= stats.BCA_MIN_N else "percentile"
+            rows.append([f"ρ_s = {rho:.2f}", n, rate(hits["percentile"], reps), rate(hits["bca"], reps), kit])
+    show(f"4. Spearman correlation over n models ({reps} data sets, {resamples} resamples)",
+         ["truth", "models", "percentile", "BCa", "kit uses (auto)"], rows)
+
+
+def _covers(est, value) -> bool:
+    return est.ci_low <= value <= est.ci_high
+
+
+# ---------------------------------------------------------------------------------------------- (5)
+def seed_variance(reps: int, resamples: int) -> None:
+    rows = []
+    for kind in ("normal", "0/1"):
+        for seeds, items in ((3, 100), (5, 100), (5, 500), (10, 200)):
+            for seed_sd in (0.0, 0.02, 0.05):
+                g = rng("coverage", "seed-variance", kind, seeds, items, seed_sd)
+                hits = old_hits = zero_low = 0
+                for _ in range(reps):
+                    effects = g.normal(0, seed_sd, (seeds, 1))
+                    if kind == "normal":
+                        matrix = effects + g.normal(0, 0.2, (1, items)) + g.normal(0, 0.3, (seeds, items))
+                    else:
+                        p = np.clip(g.uniform(0.2, 0.8, (1, items)) + effects, 0, 1)
+                        matrix = (g.random((seeds, items)) < p).astype(float)
+                    component = stats.seed_variance_component(matrix)
+                    hits += component.ci_low <= seed_sd**2 <= component.ci_high
+                    zero_low += component.ci_low <= 0
+                    picks = g.integers(0, items, size=(resamples, items))  # the old item bootstrap
+                    old = np.percentile(matrix[:, picks].mean(axis=2).var(axis=0, ddof=1), [2.5, 97.5])
+                    old_hits += old[0] <= seed_sd**2 <= old[1]
+                rows.append([kind, f"{seeds} × {items}", f"{seed_sd**2:.4f}", rate(hits, reps), rate(old_hits, reps),
+                             f"{zero_low / reps:.2f}"])
+    show(f"5. Seed variance component: coverage of the true seed variance ({reps} data sets)",
+         ["scores", "seeds × items", "true σ²_seed", "ANOVA + MLS (kit)", "item bootstrap of var(seed means) (old)",
+          "share with lower bound <= 0"], rows)
+
+
+# ---------------------------------------------------------------------------------------------- (6)
+def false_positives(reps: int, resamples: int) -> None:
+    rows = []
+    for n in (20, 50, 200):
+        g = rng("coverage", "fpr-binary", n)
+        mcnemar = boot_bca = boot_pct = 0
+        for _ in range(reps):
+            both, only_a, only_b, neither = g.multinomial(n, [0.35, 0.15, 0.15, 0.35])
+            a, b = _pairs(both, only_a, only_b, neither)
+            mcnemar += stats.paired_binary_test(a, b) < 0.05
+            seed = int(g.integers(2**63))
+            boot_bca += stats.paired_test((a, b), _mean_difference, method="bca", n_resamples=resamples,
+                                          seed=seed).significant
+            boot_pct += stats.paired_test((a, b), _mean_difference, method="percentile", n_resamples=resamples,
+                                          seed=seed).significant
+        rows.append(["paired 0/1, p = .5, ψ = .3", n, "exact McNemar (kit)", rate(mcnemar, reps)])
+        rows.append(["", n, "bootstrap BCa (old flag)", rate(boot_bca, reps)])
+        rows.append(["", n, "bootstrap percentile, (k+1)/(B+1) p", rate(boot_pct, reps)])
+    for label, draw in (("normal", lambda g, n: g.normal(size=n)), ("Laplace", lambda g, n: g.laplace(size=n))):
+        for n in (20, 50):
+            g = rng("coverage", "fpr-continuous", label, n)
+            counts = {"expanded": 0, "percentile": 0, "bca": 0, "permutation": 0}
+            perm_reps = max(100, reps // 4)
+            for k in range(reps):
+                item = g.normal(size=n)
+                a, b = item + draw(g, n), item + draw(g, n)
+                seed = int(g.integers(2**63))
+                for method in ("expanded", "percentile", "bca"):
+                    counts[method] += stats.paired_difference(a, b, method=method, n_resamples=resamples,
+                                                              seed=seed).significant
+                if k < perm_reps:
+                    counts["permutation"] += stats.permutation_p_value(a, b, n_resamples=resamples, seed=seed) < 0.05
+            first = f"paired continuous, {label} noise"
+            rows.append([first, n, "bootstrap expanded percentile (kit default)", rate(counts["expanded"], reps)])
+            rows.append(["", n, "bootstrap percentile", rate(counts["percentile"], reps)])
+            rows.append(["", n, "bootstrap BCa", rate(counts["bca"], reps)])
+            rows.append(["", n, f"permutation ({resamples} flips; {perm_reps} data sets)",
+                         rate(counts["permutation"], perm_reps)])
+    for seeds, items in ((5, 50), (5, 200), (10, 100)):
+        g = rng("coverage", "fpr-seeds", seeds, items)
+        q = f = 0
+        for _ in range(reps):
+            difficulty = g.uniform(0.1, 0.9, (1, items))
+            q += stats.seeds_matter_test((g.random((seeds, items)) < difficulty).astype(float)) < 0.05
+            f += stats.seeds_matter_test(g.normal(size=(1, items)) + g.normal(size=(seeds, items))) < 0.05
+        rows.append([f"seeds × items {seeds} × {items}", seeds * items, "Cochran's Q (0/1)", rate(q, reps)])
+        rows.append(["", seeds * items, "two-way ANOVA F (continuous)", rate(f, reps)])
+    show(f"6. False-positive rate under the null at α = 0.05 ({reps} data sets, {resamples} resamples)",
+         ["design", "n", "test", "rejection rate"], rows)
+
+
+def _mean_difference(x, y, axis=-1):
+    return np.mean(x, axis=axis) - np.mean(y, axis=axis)
+
+
+# ---------------------------------------------------------------------------------------------- (7)
+def calibration(reps: int) -> None:
+    rows = []
+    for n in (8, 50, 500):
+        g = rng("coverage", "ece", n)
+        confidence = g.uniform(0.25, 1.0, n)
+        expected = ece_under_perfect_calibration(confidence, n_simulations=2000, seed=g)
+        binned, debiased = [], []
+        for _ in range(reps):
+            correct = (g.random(n) < confidence).astype(float)
+            binned.append(expected_calibration_error(confidence, correct))
+            debiased.append(debiased_ece(confidence, correct))
+        rows.append([n, float(np.mean(binned)), expected["mean"], expected["q95"], float(np.mean(debiased)),
+                     float(np.std(debiased) / math.sqrt(reps))])
+    show(f"7. ECE-10 of a perfectly calibrated model (confidence ~ U(0.25, 1); {reps} data sets)",
+         ["n", "mean binned ECE", "ece_under_perfect_calibration mean", "q95", "mean debiased ECE²", "± SE"], rows)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions (about a minute)")
+    args = parser.parse_args()
+    reps, resamples = (300, 499) if args.quick else (1000, 999)
+    started = time.perf_counter()
+    print(f"# Coverage (nominal 95%) and test level (nominal 5%){' — quick' if args.quick else ''}")
+    proportions()
+    paired_binary(reps=2 * reps, resamples=resamples)
+    clustered(reps=reps // 2, resamples=1999)  # the expanded interval with 5 clusters needs B > ~1,100
+    spearman(reps=reps // 3, resamples=resamples)
+    seed_variance(reps=reps, resamples=max(199, resamples // 3))
+    false_positives(reps=reps, resamples=resamples)
+    calibration(reps=reps)
+    print(f"\n{time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
