@@ -102,3 +102,35 @@ def test_bad_inputs_are_rejected():
         stats.bootstrap_ci((np.ones(3), np.ones(4)), stats.pearson_r)
     with pytest.raises(ValueError, match="'bca' or 'percentile'"):
         stats.bootstrap_ci(np.ones(3), method="normal")
+
+
+def test_bootstrap_p_value_and_percentile_interval_are_dual():
+    """Hand-derived: 999 resamples all above 0 → p = 2·(0 + 1)/1000 = 0.002; 25 of 999 at or below 0 →
+    p = 2·26/1000 = 0.052. The interval excludes a value exactly when its p-value is below 0.05
+    (reference: the p-values themselves, over 200 candidate values)."""
+    assert stats.bootstrap_p_value(np.linspace(0.1, 1, 999)) == pytest.approx(0.002)
+    assert stats.bootstrap_p_value(np.concatenate([np.full(25, -1.0), np.full(974, 1.0)])) == pytest.approx(0.052)
+    boot = np.random.default_rng(0).normal(size=2000)
+    low, high = stats.percentile_interval(boot)
+    assert low == pytest.approx(np.percentile(boot, 2.5), abs=0.02) and high == pytest.approx(np.percentile(boot, 97.5), abs=0.02)
+    for value in np.linspace(-3, 3, 200):
+        assert (value < low or value > high) == (stats.bootstrap_p_value(boot, value) < 0.05)
+
+
+def test_mean_estimate_picks_the_interval_by_statistic():
+    """References: statsmodels proportion_confint(method="beta") for 0/1 values; for continuous values
+    the expanded percentile is wider than the plain percentile from the same resamples by about
+    √(n/(n−1))·t_{n−1}/z (Hesterberg 2015) at n = 12."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    binary = stats.mean_estimate([1, 0, 1, 1, np.nan, 1], seed=0)
+    assert binary.method == "clopper-pearson" and (binary.ci_low, binary.ci_high) == pytest.approx(
+        proportion_confint(4, 5, method="beta"))
+    values = RNG.normal(size=12)
+    expanded = stats.mean_estimate(values, n_resamples=20_000, seed=1)
+    plain = stats.bootstrap_ci(values, np.mean, method="percentile", n_resamples=20_000, seed=1)
+    assert expanded.method == "expanded" and expanded.estimate == pytest.approx(values.mean())
+    ratio = (expanded.ci_high - expanded.ci_low) / (plain.ci_high - plain.ci_low)
+    assert ratio == pytest.approx(np.sqrt(12 / 11) * scipy_stats.t.ppf(0.975, 11) / scipy_stats.norm.ppf(0.975), rel=0.06)
+    empty = stats.mean_estimate([np.nan])
+    assert empty.n == 0 and np.isnan(empty.estimate)

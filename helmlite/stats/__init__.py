@@ -5,7 +5,9 @@
   :func:`paired_binary_difference`); other paired scores: paired bootstrap with p-values from the same
   resamples (:func:`paired_difference`, :func:`paired_test`) or a permutation test
   (:func:`permutation_p_value`);
-* bootstrap: percentile and BCa (n >= 20) intervals (:func:`bootstrap_ci`, :func:`summary`), a cluster
+* means: :func:`mean_estimate` (Clopper–Pearson for 0/1 values, expanded percentile bootstrap otherwise);
+* bootstrap: percentile and BCa (n >= 20) intervals (:func:`bootstrap_ci`, :func:`summary`), a p-value and
+  its dual interval for any resampled distribution (:func:`bootstrap_p_value`, :func:`percentile_interval`), a cluster
   bootstrap (:func:`cluster_bootstrap_ci`, :func:`cluster_paired_difference`), and the one loop for
   non-vectorised run-level metrics (:func:`bootstrap_apply`);
 * correlations (:func:`correlation_ci`, :func:`correlation_difference`);
@@ -15,7 +17,8 @@
 
 Every ``seed`` takes an int or a ``numpy.random.Generator``.
 """
-from .bootstrap import BCA_MIN_N, bootstrap_apply, bootstrap_ci, bootstrap_distribution, paired_test, summary
+from .bootstrap import (BCA_MIN_N, bootstrap_apply, bootstrap_ci, bootstrap_distribution, bootstrap_p_value, mean_estimate,
+                        paired_test, percentile_interval, summary)
 from .cluster import cluster_bootstrap_ci, cluster_paired_difference
 from .correlation import correlation_ci, correlation_difference, pearson_r, spearman_rho
 from .estimates import Estimate, PairedComparison, Seed
@@ -26,9 +29,9 @@ from .proportions import (is_binary, newcombe_paired_interval, paired_binary_dif
 from .variance import VarianceComponent, anova_table, seed_variance_component, seeds_matter_test
 
 __all__ = ["BCA_MIN_N", "Estimate", "PairedComparison", "Seed", "VarianceComponent", "anova_table",
-           "bootstrap_apply", "bootstrap_ci", "bootstrap_distribution", "cluster_bootstrap_ci",
+           "bootstrap_apply", "bootstrap_ci", "bootstrap_distribution", "bootstrap_p_value", "cluster_bootstrap_ci",
            "cluster_paired_difference", "correlation_ci", "correlation_difference", "is_binary", "mde_correlation",
-           "mde_proportion", "newcombe_paired_interval", "paired_binary_difference", "paired_binary_test",
-           "paired_difference", "paired_test", "pearson_r", "permutation_p_value", "proportion_ci",
+           "mde_proportion", "mean_estimate", "newcombe_paired_interval", "paired_binary_difference", "paired_binary_test",
+           "paired_difference", "paired_test", "pearson_r", "percentile_interval", "permutation_p_value", "proportion_ci",
            "proportion_estimate", "required_n", "required_n_correlation", "seed_variance_component",
            "seeds_matter_test", "spearman_rho", "summary"]

@@ -261,3 +261,44 @@ def bootstrap_apply(items: Sequence, fn: Callable[[list], float | None], *, conf
         values[b] = _as_float(fn([items[i] for i in index]))
     low, high = Resampled(values, "percentile").interval(confidence) if n >= 2 else (math.nan, math.nan)
     return Estimate(estimate, low, high, n, confidence, "percentile")
+
+
+def bootstrap_p_value(boot, null: float = 0.0) -> float:
+    """Two-sided p-value of "θ = null" from a bootstrap (or any resampled) distribution of θ.
+
+    p = min(1, 2·(k≤ + 1)/(B + 1), 2·(k≥ + 1)/(B + 1)), k≤ (k≥) the finite resamples at or below
+    (above) ``null`` — the Monte-Carlo p-value of Davison & Hinkley (1997, eq. 4.11), never 0. It is
+    dual to :func:`percentile_interval` of the same resamples: p < 1 − confidence exactly when that
+    interval excludes ``null``.
+    """
+    return Resampled(boot).p_value(null)
+
+
+def percentile_interval(boot, confidence: float = 0.95) -> tuple[float, float]:
+    """Percentile interval of a bootstrap distribution with order-statistic endpoints (Efron &
+    Tibshirani 1993, §13.3) chosen so that it excludes a value exactly when :func:`bootstrap_p_value`
+    of that value is below 1 − confidence (use it instead of ``np.percentile`` when a flag is shown
+    beside the p-value). NaN resamples are ignored."""
+    return Resampled(boot).interval(confidence)
+
+
+def mean_estimate(values, *, confidence: float = 0.95, n_resamples: int = 10_000, method: str = "auto",
+                  seed: Seed = 0) -> Estimate:
+    """Mean of per-item values with the interval the kit uses for a mean (NaN items dropped first).
+
+    0/1 values: Clopper–Pearson (:func:`helmlite.stats.proportion_estimate`; exact coverage). Other
+    values: a bootstrap over items, by default (``method="auto"``) the expanded percentile interval
+    (Hesterberg 2015, §5.1), which keeps its coverage at small n where the plain percentile interval
+    is too narrow; ``"percentile"`` and ``"bca"`` (n >= 20) as in :func:`bootstrap_ci`. No values: NaN
+    estimate and interval with n = 0. ``method`` in the result names the interval used.
+    """
+    from .proportions import is_binary, proportion_estimate
+
+    values = np.asarray(values, dtype=float).ravel()
+    values = values[np.isfinite(values)]
+    if len(values) == 0:
+        return Estimate(math.nan, math.nan, math.nan, 0, confidence, "none")
+    if is_binary(values):
+        return proportion_estimate(values, level=confidence)
+    return bootstrap_ci(values, np.mean, confidence=confidence, n_resamples=n_resamples,
+                        method="expanded" if method == "auto" else method, seed=seed)
