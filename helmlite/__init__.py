@@ -5,7 +5,8 @@ Public surface (everything else is private to its module):
 * :mod:`helmlite.data` — registry of external files and the verifying, mirror-aware fetcher;
 * :mod:`helmlite.stats` — seeded, vectorised bootstrap CIs (percentile, BCa), paired bootstrap,
   correlation CIs;
-* :mod:`helmlite.plots` — the figure style and ``save(fig, name)``;
+* :mod:`helmlite.plots` — the figure style and ``save(fig, name)``; ``write_csv`` — deterministic, atomic tables;
+* :mod:`helmlite.results` — the run-folder contract (read, write, validate runs);
 * :mod:`helmlite.provenance` — manifests of what produced each output;
 * :mod:`helmlite.analyses` — the logic behind each notebook.
 """
@@ -18,7 +19,8 @@ except PackageNotFoundError:  # running from a source tree that was not installe
     __version__ = "0+unknown"
 
 _EXPORTS = {"FetchError": "data", "fetch": "data", "Estimate": "stats", "PairedComparison": "stats",
-            "bootstrap_ci": "stats", "correlation_ci": "stats", "paired_difference": "stats", "summary": "stats"}
+            "bootstrap_ci": "stats", "correlation_ci": "stats", "paired_difference": "stats", "summary": "stats",
+            "write_csv": "_io"}
 __all__ = sorted(_EXPORTS)
 
 

@@ -34,7 +34,6 @@ from .errors import InputError
 
 METHODS = ("generation", "multiple_choice_joint", "multiple_choice_separate", "multiple_choice_separate_calibrated",
            "language_modeling", "ranking")
-SCORING_METHODS = METHODS[1:]
 
 
 @dataclass(frozen=True)

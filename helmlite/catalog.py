@@ -6,7 +6,9 @@ fetch step (``helmlite fetch --for-config``) and ``reports/index.html``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from importlib import import_module
+from typing import Callable
+
+from . import grids
 
 
 @dataclass(frozen=True)
@@ -21,13 +23,7 @@ class Analysis:
     # tables/ so that two runs of the workflow give identical tables
     measured: dict[str, str] = field(default_factory=dict)
     data: tuple[str, ...] = ()  # registry names the notebook needs (fetched before it runs)
-    grid: str | None = None  # "module:function" turning the config section into run specs (model runs it analyses)
-
-    def run_specs(self, section: dict) -> list[dict]:
-        if self.grid is None:
-            return []
-        module, function = self.grid.split(":")
-        return getattr(import_module(module), function)(section)
+    grid: Callable[[dict], list[grids.GridRun]] | None = None  # config section → the model runs it analyses
 
     @property
     def manifest(self) -> str:
@@ -108,6 +104,7 @@ HELM_CORE = Analysis(
         "helm_core_model_difference": "Live runs: paired bootstrap differences between the models per scenario.",
         "helm_core_perturbation_deltas": "Live runs: paired changes under robustness/fairness perturbations.",
         "helm_core_bbq_groups": "Live runs: BBQ accuracy per category/context condition.",
+        "helm_core_calibration": "Live runs: ECE-10 beside the ECE a perfectly calibrated model would show at that n.",
         "helm_core_winrate_comparison": "Published: recomputed vs published mean win rate, every model x metric group.",
         "helm_core_winrate_summary": "Published: per group Kendall tau, max/mean |diff|, ties created by rounding.",
         "helm_core_winrate_intervals": "Published: accuracy win rates with CIs and statistical ties (all models and the paper's 28).",
@@ -121,7 +118,7 @@ HELM_CORE = Analysis(
         "helm_core_runtime_model": "Live runs: HELM's runtime model (prompt and output token costs) per model (this machine).",
     },
     data=("helm/results/helm_classic_v0.4.0_core_scenarios_all_metrics.csv", "helm/resources/presentation_v0.1.0/run_specs.conf"),
-    grid="helmlite.analyses.helm_core.live:grid",
+    grid=grids.helm_core,
 )
 
 SENSITIVITY = Analysis(
@@ -130,7 +127,7 @@ SENSITIVITY = Analysis(
     title="Prompt sensitivity: seeds, shots, formats, multiple-choice method",
     paper="Liang et al. 2022, HELM §8.2, Figs. 31-33",
     figures={
-        "sensitivity_seeds": "Spread of accuracy across in-context example seeds (SD with the CI of the variance, and range).",
+        "sensitivity_seeds": "Seed SD (variance component, 95% CI) beside the raw SD of run means, per model and scenario.",
         "sensitivity_shots": "Accuracy vs number of in-context examples, 95% CIs (Fig. 32 analog).",
         "sensitivity_methods": "Accuracy per multiple-choice adaptation method, 95% CIs (Fig. 33 analog).",
         "sensitivity_formats": "Accuracy per prompt format (HELM default, expert instruction, plain, Q/A, chat template).",
@@ -138,17 +135,18 @@ SENSITIVITY = Analysis(
     },
     tables={
         "sensitivity_runs": "Every run of the four studies: factor level and accuracy with CI.",
-        "sensitivity_seeds": "Seed-to-seed range, SD and bootstrap CI of the variance.",
-        "sensitivity_shots": "Consecutive shot steps with paired CIs; probability that 0->1 is the largest step.",
+        "sensitivity_seeds": "Seed variance component with CI, Cochran's Q p-value, raw range and SD of run means.",
+        "sensitivity_shots": "Consecutive shot steps: paired differences on the same instances (exact McNemar p, Newcombe CI).",
+        "sensitivity_first_step": "Is 0->1 the largest step? Per-instance contrasts of the 0->1 step with each later step.",
         "sensitivity_methods": "Accuracy per multiple-choice method.",
         "sensitivity_formats": "Accuracy per prompt format.",
-        "sensitivity_pairwise_tests": "Every pair of configurations: paired bootstrap difference, p, Holm and BH corrections.",
+        "sensitivity_pairwise_tests": "Every pair of configurations: paired difference, p, Holm and Benjamini-Yekutieli corrections.",
         "sensitivity_rank_reversals": "Pairs of configurations where the two models swap order; significant ones marked.",
         "sensitivity_significance": "Counts of significant differences and rank reversals per study.",
-        "sensitivity_variance": "Variance decomposition (type-II ANOVA shares) per model.",
+        "sensitivity_variance": "Variance decomposition per model: type-II sums of squares, df, F, p and shares.",
         "sensitivity_claims": "The paper's qualitative claims: holds / does not hold for these models, with evidence.",
     },
-    grid="helmlite.analyses.sensitivity.studies:grid",
+    grid=grids.sensitivity,
 )
 
 DEPTH = Analysis(
@@ -169,7 +167,7 @@ DEPTH = Analysis(
         "depth_length": "Accuracy vs length, averaged over depths.",
         "depth_reproduction": "Reproduction check: LitM GPT-3.5-Turbo numbers as read, and the qualitative claims.",
     },
-    grid="helmlite.analyses.depth.sweeps:grid",
+    grid=grids.depth,
 )
 
 ANALYSES: dict[str, Analysis] = {a.key: a for a in (HELM_CORE, SENSITIVITY, HELMET, DEPTH, HELPSTEER2)}

@@ -53,6 +53,7 @@ def _models(args) -> None:
 def _run(args) -> None:
     from .models import load_model
     from .models.cache import CachedModel, RequestCache
+    from .results import read_run
     from .runner import RunSpec, execute
 
     if args.spec_json:
@@ -78,13 +79,12 @@ def _run(args) -> None:
                             chunk_size=args.chunk_size, progress=not args.quiet)
         for spec in (s for s in specs if s.model == name):
             calls, hits = model.calls, model.hits
-            out = execute(spec, model, results_dir=args.results_dir)
-            stats = json.loads((out / "stats.json").read_text())
-            main = stats["metrics"].get(stats["main_metric"], {})
-            print(f"{spec.run_id}: {stats['main_metric']} = {main.get('mean', float('nan')):.3f} "
-                  f"[{main.get('ci_low', float('nan')):.3f}, {main.get('ci_high', float('nan')):.3f}] "
-                  f"(n={stats['n_instances']}; model calls {model.calls - calls}, cache hits {model.hits - hits}) -> {out}",
-                  flush=True)
+            out = execute(spec, model, results_dir=args.results_dir, n_resamples=args.n_resamples, seed=args.bootstrap_seed)
+            stats = read_run(args.results_dir, spec.run_id).stats
+            main = stats.metrics.get(stats.main_metric)
+            shown = f"{main.mean:.3f} [{main.ci_low:.3f}, {main.ci_high:.3f}]" if main else "n/a"
+            print(f"{spec.run_id}: {stats.main_metric} = {shown} (n={stats.n_instances}; model calls {model.calls - calls}, "
+                  f"cache hits {model.hits - hits}) -> {out}", flush=True)
 
 
 def _read_spec_file(path: str) -> object:
@@ -114,6 +114,13 @@ def _key_value(text: str) -> tuple[str, object]:
         return key, json.loads(value)
     except json.JSONDecodeError:
         return key, value
+
+
+def _leaderboard(args) -> None:
+    from .analyses.helm_core.winrates import winrates_csv
+
+    sys.stdout.write(winrates_csv(args.table, args.group, args.scenarios, args.tie_rule, n_resamples=args.n_resamples,
+                                  seed=args.seed))
 
 
 def _config(args) -> None:
@@ -180,8 +187,21 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--threads", type=int, default=1, help="torch threads (Snakemake passes the rule's threads)")
     run.add_argument("--batch-size", type=int, default=8)
     run.add_argument("--chunk-size", type=int, default=32, help="requests per cache commit (the unit of resumption)")
+    run.add_argument("--n-resamples", type=int, default=2000, help="bootstrap resamples of every interval in stats.json")
+    run.add_argument("--bootstrap-seed", type=int, default=0, help="base seed of every bootstrap in stats.json")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.set_defaults(func=_run)
+    leaderboard = sub.add_parser("leaderboard", help="statistics of a leaderboard table (HELM JSON/CSV export or long format)")
+    board = leaderboard.add_subparsers(dest="action", required=True)
+    winrates = board.add_parser("winrates", help="mean win rate per model with a bootstrap CI over scenarios (CSV on stdout)")
+    winrates.add_argument("--table", required=True, help="HELM groups JSON, a wide CSV or a long table (model × scenario × metric)")
+    winrates.add_argument("--group", default="Accuracy", help="metric group (tab), e.g. Accuracy, Calibration, Robustness")
+    winrates.add_argument("--scenarios", help="comma-separated scenario names as the table spells them (default: all)")
+    winrates.add_argument("--tie-rule", default="v0.4.0", choices=["v0.4.0", "half"],
+                          help="v0.4.0: ties broken by row order (HELM v0.4.0); half: ties count half (later HELM)")
+    winrates.add_argument("--n-resamples", type=int, default=2000)
+    winrates.add_argument("--seed", type=int, default=0)
+    winrates.set_defaults(func=_leaderboard)
     config = sub.add_parser("config", help="validate a workflow config against the schema shipped with helmlite")
     config.add_argument("file")
     config.set_defaults(func=_config)

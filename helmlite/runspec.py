@@ -1,4 +1,5 @@
-"""A run spec: scenario, model, adapter settings, instance count and perturbations — and its stable id.
+"""A run spec: scenario, model, adapter settings, instance count, perturbations and metric families — and
+its stable id (HELM's ``RunSpec`` = scenario spec + adapter spec + metric specs, ``src/helm/benchmark/run_spec.py``).
 
 Kept apart from :mod:`helmlite.runner` (which executes runs) so that the workflow can enumerate a
 config's runs without importing the engine (the Snakefile parses on every ``snakemake`` call).
@@ -12,6 +13,7 @@ from dataclasses import dataclass, field
 
 from .adaptation import AdapterSpec
 from .errors import UserError
+from .metrics.selection import check_families, default_families
 from .perturbations import perturbation
 from .scenarios import scenario
 
@@ -29,11 +31,19 @@ class RunSpec:
     max_instances: int | None = None
     data_seed: int = 0
     perturbations: tuple[str, ...] = ()  # "robustness", "dialect", "gender", "race", "contrast"
+    metrics: tuple[str, ...] = ()  # metric families (helmlite.metrics.selection); from_dict fills the defaults
+
+    def __post_init__(self):
+        """Metric families: validated when given, else the scenario's and method's defaults."""
+        families = check_families(self.metrics) if self.metrics else default_families(
+            self.adapter.method, self.perturbations, scenario(self.scenario).metrics)
+        object.__setattr__(self, "metrics", families)
 
     @classmethod
     def from_dict(cls, spec: dict) -> "RunSpec":
-        """From a config mapping: scenario, model, args (mapping), adapter (mapping), max_instances, data_seed."""
-        known = {"scenario", "model", "args", "adapter", "max_instances", "data_seed", "perturbations"}
+        """From a config mapping: scenario, model, args (mapping), adapter (mapping), max_instances, data_seed,
+        perturbations, metrics (family names; default: the scenario's and method's, see ``default_families``)."""
+        known = {"scenario", "model", "args", "adapter", "max_instances", "data_seed", "perturbations", "metrics"}
         unknown = set(spec) - known
         if unknown:
             raise RunError(f"run spec: unknown field(s) {sorted(unknown)}; expected {sorted(known)}")
@@ -51,13 +61,14 @@ class RunSpec:
             if name != "contrast":
                 perturbation(name)  # validates the name
         return cls(spec["scenario"], spec["model"], args, adapter_spec, spec.get("max_instances"), spec.get("data_seed", 0),
-                   perturbations)
+                   perturbations, tuple(spec.get("metrics") or ()))
 
     def as_dict(self) -> dict:
         out = {"scenario": self.scenario, "model": self.model, "args": dict(self.args), "adapter": self.adapter.as_dict(),
                "max_instances": self.max_instances, "data_seed": self.data_seed}
         if self.perturbations:
             out["perturbations"] = list(self.perturbations)
+        out["metrics"] = list(self.metrics)
         return out
 
     @property

@@ -14,7 +14,6 @@ import yaml
 
 from .catalog import ANALYSES, Analysis
 from .errors import UserError
-from .seeds import derive_seed
 
 SCHEMA = Path(str(resources.files("helmlite") / "schema.yaml"))  # shipped in the package (wheel installs validate too)
 
@@ -83,32 +82,48 @@ def outputs(config: dict, analysis: Analysis) -> dict[str, list[str] | str]:
 
 
 def notebook_parameters(config: dict, analysis: Analysis) -> dict:
-    """The papermill parameters of one notebook, from the config."""
+    """The papermill parameters of one notebook, from the config: output folders, the bootstrap settings,
+    the analysis's own section (less the keys that only build its runs) and, for analyses of model runs,
+    ``results_dir``, ``run_ids`` and ``run_levels`` (run id → [[study, factor level], ...], where a grid labels them)."""
     dirs = output_dirs(config)
     boot = config["bootstrap"]
     params = {"figures_dir": dirs["figures"], "tables_dir": dirs["tables"], "n_resamples": boot["n_resamples"],
-              **({"measured_dir": dirs["measured"]} if analysis.measured else {}),
-              "seed": derive_seed(boot["seed"], analysis.key) % 2**32}
+              **({"measured_dir": dirs["measured"]} if analysis.measured else {}), "seed": boot["seed"]}
     section = dict(config.get(analysis.key, {}))
     if analysis.grid:
-        params["run_ids"] = list(analysis_runs(config, analysis))
+        items = grid_runs(config, analysis)
+        params["run_ids"] = list(dict.fromkeys(run_id for run_id, _ in items))
         params["results_dir"] = config["engine"]["results_dir"]
-        if analysis.key == "sensitivity":
-            section = {"section": section}
-        else:
-            section = {k: v for k, v in section.items() if k not in ("models", "scenarios", "seeds", "perturbations", "max_instances")}
+        levels: dict[str, list] = {}
+        for run_id, item in items:
+            if item.study is not None:
+                levels.setdefault(run_id, []).append([item.study, item.level])
+        if levels:
+            params["run_levels"] = levels
+        section = {k: v for k, v in section.items() if k not in GRID_KEYS}
     params.update(section)
     return params
+
+
+# config keys that only say which runs to make (the notebook gets the runs themselves)
+GRID_KEYS = ("models", "chat_models", "scenarios", "seeds", "perturbations", "max_instances", "lengths", "tasks", "methods",
+             "shots", "formats", "seed_scenarios", "shot_scenarios", "format_scenarios", "method_scenarios")
+
+
+def grid_runs(config: dict, analysis: Analysis) -> list[tuple[str, object]]:
+    """(run id, :class:`~helmlite.grids.GridRun`) for every run of one analysis, in grid order."""
+    from .runspec import RunSpec
+
+    if analysis.key not in config.get("analyses", []) or not analysis.grid:
+        return []
+    return [(RunSpec.from_dict(item.spec).run_id, item) for item in analysis.grid(config.get(analysis.key, {}))]
 
 
 def analysis_runs(config: dict, analysis: Analysis) -> dict:
     """The run specs one notebook analyses, by run id."""
     from .runspec import RunSpec
 
-    if analysis.key not in config.get("analyses", []) or not analysis.grid:
-        return {}
-    specs = [RunSpec.from_dict(s) for s in analysis.run_specs(config.get(analysis.key, {}))]
-    return {spec.run_id: spec for spec in specs}
+    return {run_id: RunSpec.from_dict(item.spec) for run_id, item in grid_runs(config, analysis)}
 
 
 def run_specs(config: dict) -> dict:
@@ -136,12 +151,6 @@ def run_batches(config: dict) -> dict[str, list]:
         for k in range(n_jobs):
             batches[re.sub(r"[^0-9A-Za-z]+", "_", f"{model}_{k + 1}")] = specs[k::n_jobs]
     return batches
-
-
-def required_models(config: dict) -> list[str]:
-    from .models import EMBEDDED
-
-    return sorted({spec.model for spec in run_specs(config).values() if spec.model in EMBEDDED})
 
 
 def required_data(config: dict) -> list[str]:

@@ -21,6 +21,8 @@ for batch_id, batch in hw.run_batches(config).items():
             cache=ENGINE["cache"],
             batch_size=ENGINE["batch_size"],
             chunk_size=ENGINE["chunk_size"],
+            n_resamples=config["bootstrap"]["n_resamples"],
+            seed=config["bootstrap"]["seed"],
         threads: ENGINE["threads"]
         resources:
             mem_mb=4000,
@@ -32,7 +34,7 @@ for batch_id, batch in hw.run_batches(config).items():
             "../environment.yml"
         shell:
             "helmlite run --spec-json {params.specs} --threads {threads} --batch-size {params.batch_size} "
-            "--chunk-size {params.chunk_size} "
+            "--chunk-size {params.chunk_size} --n-resamples {params.n_resamples} --bootstrap-seed {params.seed} "
             "--results-dir {params.results_dir:q} --cache {params.cache:q} --quiet > {log:q} 2>&1 "
             "|| (tail -n 20 {log:q} >&2; exit 1)"
 

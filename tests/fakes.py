@@ -46,3 +46,21 @@ class WordModel:
     def generate(self, requests):
         self.calls += list(requests)
         return [Generation(" answer " + str(len(r.prompt)), self.count_tokens(r.prompt), 2, (-0.5, -0.5), 0.0) for r in requests]
+
+
+def make_run(model: str, scenario: str, values, *, run_id: str | None = None, metric: str = "exact_match", **adapter):
+    """A :class:`helmlite.results.Run` whose instances i0, i1, … have the given main-metric values
+    (for analysis tests that need runs without executing a model)."""
+    from helmlite.results import InstanceRecord, MetricStat, Run, RunStats
+
+    records = [InstanceRecord(id=f"i{k}", input="", prompt="", n_train=0, truncated=False, prompt_tokens=1, references=[],
+                              metadata={}, prediction=None, correct=bool(v), metrics={metric: float(v)})
+               for k, v in enumerate(values)]
+    run_id = run_id or f"{model}-{scenario}-{sorted(adapter.items())}"
+    mean = sum(float(v) for v in values) / len(values)
+    stats = RunStats(run_id=run_id, scenario=scenario, model=model, method="multiple_choice_separate", main_metric=metric,
+                     metric_families=("accuracy",), n_instances=len(records), n_train_examples=0,
+                     metrics={metric: MetricStat(mean, 0.0, 1.0, len(records), "clopper-pearson")}, efficiency={},
+                     bootstrap={"n_resamples": 0, "seed": 0})
+    spec = {"scenario": scenario, "args": {}, "adapter": {"seed": 0, "max_train_instances": 5, "method": stats.method, **adapter}}
+    return Run(run_id, spec, stats, records, {"spec": spec}, {})

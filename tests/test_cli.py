@@ -90,3 +90,31 @@ def test_python_dash_m_helmlite(tmp_path):
     failed = run("config", "absent.yaml")
     assert failed.returncode == 2 and failed.stdout == ""
     assert failed.stderr == "helmlite: error: absent.yaml: config file not found\n"
+
+
+LONG_TABLE = """model,scenario,metric,score,lower_is_better
+a,S1,EM,90,false
+b,S1,EM,50,false
+c,S1,EM,70,false
+a,S2,EM,80,false
+b,S2,EM,60,false
+c,S2,EM,20,false
+"""
+
+
+def test_leaderboard_winrates_on_an_unseen_long_table(tmp_path, capsys):
+    """A long table in percent: win rates hand-derived (a beats both in S1 and S2 → 1; b: S1 0/2, S2 1/2 → 0.25; c: S1 1/2, S2 0/2 → 0.25)."""
+    path = tmp_path / "board.csv"
+    path.write_text(LONG_TABLE)
+    assert cli.main(["leaderboard", "winrates", "--table", str(path), "--tie-rule", "half", "--n-resamples", "200"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split(",")[:5] == ["model", "mean_win_rate", "ci_low", "ci_high", "scenarios"]
+    rates = {line.split(",")[0]: (float(line.split(",")[1]), int(line.split(",")[4])) for line in lines[1:]}
+    assert rates == {"a": (1.0, 2), "b": (0.25, 2), "c": (0.25, 2)}
+
+
+def test_leaderboard_winrates_rejects_a_malformed_table(tmp_path, capsys):
+    path = tmp_path / "bad.csv"
+    path.write_text("x,y\n1,2\n")
+    assert cli.main(["leaderboard", "winrates", "--table", str(path)]) == 2
+    assert "found columns ['x', 'y']; expected" in one_error_line(capsys)

@@ -5,12 +5,13 @@ import pytest
 
 from helmlite.analyses import helm_core
 
+from .fakes import make_run
 
-def test_grid_and_paired_model_difference():
-    specs = helm_core.grid({"models": ["a", "b"], "scenarios": [{"scenario": "mmlu"}], "seeds": [0, 1], "max_instances": 5})
-    assert len(specs) == 4 and {s["adapter"]["seed"] for s in specs} == {0, 1}
-    records = lambda values: [{"id": f"i{k}", "metrics": {"exact_match": v}} for k, v in enumerate(values)]  # noqa: E731
-    runs = [{"model": m, "scenario": "mmlu", "seed": 0, "stats": {"main_metric": "exact_match"}, "records": records(v)}
-            for m, v in (("a", [1] * 20), ("b", [0] * 18 + [1] * 2))]
+
+def test_paired_model_difference_uses_the_exact_mcnemar_test():
+    """20 shared items, 18 discordant all in a's favour: difference 0.9, exact McNemar p = 2 · 0.5^18
+    (statsmodels ``mcnemar(exact=True)`` gives the same)."""
+    runs = [make_run(m, "mmlu", v) for m, v in (("a", [1] * 20), ("b", [0] * 18 + [1] * 2))]
     diff = helm_core.model_differences(runs, "a", "b", seed=0, n_resamples=500).iloc[0]
     assert diff["difference"] == pytest.approx(0.9) and diff["significant"]
+    assert diff["p_value"] == pytest.approx(2 * 0.5**18)

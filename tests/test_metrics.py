@@ -10,7 +10,7 @@ import pytest
 from helmlite.metrics import (bits_per_byte, exact_match, f1_score, final_number_match, ndcg, normalize_text,
                               quasi_exact_match, reciprocal_rank, rouge_2, substring_match)
 from helmlite.metrics.bbq import bbq_scores
-from helmlite.metrics.bias import demographic_representation, group_counts_to_bias, stereotypical_associations, tokenize
+from helmlite.metrics.bias import counts_per_text, group_counts_to_bias, metrics_from_counts, tokenize
 from helmlite.metrics.calibration import (expected_calibration_error, reliability_table, selective_accuracy,
                                           selective_coverage_accuracy_area)
 from helmlite.metrics.efficiency import fit_runtime_model
@@ -105,13 +105,18 @@ def test_group_counts_to_bias_hand_derived():
     assert math.isnan(group_counts_to_bias([0, 0], [2, 3]))
 
 
+def bias(texts):
+    """HELM's bias numbers of ``texts`` with the test word lists."""
+    return metrics_from_counts(counts_per_text(texts, LISTS), lists=LISTS)
+
+
 def test_demographic_representation_and_stereotypes():
     texts = ["She said her doctor was smart.", "He is quiet."]
     # female words: she, her = 2 (/2 = 1); male: he = 1 (/3 = 1/3) → p = (0.75, 0.25) → TVD 0.25
-    assert demographic_representation(texts, "gender", LISTS) == pytest.approx(0.25)
+    assert bias(texts)["representation_gender"] == pytest.approx(0.25)
     # "smart": text 1 has female 2, male 0 → (2, 0) → p (1, 0) → 0.5; "quiet": text 2 (0, 1) → p (0, 1) → 0.5
-    assert stereotypical_associations(texts, "gender", "adjective", LISTS) == pytest.approx(0.5)
-    assert math.isnan(stereotypical_associations(["nothing here"], "gender", "profession", LISTS))
+    assert bias(texts)["stereotypes_gender_adjective"] == pytest.approx(0.5)
+    assert math.isnan(bias(["nothing here"])["stereotypes_gender_profession"])
     assert tokenize("She left. He came!") == ["she", "left", ".", "he", "came", "!"]
 
 

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from helmlite.analyses.helm_core.live import RunResultsError, load_runs
+from helmlite.results import FORMAT_VERSION, RunResultsError, read_run
 from helmlite.models import GenerationRequest, ModelError, ScoreRequest
 from helmlite.models.cache import CachedModel, RequestCache
 from helmlite.models.openai_backend import OpenAIModel
@@ -173,14 +173,24 @@ def test_many_processes_create_a_fresh_cache_at_once(tmp_path):
 def test_truncated_results_file_is_reported_not_used(tmp_path):
     run = tmp_path / "run"
     run.mkdir()
-    (run / "stats.json").write_text(json.dumps({"n_instances": 3, "scenario": "mmlu", "model": "m", "main_metric": "x"}))
-    (run / "manifest.json").write_text(json.dumps({"spec": {"args": {}, "adapter": {"seed": 0}}}))
-    (run / "instances.jsonl").write_text('{"id": "a"}\n{"id": "b"}\n{"id": "c')
+    stats = {"run_id": "run", "n_instances": 1, "scenario": "mmlu", "model": "m", "method": "generation", "main_metric": "x",
+             "metric_families": ["accuracy"], "n_train_examples": 0, "metrics": {}, "efficiency": {}, "bootstrap": {},
+             "format_version": FORMAT_VERSION}
+    (run / "stats.json").write_text(json.dumps({**stats, "format_version": 0}))
+    (run / "manifest.json").write_text(json.dumps({"spec": {"args": {}, "adapter": {"seed": 0}}, "format_version": FORMAT_VERSION}))
+    with pytest.raises(RunResultsError, match=r"stats.json: format_version 0, expected 1; delete .* re-run snakemake"):
+        read_run(tmp_path, "run")
+    (run / "stats.json").write_text(json.dumps({**stats, "n_instances": 3}))
+    record = {"id": "a", "input": "", "prompt": "", "n_train": 0, "truncated": False, "prompt_tokens": 1, "references": [],
+              "metadata": {}, "prediction": "y", "correct": True, "metrics": {"x": 1.0}}
+    (run / "instances.jsonl").write_text(json.dumps(record) + "\n" + json.dumps(record)[:20])
     with pytest.raises(RunResultsError, match=r"instances.jsonl is unreadable or truncated .* delete .* re-run snakemake"):
-        load_runs(tmp_path, ["run"])
-    (run / "instances.jsonl").write_text('{"id": "a"}\n')
+        read_run(tmp_path, "run")
+    (run / "instances.jsonl").write_text(json.dumps(record) + "\n")
     with pytest.raises(RunResultsError, match="holds 1 records but stats.json counts 3"):
-        load_runs(tmp_path, ["run"])
+        read_run(tmp_path, "run")
+    (run / "stats.json").write_text(json.dumps(stats))
+    assert read_run(tmp_path, "run").main_values() == {"a": 1.0}
 
 
 @pytest.mark.parametrize("script,recovers", [

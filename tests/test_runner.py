@@ -103,3 +103,18 @@ def test_bbq_bias_scores_come_from_instance_metadata(mirrored_cache, tmp_path):
     bbq_metrics = json.loads((bbq / "stats.json").read_text())["metrics"]
     assert {"bbq_accuracy_ambiguous", "bbq_bias_score_disambiguated"} <= set(bbq_metrics)
     assert not any(k.startswith("bbq_") for k in json.loads((mmlu / "stats.json").read_text())["metrics"])
+
+
+@pytest.mark.parametrize("spec,main", [
+    ({"scenario": "babi", "args": {"task": 1}, "max_instances": 3}, "quasi_exact_match"),
+    ({"scenario": "gsm8k", "max_instances": 3, "adapter": {"max_train_instances": 1}}, "final_number_match"),
+    ({"scenario": "blimp", "args": {"paradigm": "anaphor_gender_agreement"}, "max_instances": 3}, "exact_match"),
+])
+def test_scenarios_no_config_uses_still_run_end_to_end(mirrored_cache, tmp_path, spec, main):
+    """bAbI, GSM8K and BLiMP are registered for users' own configs: each runs through the engine and reads back."""
+    from helmlite.results import read_run
+
+    run_spec = RunSpec.from_dict({**spec, "model": "w"})
+    execute(run_spec, WordModel(), results_dir=tmp_path)
+    run = read_run(tmp_path, run_spec.run_id)
+    assert run.stats.n_instances == 3 and run.main_metric == main and len(run.main_values()) == 3

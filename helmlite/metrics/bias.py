@@ -91,16 +91,3 @@ def metrics_from_counts(counts: dict[str, np.ndarray], index=None, lists: dict |
             scores = [group_counts_to_bias(row, sizes) for row in pair.sum(axis=0) if row.sum() > 0]
             out[f"stereotypes_{category}_{target}"] = float(np.mean(scores)) if scores else math.nan
     return out
-
-
-def demographic_representation(texts: Sequence[str], category: str, lists: dict | None = None) -> float:
-    return metrics_from_counts(counts_per_text(texts, lists), lists=lists)[f"representation_{category}"]
-
-
-def stereotypical_associations(texts: Sequence[str], category: str, target: str, lists: dict | None = None) -> float:
-    return metrics_from_counts(counts_per_text(texts, lists), lists=lists)[f"stereotypes_{category}_{target}"]
-
-
-def bias_metrics(texts: Sequence[str]) -> dict[str, float]:
-    """HELM's six bias numbers for a set of generations."""
-    return metrics_from_counts(counts_per_text(texts))

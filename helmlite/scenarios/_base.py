@@ -53,6 +53,7 @@ class ScenarioInfo:
     default_method: str
     data: tuple[str, ...] = ()  # registry names the loader reads (for prefetching)
     adapter: dict = field(default_factory=dict)  # prompt-format defaults for this scenario (AdapterSpec fields)
+    metrics: tuple[str, ...] = ()  # metric families beyond the method's defaults (helmlite.metrics.families)
 
 
 class UnknownScenarioError(UserError, KeyError):
@@ -63,11 +64,12 @@ class UnknownScenarioError(UserError, KeyError):
 _REGISTRY: dict[str, ScenarioInfo] = {}
 
 
-def register(name: str, *, main_metric: str, default_method: str, data: tuple[str, ...] = (), adapter: dict | None = None):
+def register(name: str, *, main_metric: str, default_method: str, data: tuple[str, ...] = (), adapter: dict | None = None,
+             metrics: tuple[str, ...] = ()):
     """Decorator: register a loader ``f(**args) -> list[Instance]`` under ``name``."""
     def wrap(load):
         _REGISTRY[name] = ScenarioInfo(name, load, (load.__doc__ or "").strip().splitlines()[0], main_metric,
-                                       default_method, data, dict(adapter or {}))
+                                       default_method, data, dict(adapter or {}), tuple(metrics))
         return load
     return wrap
 

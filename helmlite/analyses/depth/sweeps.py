@@ -18,43 +18,35 @@ import numpy as np
 import pandas as pd
 
 from ... import stats
+from ...results import Run
+from ...seeds import rng
 
 METRIC = {"generation": "substring_match", "multiple_choice_separate": "exact_match"}
 SCORE_NAME = {"generation": "substring match (generation)", "multiple_choice_separate": "log-prob retrieval"}
 
 
-def grid(section: dict) -> list[dict]:
-    """Every task × length × model × scoring method (generation and log-probability retrieval)."""
-    specs = []
-    for task in section["tasks"]:
-        for length in task.get("lengths", section["lengths"]):
-            for model in section["models"]:
-                for method in section.get("methods", ["generation", "multiple_choice_separate"]):
-                    args = {**task.get("args", {}), "target_tokens": length}
-                    specs.append({"scenario": task["scenario"], "args": args, "model": model, "adapter": {"method": method}})
-    return specs
-
-
-def depth_records(runs: list[dict]) -> pd.DataFrame:
+def depth_records(runs: list[Run]) -> pd.DataFrame:
     """One row per instance: model, task, length, method, depth, context and correctness."""
     rows = []
     for run in runs:
-        method = run["spec"]["adapter"]["method"]
+        method = run.spec["adapter"]["method"]
         metric = METRIC[method]
-        for r in run["records"]:
-            rows.append({"model": run["model"], "task": run["stats"]["scenario"], "length": r["metadata"]["target_tokens"],
-                         "method": SCORE_NAME[method], "depth": r["metadata"]["depth"], "context": r["metadata"]["context"],
-                         "correct": float(r["metrics"][metric])})
+        for r in run.records:
+            rows.append({"model": run.model, "task": run.stats.scenario, "length": r.metadata["target_tokens"],
+                         "method": SCORE_NAME[method], "depth": r.metadata["depth"], "context": r.metadata["context"],
+                         "correct": float(r.metrics[metric])})
     return pd.DataFrame(rows)
 
 
-def curves(records: pd.DataFrame, *, seed: int, n_resamples: int) -> pd.DataFrame:
-    """Accuracy per depth with a bootstrap CI over contexts, for every model × task × length × method."""
+def curves(records: pd.DataFrame) -> pd.DataFrame:
+    """Accuracy per depth for every model × task × length × method. Each context is queried once per depth,
+    so a point is a proportion over independent contexts: exact (Clopper–Pearson) interval."""
     rows = []
     keys = ["model", "task", "length", "method", "depth"]
-    for k, (key, part) in enumerate(records.groupby(keys, sort=True)):
-        est = stats.summary(part["correct"].to_numpy(), seed=seed + k, n_resamples=n_resamples, method="percentile")
-        rows.append({**dict(zip(keys, key)), "accuracy": est.estimate, "ci_low": est.ci_low, "ci_high": est.ci_high, "n": est.n})
+    for key, part in records.groupby(keys, sort=True):
+        est = stats.proportion_estimate(part["correct"].to_numpy())
+        rows.append({**dict(zip(keys, key)), "accuracy": est.estimate, "ci_low": est.ci_low, "ci_high": est.ci_high,
+                     "n": est.n, "interval": est.method})
     return pd.DataFrame(rows)
 
 
@@ -72,22 +64,27 @@ def primacy_recency(wide: np.ndarray, depths: np.ndarray) -> tuple[np.ndarray, n
 
 
 def u_shape(records: pd.DataFrame, *, seed: int, n_resamples: int) -> pd.DataFrame:
-    """Primacy and recency with paired-bootstrap CIs over contexts for every curve; the LitM verdict."""
+    """Primacy and recency with bootstrap CIs for every curve, resampling contexts (each context is queried
+    at every depth, so its rows stay together); the LitM verdict."""
     rows = []
-    for k, (key, part) in enumerate(records.groupby(["model", "task", "length", "method"], sort=True)):
+    for key, part in records.groupby(["model", "task", "length", "method"], sort=True):
         table = part.pivot_table(index="context", columns="depth", values="correct", aggfunc="mean").dropna()
         depths = table.columns.to_numpy(dtype=float)
         if len(table) < 2 or len(depths) < 3:
             continue
         values = table.to_numpy()
-        primacy, recency = primacy_recency(values.mean(axis=0), depths)
-        picks = np.random.default_rng(seed + k).integers(0, len(table), size=(n_resamples, len(table)))
-        boot_p, boot_r = primacy_recency(values[picks].mean(axis=1), depths)
-        p_low, p_high = np.percentile(boot_p, [2.5, 97.5])
-        r_low, r_high = np.percentile(boot_r, [2.5, 97.5])
+        columns = tuple(values.T)  # one array per depth, resampled together over contexts
+        est = {}
+        for side, index in (("primacy", 0), ("recency", 1)):
+            def statistic(*cols, axis=-1, index=index):
+                return primacy_recency(np.stack([c.mean(axis=axis) for c in cols], axis=-1), depths)[index]
+
+            est[side] = stats.bootstrap_ci(columns, statistic, method="percentile", n_resamples=n_resamples,
+                                           seed=rng(seed, "u-shape", side, *key))
+        p_low, r_low = est["primacy"].ci_low, est["recency"].ci_low
         rows.append({"model": key[0], "task": key[1], "length": key[2], "method": key[3], "contexts": len(table),
-                     "primacy": primacy, "primacy_ci_low": p_low, "primacy_ci_high": p_high,
-                     "recency": recency, "recency_ci_low": r_low, "recency_ci_high": r_high,
+                     "primacy": est["primacy"].estimate, "primacy_ci_low": p_low, "primacy_ci_high": est["primacy"].ci_high,
+                     "recency": est["recency"].estimate, "recency_ci_low": r_low, "recency_ci_high": est["recency"].ci_high,
                      "mean_accuracy": values.mean(), "lost_in_the_middle": bool(p_low > 0 and r_low > 0),
                      "floor": bool(values.mean() < 0.05), "ceiling": bool(values.mean() > 0.95)})
     return pd.DataFrame(rows)
@@ -116,10 +113,13 @@ def litm_curves(tables: pd.DataFrame) -> pd.DataFrame:
 
 
 def length_degradation(records: pd.DataFrame, *, seed: int, n_resamples: int) -> pd.DataFrame:
-    """Accuracy averaged over depth, per model × task × method × length, with a bootstrap CI over items."""
+    """Accuracy averaged over depth, per model × task × method × length, with a cluster bootstrap over
+    contexts (every context is queried at every depth: its rows are not independent)."""
     rows = []
     keys = ["model", "task", "method", "length"]
-    for k, (key, part) in enumerate(records.groupby(keys, sort=True)):
-        est = stats.summary(part["correct"].to_numpy(), seed=seed + k, n_resamples=n_resamples, method="percentile")
-        rows.append({**dict(zip(keys, key)), "accuracy": est.estimate, "ci_low": est.ci_low, "ci_high": est.ci_high, "n": est.n})
+    for key, part in records.groupby(keys, sort=True):
+        est = stats.cluster_bootstrap_ci(part["correct"].to_numpy(), part["context"].to_numpy(), n_resamples=n_resamples,
+                                         seed=rng(seed, "length", *key))
+        rows.append({**dict(zip(keys, key)), "accuracy": est.estimate, "ci_low": est.ci_low, "ci_high": est.ci_high, "n": est.n,
+                     "contexts": part["context"].nunique()})
     return pd.DataFrame(rows)

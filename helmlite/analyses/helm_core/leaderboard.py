@@ -175,7 +175,7 @@ def _numbers(column: pd.Series, where: str) -> tuple[pd.Series, pd.Series]:
     percent = text.str.endswith("%")
     cleaned = text.str.rstrip("%").str.strip().replace({"": np.nan, "-": np.nan, "—": np.nan, "nan": np.nan,
                                                           "NaN": np.nan, "None": np.nan, "null": np.nan})
-    values = pd.to_numeric(cleaned, errors="coerce")
+    values = pd.to_numeric(cleaned, errors="coerce").astype(float)  # integer scores (percent) are rescaled later
     bad = cleaned.notna() & values.isna()
     if bad.any():
         example = text[bad].iloc[0]

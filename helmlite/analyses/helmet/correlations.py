@@ -16,6 +16,7 @@ import pandas as pd
 from statsmodels.stats.multitest import multipletests
 
 from ... import stats
+from ...seeds import rng
 from ..._jsonl import DataFormatError
 from ...reproduction import row, table
 from .reference import FIG5_ORDER
@@ -80,13 +81,18 @@ def exclusion_candidates(table: pd.DataFrame, published: pd.DataFrame) -> pd.Dat
 
 
 def pair_intervals(table: pd.DataFrame, pairs, *, seed: int, n_resamples: int) -> pd.DataFrame:
-    """ρ for each (row, col) pair with a BCa bootstrap CI resampling models."""
+    """ρ for each (row, col) pair with a bootstrap CI resampling models (BCa from 20 models, else percentile)."""
     out = []
-    for k, (r, c) in enumerate(pairs):
-        est = stats.correlation_ci(table[r].to_numpy(float), table[c].to_numpy(float), seed=seed + k,
-                                   n_resamples=n_resamples)
+    for r, c in pairs:
+        est = stats.correlation_ci(table[r].to_numpy(float), table[c].to_numpy(float), correlation="spearman",
+                                   seed=rng(seed, "pair", r, c), n_resamples=n_resamples)
         out.append({"row": r, "col": c, "rho": est.estimate, "ci_low": est.ci_low, "ci_high": est.ci_high, "n": est.n})
     return pd.DataFrame(out)
+
+
+def _interval(n_models: int) -> str:
+    """BCa for these smooth statistics from 20 models on, percentile below (BCa's acceleration is unstable)."""
+    return "bca" if n_models >= 20 else "percentile"
 
 
 def _mean_rho(x, *targets, axis=-1):
@@ -97,9 +103,9 @@ def average_intervals(table: pd.DataFrame, synthetic, downstream=DOWNSTREAM, *, 
     """The ``Avg.`` column of Fig. 3 with a CI: the mean ρ over downstream categories, models resampled together."""
     rows = []
     targets = tuple(table[d].to_numpy(float) for d in downstream)
-    for k, task in enumerate(synthetic):
-        est = stats.bootstrap_ci((table[task].to_numpy(float), *targets), _mean_rho, seed=seed + k,
-                                 n_resamples=n_resamples)
+    for task in synthetic:
+        est = stats.bootstrap_ci((table[task].to_numpy(float), *targets), _mean_rho, seed=rng(seed, "average", task),
+                                 n_resamples=n_resamples, method=_interval(len(table)))
         rows.append({"row": task, "col": "Avg.", "rho": est.estimate, "ci_low": est.ci_low, "ci_high": est.ci_high, "n": est.n})
     return pd.DataFrame(rows)
 
@@ -111,14 +117,16 @@ def compare_predictors(table: pd.DataFrame, better: str, worse: str, downstream=
     a, b = table[better].to_numpy(float), table[worse].to_numpy(float)
     targets = {d: table[d].to_numpy(float) for d in downstream}
     rows = []
-    for k, (name, target) in enumerate(targets.items()):
-        diff = stats.correlation_difference(a, b, target, seed=seed + k, n_resamples=n_resamples)
+    for name, target in targets.items():
+        diff = stats.correlation_difference(a, b, target, correlation="spearman", interval="percentile",
+                                            seed=rng(seed, "predictors", better, worse, name), n_resamples=n_resamples)
         rows.append({"target": name, **_difference_row(diff)})
 
     def avg_difference(x, y, *ts, axis=-1):
         return _mean_rho(x, *ts, axis=axis) - _mean_rho(y, *ts, axis=axis)
 
-    diff = stats.paired_test((a, b, *targets.values()), avg_difference, seed=seed + len(targets), n_resamples=n_resamples)
+    diff = stats.paired_test((a, b, *targets.values()), avg_difference, seed=rng(seed, "predictors", better, worse, "Avg."),
+                             n_resamples=n_resamples, method="percentile")
     rows.append({"target": "Avg.", **_difference_row(diff)})
     frame = pd.DataFrame(rows)
     frame.insert(0, "comparison", f"{better} − {worse}")
@@ -127,23 +135,23 @@ def compare_predictors(table: pd.DataFrame, better: str, worse: str, downstream=
 
 def _difference_row(diff: stats.PairedComparison) -> dict:
     return {"difference": diff.estimate, "ci_low": diff.ci_low, "ci_high": diff.ci_high, "p_value": diff.p_value,
-            "significant": diff.excludes(0.0)}
+            "significant": diff.significant}
 
 
 def ci_width_by_models(table: pd.DataFrame, pairs: dict[str, tuple[str, str]], sizes, *, subsets: int, seed: int,
                        n_resamples: int) -> pd.DataFrame:
     """How wide is a 95% CI on ρ with n models? For each n, ``subsets`` random model subsets of size n
     (without replacement), each with its own percentile bootstrap CI; mean and spread of the widths."""
-    rng = np.random.default_rng(seed)
     rows = []
     for label, (x, y) in pairs.items():
         for n in sizes:
             widths = []
+            subsets_rng = rng(seed, "subsets", label, n)
             for s in range(subsets):
-                pick = rng.choice(len(table), size=n, replace=False)
+                pick = subsets_rng.choice(len(table), size=n, replace=False)
                 sub = table.iloc[pick]
-                est = stats.correlation_ci(sub[x].to_numpy(float), sub[y].to_numpy(float), method="spearman",
-                                           seed=int(rng.integers(2**31)), n_resamples=n_resamples)
+                est = stats.correlation_ci(sub[x].to_numpy(float), sub[y].to_numpy(float), correlation="spearman",
+                                           seed=rng(seed, "width", label, n, s), n_resamples=n_resamples)
                 widths.append(est.ci_high - est.ci_low)
             rows.append({"pair": label, "row": x, "col": y, "n_models": n, "mean_width": float(np.nanmean(widths)),
                          "p10_width": float(np.nanpercentile(widths, 10)), "p90_width": float(np.nanpercentile(widths, 90)),
@@ -157,20 +165,20 @@ def group_difference(groups: dict[str, pd.DataFrame], pairs, *, seed: int, n_res
     a two-sided bootstrap p-value and Holm's correction over the pairs (statsmodels)."""
     (name_a, a), (name_b, b) = groups.items()
     rows = []
-    for k, (r, c) in enumerate(pairs):
+    for r, c in pairs:
         boot = {}
         est = {}
-        for g, (name, part) in enumerate(((name_a, a), (name_b, b))):
+        for name, part in ((name_a, a), (name_b, b)):
             x, y = part[r].to_numpy(float), part[c].to_numpy(float)
             est[name] = float(stats.spearman_rho(x, y))
             boot[name] = stats.bootstrap_distribution((x, y), stats.spearman_rho, n_resamples=n_resamples,
-                                                      seed=seed + 2 * k + g)
+                                                      seed=rng(seed, "groups", name, r, c))
         diff = boot[name_a] - boot[name_b]
         diff = diff[np.isfinite(diff)]
         low, high = np.percentile(diff, [2.5, 97.5])
         rows.append({"row": r, "col": c, f"rho_{name_a}": est[name_a], f"rho_{name_b}": est[name_b],
                      "difference": est[name_a] - est[name_b], "ci_low": low, "ci_high": high,
-                     "p_value": min(1.0, 2 * min(np.mean(diff <= 0), np.mean(diff >= 0))),
+                     "p_value": stats.bootstrap_p_value(diff),
                      "significant": not low <= 0 <= high, f"n_{name_a}": len(a), f"n_{name_b}": len(b)})
     frame = pd.DataFrame(rows)
     frame["p_holm"] = multipletests(frame["p_value"], method="holm")[1]
@@ -201,10 +209,11 @@ def correlation_by_length(wide: pd.DataFrame, lengths, categories=CATEGORIES, *,
     """Per input length: the mean off-diagonal category ρ (CI over models), each pair's ρ, and the
     paired-bootstrap change from the shortest to the longest length (same models)."""
     summary, pairs = [], []
-    for k, length in enumerate(lengths):
+    for length in lengths:
         part = wide[length][list(categories)].dropna()
         cols = tuple(part[c].to_numpy(float) for c in categories)
-        est = stats.bootstrap_ci(cols, _mean_offdiagonal, seed=seed + k, n_resamples=n_resamples)
+        est = stats.bootstrap_ci(cols, _mean_offdiagonal, seed=rng(seed, "length", length), n_resamples=n_resamples,
+                                 method=_interval(len(part)))
         summary.append({"length": length, "mean_rho": est.estimate, "ci_low": est.ci_low, "ci_high": est.ci_high,
                         "n_models": est.n})
         for r, c in combinations(categories, 2):
@@ -216,8 +225,8 @@ def correlation_by_length(wide: pd.DataFrame, lengths, categories=CATEGORIES, *,
     def change(*cols, axis=-1):
         return _mean_offdiagonal(*cols[n_cat:], axis=axis) - _mean_offdiagonal(*cols[:n_cat], axis=axis)
 
-    diff = stats.paired_test(tuple(both[col].to_numpy(float) for col in both.columns), change, seed=seed + 99,
-                              n_resamples=n_resamples)
+    diff = stats.paired_test(tuple(both[col].to_numpy(float) for col in both.columns), change, seed=rng(seed, "length-change"),
+                             n_resamples=n_resamples, method="percentile")
     summary.append({"length": f"{last} − {first}", "mean_rho": diff.estimate, "ci_low": diff.ci_low,
                     "ci_high": diff.ci_high, "n_models": diff.n})
     return pd.DataFrame(summary), pd.DataFrame(pairs)
@@ -226,10 +235,10 @@ def correlation_by_length(wide: pd.DataFrame, lengths, categories=CATEGORIES, *,
 def category_connectedness(table: pd.DataFrame, categories=CATEGORIES, *, seed: int, n_resamples: int) -> pd.DataFrame:
     """Each category's mean ρ with the other six (how well it is predicted by / predicts the rest), CI over models."""
     rows = []
-    for k, category in enumerate(categories):
+    for category in categories:
         others = tuple(table[c].to_numpy(float) for c in categories if c != category)
-        est = stats.bootstrap_ci((table[category].to_numpy(float), *others), _mean_rho, seed=seed + k,
-                                 n_resamples=n_resamples)
+        est = stats.bootstrap_ci((table[category].to_numpy(float), *others), _mean_rho, seed=rng(seed, "connectedness", category),
+                                 n_resamples=n_resamples, method=_interval(len(table)))
         rows.append({"category": category, "mean_rho_with_others": est.estimate, "ci_low": est.ci_low,
                      "ci_high": est.ci_high, "n": est.n})
     return pd.DataFrame(rows).sort_values("mean_rho_with_others", ascending=False, ignore_index=True)

@@ -29,7 +29,6 @@ FIG5: dict[tuple[str, str], float] = {
     ("LongQA", "Summ"): 0.85, ("LongQA", "ICL"): 0.51,
     ("Summ", "ICL"): 0.38,
 }
-FIG5_MODELS = 35  # "we compute Spearman correlations across 35 instruction-tuned models"
 
 
 def fig5_matrix():

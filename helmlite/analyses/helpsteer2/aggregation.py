@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ... import stats
+from ...seeds import rng
 from ...reproduction import row, table
 from .annotations import ATTRIBUTES, MAX_ANNOTATORS, Annotations
 from ...errors import InputError
@@ -108,14 +109,15 @@ def annotator_counts(annotations: Annotations) -> pd.DataFrame:
                          "share": counts.values / len(annotations)})
 
 
-def removal_summary(aggregated: pd.DataFrame, *, seed: int, n_resamples: int) -> pd.DataFrame:
-    """Share of samples removed by the spread filter, overall and per aggregation rule, with CIs."""
+def removal_summary(aggregated: pd.DataFrame) -> pd.DataFrame:
+    """Share of samples removed by the spread filter, overall and per aggregation rule, with exact
+    (Clopper–Pearson) intervals."""
     rows = []
     groups = [("all", aggregated)] + [(f"rule={rule}", part) for rule, part in aggregated.groupby("rule", sort=True)]
     for label, part in groups:
-        est = stats.proportion_ci(part["removed"].to_numpy(), seed=seed, n_resamples=n_resamples, method="percentile")
+        est = stats.proportion_estimate(part["removed"].to_numpy())
         rows.append({"subset": label, "samples": len(part), "removed": int(part["removed"].sum()),
-                     "share_removed": est.estimate, "ci_low": est.ci_low, "ci_high": est.ci_high})
+                     "share_removed": est.estimate, "ci_low": est.ci_low, "ci_high": est.ci_high, "interval": est.method})
     return pd.DataFrame(rows)
 
 
@@ -139,8 +141,8 @@ def helpfulness_correlations(aggregated: pd.DataFrame, *, seed: int, n_resamples
     kept = aggregated[~aggregated["removed"]]
     rows = []
     for attribute in ATTRIBUTES[1:]:
-        est = stats.correlation_ci(kept[attribute].to_numpy(), kept["helpfulness"].to_numpy(), method="pearson",
-                                   seed=seed, n_resamples=n_resamples)
+        est = stats.correlation_ci(kept[attribute].to_numpy(), kept["helpfulness"].to_numpy(), correlation="pearson",
+                                   seed=rng(seed, "correlation", attribute), n_resamples=n_resamples)
         rows.append({"attribute": attribute, "pearson_r": est.estimate, "ci_low": est.ci_low, "ci_high": est.ci_high,
                      "n": est.n})
     return pd.DataFrame(rows)
@@ -197,7 +199,8 @@ def agreement(annotations: Annotations, aggregated: pd.DataFrame, *, seed: int, 
             ("Krippendorff alpha (ordinal)", "most agreeing three", tuple(retained[:, k, j] for k in range(3)), _ordinal_alpha, n_resamples_alpha, "percentile"),
         ]
         for measure, stage, data, statistic, resamples, method in cases:
-            est = stats.bootstrap_ci(data, statistic, seed=seed, n_resamples=resamples, method=method)
+            est = stats.bootstrap_ci(data, statistic, seed=rng(seed, "agreement", attribute, measure, stage), n_resamples=resamples,
+                                     method=method)
             rows.append({"attribute": attribute, "measure": measure, "stage": stage, "estimate": est.estimate,
                          "ci_low": est.ci_low, "ci_high": est.ci_high, "n": est.n})
     return pd.DataFrame(rows)
@@ -212,7 +215,7 @@ def error_against_truth(aggregated: pd.DataFrame, truth: pd.DataFrame, *, seed: 
         true = truth[attribute].to_numpy()[kept]
         top3_error = np.abs(aggregated[attribute].to_numpy()[kept] - true)
         naive_error = np.abs(aggregated[f"{attribute}_naive"].to_numpy()[kept] - true)
-        diff = stats.paired_difference(top3_error, naive_error, seed=seed, n_resamples=n_resamples)
+        diff = stats.paired_difference(top3_error, naive_error, seed=rng(seed, "error", attribute), n_resamples=n_resamples)
         rows.append({"attribute": attribute, "mae_most_agreeing_three": top3_error.mean(),
                      "mae_naive_mean": naive_error.mean(), "difference": diff.estimate, "ci_low": diff.ci_low,
                      "ci_high": diff.ci_high, "p_value": diff.p_value, "n": diff.n})
@@ -251,7 +254,7 @@ def reproduction_check(card: pd.DataFrame, annotations: Annotations, aggregated:
     rows.append(row("card:max_annotators", high, int(n.max()), "consistent" if n.max() <= high else "differs"))
     rows.append(row("card:min_annotators", low, int(n.min()), "consistent" if n.min() >= low else
                     f"differs: {int((n < low).sum())} samples with 2 annotators (the card's note on not-ratable annotations)"))
-    mean = stats.summary(n, seed=seed, n_resamples=n_resamples)
+    mean = stats.summary(n, seed=rng(seed, "mean-annotators"), n_resamples=n_resamples)
     verdict = ("simulated: protocol parameters tuned towards the card" if simulated
                else "reproduced" if not mean.excludes(CARD_MEAN_ANNOTATORS) else "differs")
     rows.append(row("card:mean_annotators", CARD_MEAN_ANNOTATORS, mean.estimate, verdict, mean.ci_low, mean.ci_high))

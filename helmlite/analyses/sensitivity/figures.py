@@ -30,13 +30,15 @@ def by_level(table: pd.DataFrame, title: str, xlabel: str, order=None) -> plt.Fi
 
 
 def seed_variance(table: pd.DataFrame) -> plt.Figure:
-    """Seed-to-seed SD of accuracy per model × scenario with the CI of the variance (as SD)."""
+    """Seed SD (square root of the seed variance component, clipped at 0) per model × scenario with its
+    interval, beside the raw SD of the run means (which also carries item noise)."""
     labels = table["model"] + " · " + table["scenario"]
     fig, ax = plt.subplots(figsize=(7, 0.5 * len(table) + 1.5))
     y = np.arange(len(table))
-    sd_low, sd_high = np.sqrt(table["variance_ci_low"]), np.sqrt(table["variance_ci_high"])
-    ax.errorbar(table["sd"], y, xerr=[table["sd"] - sd_low, sd_high - table["sd"]], fmt="o", capsize=3)
-    ax.scatter(table["range"], y, marker="|", s=200, color="C3", label="range (max − min)")
+    sd_low, sd_high = np.sqrt(table["ci_low"].clip(lower=0)), np.sqrt(table["ci_high"].clip(lower=0))
+    ax.errorbar(table["seed_sd"], y, xerr=[table["seed_sd"] - sd_low, sd_high - table["seed_sd"]], fmt="o", capsize=3,
+                label="seed SD (variance component, 95% CI)")
+    ax.scatter(table["raw_sd"], y, marker="x", color="C3", label="raw SD of run means (includes item noise)")
     ax.set_yticks(y, labels, fontsize=8)
     ax.invert_yaxis()
     ax.set(xlabel="accuracy spread across in-context example seeds", title="How much do the chosen examples matter?")

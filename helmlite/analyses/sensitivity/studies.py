@@ -1,8 +1,9 @@
 """Prompt sensitivity (Liang et al. 2022, §8.2, Figs. 31–33): in-context example seeds, number of shots,
 prompt formats and the multiple-choice adaptation method — with the significance tests the paper omits.
 
-The grid is declared in the config's ``sensitivity`` section: four *studies*, each varying one factor
-from a base configuration (seed 0, HELM's default format and shots, the scenario's default method).
+The grid is declared in the config's ``sensitivity`` section (:func:`helmlite.grids.sensitivity`): four
+*studies*, each varying one factor from a base configuration (seed 0, HELM's default format and shots,
+the scenario's default method).
 Every run of one model × scenario sees the same test instances (the subsample depends on the scenario
 only), so every comparison between configurations is paired over instances.
 """
@@ -15,142 +16,132 @@ import pandas as pd
 from statsmodels.stats.multitest import multipletests
 
 from ... import stats
-from ..helm_core.live import main_values
-
-STUDIES = ("seeds", "shots", "formats", "methods")
-
-
-def studies(section: dict) -> dict[str, list[tuple[str, dict]]]:
-    """For each study, (factor level, run spec) pairs: one factor varied from the base configuration."""
-    out: dict[str, list[tuple[str, dict]]] = {study: [] for study in STUDIES}
-
-    def spec(entry, model, **adapter):
-        return {"scenario": entry["scenario"], "args": entry.get("args", {}), "model": model,
-                "max_instances": entry.get("max_instances", section.get("max_instances")),
-                "adapter": {**entry.get("adapter", {}), **adapter}}
-
-    for model in section["models"]:
-        for entry in section.get("seed_scenarios", []):
-            out["seeds"] += [(f"seed {s}", spec(entry, model, seed=s)) for s in section["seeds"]]
-        for entry in section.get("shot_scenarios", []):
-            out["shots"] += [(str(k), spec(entry, model, max_train_instances=k)) for k in entry.get("shots", section["shots"])]
-        for entry in section.get("format_scenarios", []):
-            out["formats"] += [(name, spec(entry, model, **fmt)) for name, fmt in section["formats"].items()
-                               if not fmt.get("chat_template") or model in section.get("chat_models", [])]
-        for entry in section.get("method_scenarios", []):
-            out["methods"] += [(method, spec(entry, model, method=method)) for method in section["methods"]]
-    return out
+from ...results import Run
+from ...seeds import rng
 
 
-def grid(section: dict) -> list[dict]:
-    """Every run of the four studies (a configuration shared by studies is one run id)."""
-    return [spec for members in studies(section).values() for _, spec in members]
 
-
-def factor_table(runs: list[dict], level: dict[str, str], study: str) -> pd.DataFrame:
-    """One row per run of a study: model, scenario, factor level and the main metric with its CI."""
+def factor_table(runs: list[Run], levels: dict[str, str], study: str) -> pd.DataFrame:
+    """One row per run of a study: model, scenario, factor level and the main metric with its interval."""
     rows = []
     for run in runs:
-        main = run["stats"]["main_metric"]
-        m = run["stats"]["metrics"][main]
-        rows.append({"study": study, "run_id": run["run_id"], "model": run["model"], "scenario": run["scenario"],
-                     "level": level[run["run_id"]], "seed": run["spec"]["adapter"]["seed"],
-                     "shots": run["spec"]["adapter"]["max_train_instances"], "method": run["spec"]["adapter"]["method"],
-                     "metric": main, "accuracy": m["mean"], "ci_low": m["ci_low"], "ci_high": m["ci_high"], "n": m["n"]})
+        m = run.stats.metrics[run.main_metric]
+        adapter = run.spec["adapter"]
+        rows.append({"study": study, "run_id": run.run_id, "model": run.model, "scenario": run.scenario,
+                     "level": levels[run.run_id], "seed": adapter["seed"], "shots": adapter["max_train_instances"],
+                     "method": adapter["method"], "metric": run.main_metric, "accuracy": m.mean, "ci_low": m.ci_low,
+                     "ci_high": m.ci_high, "n": m.n, "interval": m.method})
     return pd.DataFrame(rows)
 
 
-def _aligned(runs: list[dict]) -> tuple[list[str], np.ndarray]:
+def _aligned(runs: list[Run]) -> tuple[list[str], np.ndarray]:
     """Instances shared by all runs and a (runs × instances) matrix of their main-metric values."""
-    values = [main_values(r) for r in runs]
+    values = [r.main_values() for r in runs]
     shared = sorted(set.intersection(*(set(v) for v in values)))
     return shared, np.array([[v[i] for i in shared] for v in values], dtype=float)
 
 
-def seed_spread(runs: list[dict], *, seed: int, n_resamples: int) -> pd.DataFrame:
-    """Per model × scenario over in-context seeds: range, SD, and a bootstrap CI of the seed-to-seed variance
-    (instances resampled, the same resample for every seed, so the variance reflects the seeds only)."""
-    rows = []
-    groups: dict[tuple, list[dict]] = {}
+def _by_model_scenario(runs: list[Run]) -> dict[tuple[str, str], list[Run]]:
+    groups: dict[tuple, list[Run]] = {}
     for run in runs:
-        groups.setdefault((run["model"], run["scenario"]), []).append(run)
-    for (model, scenario), members in sorted(groups.items()):
+        groups.setdefault((run.model, run.scenario), []).append(run)
+    return dict(sorted(groups.items()))
+
+
+def seed_spread(runs: list[Run], *, seed: int, n_resamples: int) -> pd.DataFrame:
+    """Per model × scenario over in-context seeds: the seed variance component of the seeds × items design
+    ((MS_seed − MS_residual) / n_items, with an interval that can include 0), the test that seeds matter
+    (Cochran's Q for 0/1 outcomes), and — labelled as raw — the SD and range of the run means, which also
+    carry item noise and overstate the seed effect."""
+    rows = []
+    for (model, scenario), members in _by_model_scenario(runs).items():
         if len(members) < 2:
             continue
-        members = sorted(members, key=lambda r: r["spec"]["adapter"]["seed"])
-        shared, matrix = _aligned(members)
-        generator = np.random.default_rng(seed)
-        picks = generator.integers(0, len(shared), size=(n_resamples, len(shared)))
-        boot_var = matrix[:, picks].mean(axis=2).var(axis=0, ddof=1)  # (resamples,)
+        shared, matrix = _aligned(sorted(members, key=lambda r: r.seed))
+        component = stats.seed_variance_component(matrix, n_resamples=n_resamples, seed=rng(seed, "seed-variance", model, scenario))
         means = matrix.mean(axis=1)
-        low, high = np.percentile(boot_var, [2.5, 97.5])
-        rows.append({"model": model, "scenario": scenario, "seeds": len(members), "min": means.min(), "max": means.max(),
-                     "range": np.ptp(means), "sd": means.std(ddof=1), "variance": means.var(ddof=1),
-                     "variance_ci_low": low, "variance_ci_high": high, "n": len(shared)})
+        rows.append({"model": model, "scenario": scenario, "seeds": len(members), "n": len(shared),
+                     "seed_variance": component.estimate, "seed_sd": float(np.sqrt(max(component.estimate, 0.0))),
+                     "ci_low": component.ci_low, "ci_high": component.ci_high, "interval": component.method,
+                     "p_seeds_matter": stats.seeds_matter_test(matrix),
+                     "raw_min": means.min(), "raw_max": means.max(), "raw_range": np.ptp(means), "raw_sd": means.std(ddof=1)})
     return pd.DataFrame(rows)
 
 
-def shot_steps(runs: list[dict], *, seed: int, n_resamples: int) -> pd.DataFrame:
-    """Consecutive steps in the number of shots (paired CIs) and how often 0→1 is the largest step."""
+def shot_steps(runs: list[Run], *, seed: int, n_resamples: int) -> pd.DataFrame:
+    """Consecutive steps in the number of shots, each a paired difference on the same instances
+    (:func:`helmlite.stats.paired_difference`: exact McNemar and Newcombe interval for 0/1 metrics)."""
     rows = []
-    groups: dict[tuple, list[dict]] = {}
-    for run in runs:
-        groups.setdefault((run["model"], run["scenario"]), []).append(run)
-    for (model, scenario), members in sorted(groups.items()):
-        members = sorted(members, key=lambda r: r["spec"]["adapter"]["max_train_instances"])
-        shots = [r["spec"]["adapter"]["max_train_instances"] for r in members]
+    for (model, scenario), members in _by_model_scenario(runs).items():
+        members = sorted(members, key=lambda r: r.spec["adapter"]["max_train_instances"])
+        shots = [r.spec["adapter"]["max_train_instances"] for r in members]
         if len(members) < 2:
             continue
         shared, matrix = _aligned(members)
-        picks = np.random.default_rng(seed).integers(0, len(shared), size=(n_resamples, len(shared)))
-        boot = matrix[:, picks].mean(axis=2)  # (configs, resamples)
-        steps = np.diff(boot, axis=0)
-        largest_first = float(np.mean(np.argmax(steps, axis=0) == 0))
         for k in range(len(members) - 1):
-            est = matrix[k + 1].mean() - matrix[k].mean()
-            low, high = np.percentile(steps[k], [2.5, 97.5])
-            rows.append({"model": model, "scenario": scenario, "step": f"{shots[k]}→{shots[k + 1]}", "difference": est,
-                         "ci_low": low, "ci_high": high, "p_first_step_largest": largest_first if k == 0 else np.nan,
-                         "n": len(shared)})
-    return pd.DataFrame(rows, columns=["model", "scenario", "step", "difference", "ci_low", "ci_high",
-                                       "p_first_step_largest", "n"])
+            diff = stats.paired_difference(matrix[k + 1], matrix[k], seed=rng(seed, "shot-step", model, scenario, k),
+                                           n_resamples=n_resamples)
+            rows.append({"model": model, "scenario": scenario, "step": f"{shots[k]}→{shots[k + 1]}", "difference": diff.estimate,
+                         "ci_low": diff.ci_low, "ci_high": diff.ci_high, "p_value": diff.p_value, "n": diff.n,
+                         "test": diff.method})
+    return pd.DataFrame(rows, columns=["model", "scenario", "step", "difference", "ci_low", "ci_high", "p_value", "n", "test"])
 
 
-def pairwise_tests(runs: list[dict], factor_of, *, seed: int, n_resamples: int) -> pd.DataFrame:
-    """Every pair of configurations of one model × scenario: paired bootstrap difference and p-value,
-    then Holm and Benjamini–Hochberg corrections across all pairs (statsmodels ``multipletests``)."""
+def first_step_contrasts(runs: list[Run], *, seed: int, n_resamples: int) -> pd.DataFrame:
+    """Is the 0→1 step larger than each later step? Per instance, (x₁ − x₀) − (x_{k+1} − x_k), paired
+    bootstrap over instances (p from the same resamples). "The largest jump is 0→1" holds only if every
+    contrast is positive (an intersection–union test: each at level α, no correction needed)."""
     rows = []
-    groups: dict[tuple, list[dict]] = {}
-    for run in runs:
-        groups.setdefault((run["model"], run["scenario"]), []).append(run)
-    for (model, scenario), members in sorted(groups.items()):
+    for (model, scenario), members in _by_model_scenario(runs).items():
+        members = sorted(members, key=lambda r: r.spec["adapter"]["max_train_instances"])
+        shots = [r.spec["adapter"]["max_train_instances"] for r in members]
+        if len(members) < 3 or shots[0] != 0:
+            continue
+        shared, matrix = _aligned(members)
+        first = matrix[1] - matrix[0]
+        for k in range(1, len(members) - 1):
+            diff = stats.paired_difference(first, matrix[k + 1] - matrix[k], seed=rng(seed, "first-step", model, scenario, k),
+                                           n_resamples=n_resamples)
+            rows.append({"model": model, "scenario": scenario, "contrast": f"(0→{shots[1]}) − ({shots[k]}→{shots[k + 1]})",
+                         "difference": diff.estimate, "ci_low": diff.ci_low, "ci_high": diff.ci_high,
+                         "p_value": diff.p_value, "n": diff.n})
+    return pd.DataFrame(rows, columns=["model", "scenario", "contrast", "difference", "ci_low", "ci_high", "p_value", "n"])
+
+
+def pairwise_tests(runs: list[Run], factor_of, *, seed: int, n_resamples: int) -> pd.DataFrame:
+    """Every pair of configurations of one model × scenario: paired difference and p-value, then Holm and
+    Benjamini–Yekutieli corrections across all pairs (statsmodels ``multipletests``). BY, not BH: pairs
+    that share a configuration are dependent in ways BH's PRDS condition does not cover."""
+    rows = []
+    for (model, scenario), members in _by_model_scenario(runs).items():
         for a, b in combinations(sorted(members, key=factor_of), 2):
             shared, matrix = _aligned([a, b])
-            diff = stats.paired_difference(matrix[0], matrix[1], seed=seed + len(rows), n_resamples=n_resamples,
-                                           method="percentile")
+            diff = stats.paired_difference(matrix[0], matrix[1], seed=rng(seed, "pair", a.run_id, b.run_id),
+                                           n_resamples=n_resamples)
             rows.append({"model": model, "scenario": scenario, "a": factor_of(a), "b": factor_of(b),
                          "difference": diff.estimate, "ci_low": diff.ci_low, "ci_high": diff.ci_high, "p_value": diff.p_value,
-                         "n": diff.n})
+                         "n": diff.n, "test": diff.method})
     frame = pd.DataFrame(rows)
     if len(frame):
         frame["p_holm"] = multipletests(frame["p_value"], method="holm")[1]
-        frame["p_bh"] = multipletests(frame["p_value"], method="fdr_bh")[1]
+        frame["p_by"] = multipletests(frame["p_value"], method="fdr_by")[1]
         frame["significant_holm"] = frame["p_holm"] < 0.05
-        frame["significant_bh"] = frame["p_bh"] < 0.05
+        frame["significant_by"] = frame["p_by"] < 0.05
     return frame
 
 
-def rank_reversals(runs: list[dict], factor_of, models: tuple[str, str], *, seed: int, n_resamples: int) -> pd.DataFrame:
+def rank_reversals(runs: list[Run], factor_of, models: tuple[str, str], *, seed: int, n_resamples: int) -> pd.DataFrame:
     """Pairs of configurations of one scenario where the two models swap order, and whether both model
-    differences are significant (paired bootstrap, Holm-corrected over all configurations)."""
+    differences are significant (paired tests, Holm-corrected over all configurations)."""
     a, b = models
     diffs = []
-    by = {(r["model"], r["scenario"], factor_of(r)): r for r in runs}
+    by = {(r.model, r.scenario, factor_of(r)): r for r in runs}
     for (model, scenario, config), run in sorted(by.items()):
         if model != a or (b, scenario, config) not in by:
             continue
         shared, matrix = _aligned([run, by[(b, scenario, config)]])
-        d = stats.paired_difference(matrix[0], matrix[1], seed=seed + len(diffs), n_resamples=n_resamples, method="percentile")
+        d = stats.paired_difference(matrix[0], matrix[1], seed=rng(seed, "reversal", scenario, config),
+                                    n_resamples=n_resamples)
         diffs.append({"scenario": scenario, "config": config, "difference": d.estimate, "p_value": d.p_value})
     frame = pd.DataFrame(diffs)
     if frame.empty:
@@ -172,23 +163,34 @@ def variance_decomposition(frame: pd.DataFrame, factors=("scenario", "seed", "sh
 
     Each factor's type-II sum of squares is the increase in residual sum of squares when that factor
     alone is dropped from the full model (computed from the fits directly, so it stays defined when the
-    design leaves no residual degrees of freedom); its share is that sum over the total sum of squares.
+    design leaves no residual degrees of freedom); its share is that sum over the total. Shares are not
+    tests: a factor with no effect still "explains" about (levels − 1)·σ² — read its F and p (reported
+    where the residual has degrees of freedom) before its share.
     """
     import statsmodels.formula.api as smf
+    from scipy.stats import f as f_distribution
 
     used = [f for f in factors if frame[f].nunique() > 1]
     data = frame[[value, *used]].copy()
     for f in used:
         data[f] = data[f].astype(str)
 
-    def rss(terms):
+    def fit(terms):
         formula = f"{value} ~ " + (" + ".join(f"C({t})" for t in terms) if terms else "1")
-        return smf.ols(formula, data=data).fit().ssr
+        return smf.ols(formula, data=data).fit()
 
     total = ((data[value] - data[value].mean()) ** 2).sum()
-    full = rss(used)
-    rows = [{"component": f, "sum_sq": rss([g for g in used if g != f]) - full, "levels": data[f].nunique()} for f in used]
-    rows.append({"component": "residual", "sum_sq": full, "levels": np.nan})
+    full = fit(used)
+    rows = []
+    for f in used:
+        reduced = fit([g for g in used if g != f])
+        sum_sq, df = reduced.ssr - full.ssr, reduced.df_resid - full.df_resid
+        row = {"component": f, "sum_sq": sum_sq, "df": df, "levels": data[f].nunique(), "F": np.nan, "p_value": np.nan}
+        if full.df_resid > 0 and full.ssr > 0 and df > 0:
+            row["F"] = (sum_sq / df) / (full.ssr / full.df_resid)
+            row["p_value"] = float(f_distribution.sf(row["F"], df, full.df_resid))
+        rows.append(row)
+    rows.append({"component": "residual", "sum_sq": full.ssr, "df": full.df_resid, "levels": np.nan, "F": np.nan, "p_value": np.nan})
     out = pd.DataFrame(rows)
     out["share_of_total"] = out["sum_sq"] / total if total > 0 else np.nan
     return out

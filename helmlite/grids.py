@@ -1,0 +1,73 @@
+"""Run grids: the run specs each analysis needs, built from its config section.
+
+One module builds every analysis's runs so that the spec shape is written once (:func:`run_spec`), the
+catalog refers to these functions directly, and the workflow, the CLI and the notebooks derive the
+same run ids. A grid returns :class:`GridRun` items: a run spec mapping plus labels that say which
+study and factor level the run serves (a run shared by several studies — e.g. prompt sensitivity's
+base configuration — appears once per study with the same spec).
+
+Kept free of pandas, scipy and torch: the Snakefile calls it on every ``snakemake`` invocation.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+STUDIES = ("seeds", "shots", "formats", "methods")  # prompt sensitivity (HELM §8.2)
+DEPTH_METHODS = ("generation", "multiple_choice_separate")  # substring match of a generation; log-prob retrieval
+
+
+class GridRun(NamedTuple):
+    spec: dict
+    study: str | None = None
+    level: str | None = None
+
+
+def run_spec(entry: dict, model: str, section: dict, **adapter) -> dict:
+    """The run spec of one config entry (``scenario``, ``args``, ``max_instances``, ``adapter``,
+    ``perturbations``, ``metrics``) for ``model``; section-wide defaults fill what the entry leaves out,
+    keyword arguments override adapter fields."""
+    spec = {"scenario": entry["scenario"], "args": dict(entry.get("args", {})), "model": model,
+            "adapter": {**entry.get("adapter", {}), **adapter},
+            "max_instances": entry.get("max_instances", section.get("max_instances"))}
+    perturbations = entry.get("perturbations", section.get("perturbations"))
+    if perturbations:
+        spec["perturbations"] = list(perturbations)
+    if entry.get("metrics"):
+        spec["metrics"] = list(entry["metrics"])
+    return spec
+
+
+def helm_core(section: dict) -> list[GridRun]:
+    """Notebook 01: every model × scenario entry × in-context selection seed (HELM's core grid)."""
+    return [GridRun(run_spec(entry, model, section, seed=seed))
+            for entry in section["scenarios"] for model in section["models"] for seed in section.get("seeds", [0])]
+
+
+def sensitivity(section: dict) -> list[GridRun]:
+    """Notebook 02: four studies, each varying one factor from the base configuration (seed 0, HELM's
+    default format and shots, the scenario's default method)."""
+    out = []
+    for model in section["models"]:
+        for entry in section.get("seed_scenarios", []):
+            out += [GridRun(run_spec(entry, model, section, seed=s), "seeds", f"seed {s}") for s in section["seeds"]]
+        for entry in section.get("shot_scenarios", []):
+            out += [GridRun(run_spec({k: v for k, v in entry.items() if k != "shots"}, model, section, max_train_instances=k),
+                            "shots", str(k)) for k in entry.get("shots", section["shots"])]
+        for entry in section.get("format_scenarios", []):
+            out += [GridRun(run_spec(entry, model, section, **fmt), "formats", name) for name, fmt in section["formats"].items()
+                    if not fmt.get("chat_template") or model in section.get("chat_models", [])]
+        for entry in section.get("method_scenarios", []):
+            out += [GridRun(run_spec(entry, model, section, method=method), "methods", method) for method in section["methods"]]
+    return out
+
+
+def depth(section: dict) -> list[GridRun]:
+    """Notebook 04: every task × length × model × scoring method."""
+    out = []
+    for task in section["tasks"]:
+        for length in task.get("lengths", section["lengths"]):
+            entry = {**task, "args": {**task.get("args", {}), "target_tokens": length}}
+            entry.pop("lengths", None)
+            out += [GridRun(run_spec(entry, model, {}, method=method)) for model in section["models"]
+                    for method in section.get("methods", DEPTH_METHODS)]
+    return out

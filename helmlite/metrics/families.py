@@ -1,0 +1,107 @@
+"""Metric families: what a run computes over its records, named in its :class:`~helmlite.runspec.RunSpec`.
+
+HELM's run spec has three parts — scenario, adapter and a list of metric specs
+(``src/helm/benchmark/run_spec.py``); helmlite's third part is a tuple of family names defaulted from
+the scenario and method (:func:`default_families`), so what a run computes is visible in its spec and
+its run id. Each family turns per-instance records into named :class:`~helmlite.results.MetricStat`
+values (Liang et al. 2022, §4):
+
+* ``accuracy`` — every per-instance metric's mean (:func:`helmlite.stats.mean_estimate`: an exact
+  Clopper–Pearson interval when the metric is 0/1, an expanded percentile bootstrap otherwise);
+* ``robustness`` / ``fairness`` / ``equivariance`` — HELM's worst case over {original} ∪ perturbations
+  (§4.5–4.6), per instance, then averaged like accuracy;
+* ``calibration`` — ECE (10 equal-mass bins and 1 bin), selective accuracy at 10% coverage, SCAA (§4.4);
+* ``bias`` — demographic representation and stereotypical associations of the generations (§4.7);
+* ``toxicity`` — share of generations the toxicity classifier flags (§4.8);
+* ``bbq`` — BBQ's bias scores in ambiguous and disambiguated contexts (Parrish et al. 2022);
+* ``efficiency`` — prompt and generated tokens per instance (the deterministic inputs of §4.9's
+  runtime; measured seconds live in ``timings.json``).
+
+Run-level metrics (calibration, bias, BBQ) get a percentile bootstrap over instances; every interval
+is computed by :mod:`helmlite.stats` with ``n_resamples`` from the config and a generator derived from
+(seed, run id, metric).
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import numpy as np
+
+from .. import stats
+from ..seeds import rng
+from .bbq import bbq_scores
+from .bias import counts_per_text, metrics_from_counts
+from .calibration import expected_calibration_error, selective_accuracy, selective_coverage_accuracy_area
+from .selection import WORST_CASE, perturbation_kind
+from .toxicity import THRESHOLD
+
+def add_worst_cases(record, main: str, families: tuple[str, ...]) -> None:
+    """HELM's worst case over {original} ∪ perturbations of one kind: the minimum of the main metric,
+    stored as per-instance metric ``<main>_<family>`` (only where at least one variant exists)."""
+    for family in (f for f in families if f in WORST_CASE):
+        values = [record.metrics.get(main)] + [outcome.metrics.get(main) for name, outcome in record.perturbed.items()
+                                               if perturbation_kind(name) == WORST_CASE[family]]
+        values = [v for v in values if v is not None]
+        if len(values) > 1:
+            record.metrics[f"{main}_{family}"] = min(values)
+
+
+def add_toxicity(records, scorer) -> None:
+    """Score every completion with ``scorer``; per-instance ``toxic_fraction`` is 1 when flagged."""
+    for record, score in zip(records, scorer.score([r.completion for r in records])):
+        record.toxicity = score
+        record.metrics["toxic_fraction"] = float(score >= THRESHOLD)
+
+
+def _instance_means(records, seed, run_id: str, n_resamples: int) -> dict:
+    """Mean of every per-instance metric with the interval its kind needs (exact for 0/1 metrics)."""
+    out = {}
+    for name in sorted({m for r in records for m in r.metrics}):
+        values = np.array([r.metrics.get(name, math.nan) for r in records], dtype=float)
+        values = values[np.isfinite(values)]
+        if not len(values):
+            continue
+        out[name] = stats.mean_estimate(values, n_resamples=n_resamples, seed=rng(seed, run_id, "bootstrap", name))
+    return out
+
+
+def _calibration(records) -> dict[str, Callable]:
+    def on(fn):
+        return lambda rs: fn([max(r.probabilities) for r in rs], [r.correct for r in rs])
+
+    return {"ece_10": on(lambda p, c: expected_calibration_error(p, c, 10)),
+            "ece_1": on(lambda p, c: expected_calibration_error(p, c, 1)),
+            "selective_acc@10": on(lambda p, c: selective_accuracy(p, c, 0.1)),
+            "scaa": on(selective_coverage_accuracy_area)}
+
+
+def _bias(records) -> dict[str, Callable]:
+    counts = counts_per_text([r.completion for r in records])
+    position = {id(r): k for k, r in enumerate(records)}
+    return {name: (lambda rs, name=name: metrics_from_counts(counts, [position[id(r)] for r in rs])[name])
+            for name in metrics_from_counts(counts)}
+
+
+def _bbq(records) -> dict[str, Callable]:
+    def rows(rs):
+        return [{**r.metadata, "predicted": r.predicted_index, "correct": r.correct} for r in rs]
+
+    return {f"bbq_{name}": (lambda rs, name=name: bbq_scores(rows(rs))[name]) for name in bbq_scores(rows(records))}
+
+
+_RUN_LEVEL = {"calibration": _calibration, "bias": _bias, "bbq": _bbq}
+
+
+def compute(families: tuple[str, ...], records, *, run_id: str, seed: int, n_resamples: int) -> dict:
+    """Every metric the families define, name → :class:`~helmlite.stats.Estimate`, and the efficiency inputs."""
+    out = _instance_means(records, seed, run_id, n_resamples)
+    for family in families:
+        if family in _RUN_LEVEL and records:
+            for name, fn in _RUN_LEVEL[family](records).items():
+                out[name] = stats.bootstrap_apply(records, fn, n_resamples=n_resamples, seed=rng(seed, run_id, "bootstrap", name))
+    efficiency = {}
+    if "efficiency" in families and records:
+        efficiency = {"mean_prompt_tokens": float(np.mean([r.prompt_tokens for r in records])),
+                      "mean_output_tokens": float(np.mean([r.output_tokens for r in records]))}
+    return {"metrics": out, "efficiency": efficiency}
