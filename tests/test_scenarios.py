@@ -81,7 +81,8 @@ def test_synthetic_depth_and_length(mirrored_cache, name):
         assert model.count_tokens(instance.input) <= target
         offset = instance.input.index(gold) / len(instance.input)
         n = instance.metadata["n_items"]
-        assert abs(instance.metadata["position"] / (n - 1) - instance.metadata["depth"]) <= 1 / (n - 1)
+        assert instance.metadata["relative_position"] == instance.metadata["position"] / (n - 1)  # the actual position
+        assert abs(instance.metadata["relative_position"] - instance.metadata["depth"]) <= 0.5 / (n - 1) + 1e-12
         assert abs(offset - instance.metadata["depth"]) < 0.15  # character offset tracks the item position
     by_context = {}
     for instance in instances:
@@ -92,6 +93,42 @@ def test_synthetic_depth_and_length(mirrored_cache, name):
             assert len({m.first_correct for m in members}) == len(members)
         else:  # the same gold item moved to each depth
             assert len({m.first_correct for m in members}) == 1
+
+
+def test_multidoc_qa_has_ten_documents_and_records_the_gold_position(mirrored_cache):
+    """Lost in the Middle's design: >= 10 documents, the gold one at index round(depth·9), shortened passages."""
+    model = WordModel()
+    instances = scenario("nq_multidoc").load(target_tokens=700, n_questions=2, count_tokens=model.count_tokens)
+    assert len(instances) == 12
+    for instance in instances:
+        meta = instance.metadata
+        documents = instance.input.split("\n\nQuestion:")[0].split("\nDocument [")[1:]
+        assert len(documents) == meta["n_items"] == 10 and model.count_tokens(instance.input) <= 700
+        # depths 0, .2, .4, .6, .8, 1 → documents 0, 2, 4, 5, 7, 9 → relative positions 0, 2/9, 4/9, 5/9, 7/9, 1
+        assert meta["position"] == {0.0: 0, 0.2: 2, 0.4: 4, 0.6: 5, 0.8: 7, 1.0: 9}[meta["depth"]]
+        assert meta["relative_position"] == pytest.approx(meta["position"] / 9)
+        golds = [r.output for r in instance.references if r.correct]
+        holding = [k for k, d in enumerate(documents) if any(g in d for g in golds)]
+        assert holding == [meta["position"]]  # only the gold document holds the gold answer
+        assert 1 <= len(golds) and len(instance.references) - len(golds) == 9  # one answer per distractor
+        assert all(len(d.split(") ", 1)[1].split()) <= meta["passage_words"] for d in documents)
+
+
+def test_multidoc_qa_refuses_fewer_than_ten_documents_or_a_length_too_short(mirrored_cache):
+    with pytest.raises(ValueError, match="n_documents must be at least 10"):
+        scenario("nq_multidoc").load(n_documents=5, n_questions=1, count_tokens=WordModel().count_tokens)
+    with pytest.raises(ValueError, match="do not fit target_tokens=150"):
+        scenario("nq_multidoc").load(target_tokens=150, n_questions=1, count_tokens=WordModel().count_tokens)
+
+
+def test_passage_window_centres_on_the_answer():
+    from helmlite.scenarios.synthetic import passage_window
+
+    text = "one two three four five six seven eight nine ten"
+    assert passage_window(text, ["seven eight"], 4) == ("six seven eight nine", "seven eight")
+    assert passage_window(text, ["one"], 3) == ("one two three", "one")
+    assert passage_window(text, ["ten"], 3) == ("eight nine ten", "ten")
+    assert passage_window(text, ["absent"], 2) == ("one two", None)
 
 
 def test_unknown_scenario_suggests(mirrored_cache):

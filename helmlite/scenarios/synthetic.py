@@ -8,14 +8,24 @@
 * ``niah`` — needle in a haystack (Kamradt 2023; RULER's NIAH): a "special magic number" sentence
   inside generated filler text.
 
+* ``nq_multidoc`` — Lost in the Middle's multi-document QA (Liu et al. 2023, §2) with at least
+  :data:`MIN_DOCUMENTS` documents (the paper used 10, 20 and 30), passages shortened to fit the length.
+
 One *context* is queried at every depth (HELMET's protocol), so instances of a context share their
 prompt prefix up to the needle-dependent part. References hold the gold answer (correct) and
 distractors drawn from the same context, for a log-probability retrieval score when generation is
 at floor.
+
+**Depth vs position.** A depth d places the target at item index ``round(d·(n − 1))`` among ``n``
+items, so with few items several depths land on the same item. Every instance records the item it
+actually landed on: ``metadata["position"]`` (the index), ``metadata["n_items"]`` (n) and
+``metadata["relative_position"]`` = index / (n − 1) (0 = first item, 1 = last), which the analysis
+uses instead of the nominal depth.
 """
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from typing import Callable
 
@@ -47,6 +57,11 @@ def depth_index(depth: float, n: int) -> int:
     return int(round(depth * (n - 1)))
 
 
+def position_metadata(index: int, n_items: int) -> dict:
+    """The target's actual place: its index, the number of items and index / (n − 1)."""
+    return {"position": index, "n_items": n_items, "relative_position": index / (n_items - 1) if n_items > 1 else 0.0}
+
+
 def kv_prompt(pairs: list[tuple[str, str]], key: str) -> str:
     body = json.dumps(dict(pairs), indent=1)
     return f"{KV_INSTRUCTION}\n\nJSON data:\n{body}\n\nKey: \"{key}\"\nCorresponding value:"
@@ -74,8 +89,8 @@ def _kv_instances(name: str, pairs: list[tuple[str, str]], gold: tuple[str, str]
         placed.insert(index, gold)
         picks = rng.choice(len(others), size=min(distractors, len(others)), replace=False)
         refs = (Reference(gold[1], True),) + tuple(Reference(others[i], False) for i in picks)
-        meta = {"depth": depth, "context": context, "target_tokens": target_tokens, "position": index,
-                "n_items": len(placed), **extra}
+        meta = {"depth": depth, "context": context, "target_tokens": target_tokens, **position_metadata(index, len(placed)),
+                **extra}
         out.append(Instance(f"{name}/{target_tokens}/{context}/{depth:.2f}", kv_prompt(placed, gold[0]), refs, TEST, meta))
     return out
 
@@ -99,7 +114,7 @@ def load_json_kv(target_tokens: int = 1024, n_contexts: int = 5, depths=DEPTHS, 
             others = [v for k, v in pairs if k != key]
             picks = rng.choice(len(others), size=min(distractors, len(others)), replace=False)
             refs = (Reference(value, True),) + tuple(Reference(others[i], False) for i in picks)
-            meta = {"depth": depth, "context": context, "target_tokens": target_tokens, "position": index, "n_items": n}
+            meta = {"depth": depth, "context": context, "target_tokens": target_tokens, **position_metadata(index, n)}
             out.append(Instance(f"json_kv/{target_tokens}/{context}/{depth:.2f}", kv_prompt(pairs, key), refs, TEST, meta))
     return out
 
@@ -159,7 +174,7 @@ def load_niah(target_tokens: int = 1024, n_contexts: int = 5, depths=DEPTHS, dis
             index = depth_index(depth, n + 1)
             sentences = sentences[:index] + [needle] + sentences[index:]
             refs = (Reference(numbers[0], True),) + tuple(Reference(x, False) for x in numbers[1:])
-            meta = {"depth": depth, "context": context, "target_tokens": target_tokens, "position": index, "n_items": n + 1}
+            meta = {"depth": depth, "context": context, "target_tokens": target_tokens, **position_metadata(index, n + 1)}
             out.append(Instance(f"niah/{target_tokens}/{context}/{depth:.2f}", niah_prompt(sentences), refs, TEST, meta))
     return out
 
@@ -174,34 +189,112 @@ def multidoc_prompt(question: str, documents: list[dict]) -> str:
     return f"{MULTIDOC_INSTRUCTION}\n\n{docs}\n\nQuestion: {question}\nAnswer:"
 
 
+MIN_DOCUMENTS = 10  # Lost in the Middle used 10, 20 and 30 documents
+MIN_WORDS = 10  # shortest passage (words) a document is cut to
+
+
+def _word_spans(text: str) -> list[tuple[int, int]]:
+    return [m.span() for m in re.finditer(r"\S+", text)]
+
+
+def passage_window(text: str, answers, width: int) -> tuple[str, str | None]:
+    """``width`` consecutive words of ``text`` around the first answer found in it (centred on it),
+    and that answer; the first ``width`` words and None when no answer occurs in the text."""
+    spans = _word_spans(text)
+    found = min(((text.find(a), a) for a in answers if a and a in text), default=None)
+    if len(spans) <= width:
+        return " ".join(text.split()), found[1] if found else None
+    if found is None:
+        return " ".join(text[a:b] for a, b in spans[:width]), None
+    pos, answer = found
+    first = next(k for k, (a, b) in enumerate(spans) if b > pos)
+    last = next(k for k, (a, b) in enumerate(spans) if b >= pos + len(answer))
+    start = max(0, min(first - (width - (last - first + 1)) // 2, len(spans) - width))
+    window = " ".join(text[a:b] for a, b in spans[start:start + width])
+    return window, answer if answer in window else None
+
+
+def _document(row: dict, width: int) -> tuple[dict, str | None]:
+    text, answer = passage_window(row["text"], row["answers"], width)
+    return {"title": row["title"], "text": text}, answer
+
+
 @register("nq_multidoc", main_metric="substring_match", default_method="generation", data=("litm/data/nq-open-oracle.jsonl.gz",),
           adapter={**PLAIN, "max_tokens": 16})
-def load_nq_multidoc(target_tokens: int = 1024, n_questions: int = 5, depths=DEPTHS, seed: int = 0,
-                     count_tokens: TokenCounter = approx_tokens) -> list[Instance]:
-    """Multi-document QA (Liu et al. 2023, §2): the gold passage among passages of *other* questions, at each depth.
+def load_nq_multidoc(target_tokens: int = 1024, n_questions: int = 5, n_documents: int = MIN_DOCUMENTS, depths=DEPTHS,
+                     distractors: int = 9, seed: int = 0, count_tokens: TokenCounter = approx_tokens) -> list[Instance]:
+    """Multi-document QA (Liu et al. 2023, §2): the gold passage among ``n_documents - 1`` passages of
+    *other* questions, at each depth.
 
-    Lost in the Middle used retrieved distractors (Contriever hits that do not contain the answer); those
-    files are not available offline, so distractors here are gold passages of random other questions —
-    easier to dismiss, which makes the task easier. References: the gold answers (correct) and the
-    answers of the distractor passages' questions (for the log-probability retrieval score).
+    **At least 10 documents** (Lost in the Middle used 10, 20 and 30): with fewer, the six depths fall on
+    two or three documents and primacy and recency cannot be told apart. To fit ``n_documents`` into
+    ``target_tokens``, every passage is **shortened** to the same number of words (the largest that fits,
+    at least :data:`MIN_WORDS`), a window centred on the passage's own answer, so each document still
+    answers its question (the paper's passages are 100-word Wikipedia chunks; at 1,024 tokens ours are
+    ~60 words, at 512 ~25). Lost in the Middle used retrieved distractors (Contriever hits without the
+    answer); those files are not available offline, so distractors here are gold passages of random
+    other questions that do not contain the gold answer — easier to dismiss, which makes the task
+    easier.
+
+    References: the gold answers that occur in the gold passage (correct; the substring match of a
+    generation accepts any of them) and the answers of up to ``distractors`` distractor passages, each
+    of which occurs in its own passage (for the log-probability retrieval score, whose chance level is
+    then 1 / (1 + distractors) for a single gold answer).
     """
     from .nq import records
 
+    if n_documents < MIN_DOCUMENTS:
+        raise InputError(f"nq_multidoc: n_documents must be at least {MIN_DOCUMENTS} (Lost in the Middle used 10, 20 "
+                         f"and 30; with fewer the depths collapse onto a few documents), got {n_documents}")
     rows = records()
     out = []
     for question in range(n_questions):
         rng = np.random.default_rng(derive_seed("nq_multidoc", seed, target_tokens, question))
-        gold = rows[int(rng.integers(len(rows)))]
-        pool = [rows[int(i)] for i in rng.choice(len(rows), size=min(len(rows), max(4, target_tokens // 40)), replace=False)
-                if rows[int(i)]["question"] != gold["question"]]
-        n = _fit(lambda m: multidoc_prompt(gold["question"], pool[: m - 1] + [gold]), target_tokens, count_tokens, len(pool) + 1)
-        distractors = pool[: n - 1]
+        order = [int(i) for i in rng.permutation(len(rows))]
+        # the gold question: the first whose answer is short enough to survive the shortest passage
+        first = next(k for k, i in enumerate(order) if any(a and a in rows[i]["text"] and len(a.split()) <= MIN_WORDS // 2
+                                                           for a in rows[i]["answers"]))
+        gold, pool = rows[order[first]], [rows[i] for k, i in enumerate(order) if k != first]
+
+        def build(width: int, gold=gold, pool=pool):
+            gold_doc, _ = _document(gold, width)
+            golds = [a for a in dict.fromkeys(gold["answers"]) if a and a in gold_doc["text"]]
+            taken, docs, answers = {a.lower() for a in gold["answers"]}, [], []
+            for row in pool:
+                doc, answer = _document(row, width)
+                if answer is None or answer.lower() in taken or row["question"] == gold["question"] or \
+                        any(a and a in doc["text"] for a in gold["answers"]):
+                    continue
+                taken.add(answer.lower())
+                docs.append(doc)
+                answers.append(answer)
+                if len(docs) == n_documents - 1:
+                    break
+            return gold_doc, golds, docs, answers
+
+        def longest(width: int) -> int:
+            gold_doc, _, docs, _ = build(width)
+            return max(count_tokens(multidoc_prompt(gold["question"], docs[:i] + [gold_doc] + docs[i:]))
+                       for i in {depth_index(d, n_documents) for d in depths})
+
+        upper = max(MIN_WORDS, max(len(r["text"].split()) for r in [gold] + pool[:4 * n_documents]))
+        if longest(MIN_WORDS) > target_tokens:
+            raise InputError(f"nq_multidoc: {n_documents} documents of {MIN_WORDS} words do not fit target_tokens="
+                             f"{target_tokens}; use a longer length (>= 512 tokens for 10 documents) or fewer documents")
+        low, high = MIN_WORDS, upper
+        while low < high:
+            mid = (low + high + 1) // 2
+            if longest(mid) <= target_tokens:
+                low = mid
+            else:
+                high = mid - 1
+        gold_doc, golds, docs, answers = build(low)
+        refs = tuple(Reference(a, True) for a in golds) + tuple(Reference(a, False) for a in answers[:distractors])
         for depth in depths:
-            index = depth_index(depth, n)
-            documents = distractors[:index] + [gold] + distractors[index:]
-            refs = tuple(Reference(a, True) for a in gold["answers"]) + tuple(
-                Reference(d["answers"][0], False) for d in distractors[:9] if d["answers"])
-            meta = {"depth": depth, "context": question, "target_tokens": target_tokens, "position": index, "n_items": n}
+            index = depth_index(depth, n_documents)
+            documents = docs[:index] + [gold_doc] + docs[index:]
+            meta = {"depth": depth, "context": question, "target_tokens": target_tokens, "passage_words": low,
+                    **position_metadata(index, n_documents)}
             out.append(Instance(f"nq_multidoc/{target_tokens}/{question}/{depth:.2f}",
                                 multidoc_prompt(gold["question"], documents), refs, TEST, meta))
     return out
