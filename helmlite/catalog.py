@@ -109,9 +109,9 @@ HELM_CORE = Analysis(
         "helm_core_winrate_summary": "Published: per group Kendall tau, max/mean |diff|, ties created by rounding.",
         "helm_core_winrate_intervals": "Published: accuracy win rates with CIs and statistical ties (all models and the paper's 28).",
         "helm_core_metric_relationships": "Published: accuracy vs other metrics, Pearson r with CIs, per scenario.",
-        "helm_core_claims": "Published: the paper's textual claims checked against CIs.",
+        "helm_core_claims": "Live and published claims in the claims schema: supported / contradicted / inconclusive with MDE (Holm).",
         "helm_core_budget": "Published: Kendall tau vs number of scenarios (random subsets and HELM priorities).",
-        "helm_core_reproduction": "Reproduction check: every published mean win rate (model x group) and the paper's claims.",
+        "helm_core_reproduction": "Reproduction check: every published mean win rate (model x group), HELM v0.4.0 rules.",
     },
     measured={
         "helm_core_latency": "Live runs: measured seconds per instance per model and scenario, with CIs (this machine).",
@@ -144,7 +144,7 @@ SENSITIVITY = Analysis(
         "sensitivity_rank_reversals": "Pairs of configurations where the two models swap order; significant ones marked.",
         "sensitivity_significance": "Counts of significant differences and rank reversals per study.",
         "sensitivity_variance": "Variance decomposition per model: type-II sums of squares, df, F, p and shares.",
-        "sensitivity_claims": "The paper's qualitative claims: holds / does not hold for these models, with evidence.",
+        "sensitivity_claims": "The paper's claims in the claims schema: supported / contradicted / inconclusive with MDE (Holm).",
     },
     grid=grids.sensitivity,
 )

@@ -305,3 +305,29 @@ def check_claims_table(table: pd.DataFrame) -> None:
     bad = supported[(supported["ci_low"] <= supported["null"]) & (supported["null"] <= supported["ci_high"])]
     if len(bad):
         raise InputError(f"claims table: 'supported' with the null inside the interval: {list(bad['claim'])}")
+
+
+def power_table(claims: list[Claim], effect: float = 0.05) -> pd.DataFrame:
+    """Beside the claims: each claim's n, its MDE (80% power) and the n needed to detect a difference of
+    ``effect`` (5 points by default) on its scale — for accuracy-type claims (proportions, paired
+    proportions); correlations and other differences get the n for ``effect`` only through the claim's
+    own scale formula (Fisher z for correlations; the 1/√n scaling of its interval otherwise)."""
+    rows = []
+    for claim in claims:
+        try:
+            if claim.scale == "proportion":
+                p = claim.null if 0 < claim.null < 1 else 0.5
+                needed = _power.required_n(effect, p=p, level=claim.level, power=POWER, one_sample=True)
+            elif claim.scale == "paired-proportion":
+                needed = _power.required_n(effect, p=0.5, level=claim.level, power=POWER, paired=True,
+                                           discordance=claim.discordance)
+            elif claim.scale == "correlation":
+                needed = _power.required_n_correlation(effect, level=claim.level, power=POWER)
+            else:
+                mde = minimum_detectable_effect(claim)
+                needed = math.ceil(claim.n * (mde / effect) ** 2) if math.isfinite(mde) and mde > 0 else None
+        except InputError:
+            needed = None
+        rows.append({"claim": claim.claim, "n": claim.n, "mde": minimum_detectable_effect(claim),
+                     f"n_for_{effect:g}": needed})
+    return pd.DataFrame(rows)

@@ -240,3 +240,12 @@ def test_pythonhashseed_and_fresh_runs_change_nothing(mirrored_cache, tmp_path, 
     args = ["--scenario", "boolq", "--model", str(tiny_model_dir), "--max-instances", "6"]
     first = _run_cli(args, 1, tmp_path, "a")
     assert first == _run_cli(args, 2, tmp_path, "b")
+
+
+def test_a_record_without_prediction_or_correctness_round_trips(tmp_path):
+    """BOLD-style generations have no reference: ``correct`` is null and must read back as None."""
+    from helmlite.results import InstanceRecord
+
+    record = InstanceRecord(id="a", input="", prompt="p", n_train=0, truncated=False, prompt_tokens=1, references=[],
+                            metadata={}, prediction=None, correct=None, metrics={}, completion="text")
+    assert InstanceRecord.from_json(json.loads(json.dumps(record.to_json()))) == record

@@ -19,6 +19,7 @@ import pandas as pd
 from scipy.stats import kendalltau
 
 from ... import stats
+from ...reproduction import row
 from ...errors import DataError
 from ...seeds import rng
 from .helm_schema import AGGREGATE, TIE_RULES, WIN_RATE
@@ -124,6 +125,25 @@ def win_rate_comparison(frame: pd.DataFrame, groups, *, tie_rule: str = "v0.4.0"
                         "target_max_abs_diff": REPRODUCTION_TARGETS.get(group, np.nan),
                         "verdict": _verdict(group, both["abs_diff"], both["within_tie_range"])})
     return pd.DataFrame(rows), pd.DataFrame(summary)
+
+
+def reproduction_rows(comparison: pd.DataFrame) -> list[dict]:
+    """One reproduction-check row per model × group of :func:`win_rate_comparison`: ``reproduced`` within the
+    published rounding, ``within target`` within the group's acceptance bound, ``consistent within rounding``
+    where the published value lies in the tie range (Bias, Toxicity), else ``differs``."""
+    rows = []
+    for r in comparison.itertuples():
+        target = REPRODUCTION_TARGETS.get(r.group)
+        if r.abs_diff <= ROUNDING + 1e-9:
+            verdict = "reproduced"
+        elif target is not None and r.abs_diff <= target + 1e-12:
+            verdict = f"within target ({target})"
+        elif target is None and r.within_tie_range:
+            verdict = "consistent within rounding"
+        else:
+            verdict = "differs"
+        rows.append(row(f"winrate:{r.group}:{r.model}", r.published, r.ours, verdict))
+    return rows
 
 
 def explain_gaps(summary: pd.DataFrame) -> str:

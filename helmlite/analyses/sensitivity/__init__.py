@@ -1,8 +1,8 @@
 """Notebook 02 — prompt sensitivity (HELM §8.2, Figs. 31-33): in-context seeds, shots, formats and
 multiple-choice methods. ``studies`` computes the statistics, ``figures`` draws."""
-from . import figures
+from . import claims, figures
 from .studies import (factor_table, first_step_contrasts, pairwise_tests, rank_reversals, seed_spread, shot_steps,
                       variance_decomposition)
 
-__all__ = ["factor_table", "figures", "first_step_contrasts", "pairwise_tests", "rank_reversals", "seed_spread", "shot_steps",
+__all__ = ["claims", "factor_table", "figures", "first_step_contrasts", "pairwise_tests", "rank_reversals", "seed_spread", "shot_steps",
            "variance_decomposition"]

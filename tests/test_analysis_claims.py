@@ -1,0 +1,54 @@
+"""Notebook claims in the shared schema (helmlite.claims): hand-built analysis tables → hand-derived verdicts."""
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from helmlite import claims
+from helmlite.analyses.helm_core import claims as helm_claims
+from helmlite.analyses.sensitivity import claims as sensitivity_claims
+
+
+def test_live_claims_follow_the_schema_and_small_n_is_inconclusive():
+    diff = pd.DataFrame([{"scenario": "mmlu", "difference": 0.9, "ci_low": 0.7, "ci_high": 0.97, "n": 20, "p_value": 2 * 0.5**18,
+                          "test": "newcombe-score/mcnemar-exact"},
+                         {"scenario": "boolq", "difference": 0.67, "ci_low": 0.1, "ci_high": 0.9, "n": 3, "p_value": 0.25,
+                          "test": "newcombe-score/mcnemar-exact"}])
+    deltas = pd.DataFrame([{"model": "m", "scenario": "mmlu", "perturbation": "robustness", "delta": -0.02, "ci_low": -0.1,
+                            "ci_high": 0.05, "n": 50, "p_value": 0.6, "test": "newcombe-score/mcnemar-exact"}])
+    calibration = pd.DataFrame([{"model": "m", "scenario": "mmlu", "ece_10": 0.30, "ci_low": 0.25, "ci_high": 0.35, "n": 200,
+                                 "ece_if_calibrated": 0.08}])
+    table = claims.claims_table(helm_claims.live_claims(diff, deltas, calibration))
+    claims.check_claims_table(table)
+    verdicts = dict(zip(table["quantity"], table["verdict"]))
+    # 18 discordant pairs all one way: Holm over 4 claims keeps p far below 0.05
+    assert verdicts["live:model_difference:mmlu"] == "supported"
+    assert verdicts["live:model_difference:boolq"] == "inconclusive"  # n = 3: no verdict possible
+    assert "MDE at n = 3" in table.set_index("quantity").loc["live:model_difference:boolq", "evidence"]
+    assert verdicts["live:robustness_delta:m:mmlu"] == "inconclusive"
+    # ECE 0.30 vs 0.08 expected if calibrated: excess 0.22, interval [0.17, 0.27] excludes 0
+    assert verdicts["live:ece_excess:m:mmlu"] == "supported"
+    assert table.set_index("quantity").loc["live:ece_excess:m:mmlu", "estimate"] == pytest.approx(0.22)
+
+
+def test_sensitivity_claims_report_b_minus_a_and_the_weakest_first_step_contrast():
+    spread = pd.DataFrame([{"model": "m", "scenario": "s", "seed_variance": 0.001, "ci_low": -0.002, "ci_high": 0.01,
+                            "p_seeds_matter": 0.4, "n": 100}])
+    steps = pd.DataFrame([{"model": "m", "scenario": "s", "step": "0→1", "difference": 0.3, "ci_low": 0.2, "ci_high": 0.4,
+                           "p_value": 1e-6, "n": 100, "test": "newcombe-score/mcnemar-exact"}])
+    first = pd.DataFrame([{"model": "m", "scenario": "s", "contrast": "(0→1) − (1→2)", "difference": 0.25, "ci_low": 0.1,
+                           "ci_high": 0.4, "p_value": 0.001, "n": 100},
+                          {"model": "m", "scenario": "s", "contrast": "(0→1) − (2→4)", "difference": 0.05, "ci_low": -0.05,
+                           "ci_high": 0.15, "p_value": 0.3, "n": 100}])
+    tests = pd.DataFrame([{"study": "methods", "model": "m", "scenario": "s", "a": "multiple_choice_joint",
+                           "b": "multiple_choice_separate", "difference": -0.2, "ci_low": -0.3, "ci_high": -0.1,
+                           "p_value": 0.001, "n": 100, "test": "newcombe-score/mcnemar-exact"}])
+    table = claims.claims_table(sensitivity_claims.sensitivity_claims(spread, steps, first, tests)).set_index("quantity")
+    assert table.loc["seed_variance:m:s", "verdict"] == "inconclusive"
+    assert table.loc["shot_step:0→1:m:s", "verdict"] == "supported"
+    # the intersection–union test is decided by its weakest contrast, which includes 0
+    assert table.loc["first_step_largest:m:s", "estimate"] == pytest.approx(0.05)
+    assert table.loc["first_step_largest:m:s", "verdict"] == "inconclusive"
+    # joint − separate = −0.2 is reported as separate − joint = +0.2 with the interval mirrored
+    row = table.loc["methods:multiple_choice_separate-multiple_choice_joint:m:s"]
+    assert (row["estimate"], row["ci_low"], row["ci_high"]) == pytest.approx((0.2, 0.1, 0.3)) and row["verdict"] == "supported"
