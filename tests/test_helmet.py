@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from scipy.stats import spearmanr
 
-from helmlite import data
+from helmlite import claims, data
 from helmlite._jsonl import DataFormatError
 from helmlite.analyses import helmet
 from helmlite.analyses.helmet import reference as ref
@@ -91,10 +91,20 @@ def test_predictor_comparison_finds_a_real_gap():
     assert out.loc["Avg.", "difference"] > 0 and out.loc["Avg.", "significant"]
 
 
-def test_ci_width_shrinks_with_more_models():
+def test_predictor_comparison_flag_and_p_come_from_one_method():
+    table = synthetic_table(35, seed=4)
+    out = helmet.compare_predictors(table, "RAG", "Recall", seed=0, n_resamples=500)
+    assert (out["interval"] == "percentile").all()
+    excludes = (out["ci_low"] > 0) | (out["ci_high"] < 0)
+    assert (out["significant"] == (out["p_value"] < 0.05)).all() and (out["significant"] == excludes).all()
+
+
+def test_ci_width_shrinks_with_more_models_and_uses_strict_subsets():
     table = synthetic_table(40)
-    widths = helmet.ci_width_by_models(table, {"weak": ("Cite", "ICL")}, [10, 40], subsets=5, seed=0, n_resamples=300)
+    widths = helmet.ci_width_by_models(table, {"weak": ("Cite", "ICL")}, [10, 39], subsets=5, seed=0, n_resamples=300)
     assert widths["mean_width"].iloc[0] > widths["mean_width"].iloc[1]
+    with pytest.raises(ValueError, match="smaller than the 40 models"):
+        helmet.ci_width_by_models(table, {"weak": ("Cite", "ICL")}, [10, 40], subsets=5, seed=0, n_resamples=300)
 
 
 def test_group_difference_detects_different_structure():
@@ -104,6 +114,50 @@ def test_group_difference_detects_different_structure():
                                   n_resamples=500).set_index("col")
     assert out.loc["RAG", "significant"] and not out.loc["Re-rank", "significant"]
     assert (out["p_holm"] >= out["p_value"]).all()
+    # the percentile interval and the p-value come from the same resamples: the flag, p and interval agree
+    excludes = (out["ci_low"] > 0) | (out["ci_high"] < 0)
+    assert (out["significant"] == (out["p_value"] < 0.05)).all() and (out["significant"] == excludes).all()
+
+
+def test_weak_connectedness_is_paired_and_the_joint_row_is_an_intersection_union_test():
+    table = synthetic_table(40, seed=6)  # ICL has noise sd 2.0, Cite 0.6: both less connected than the rest
+    weak = helmet.weak_connectedness(table, seed=0, n_resamples=500).set_index("category")
+    assert weak.loc["ICL", "gap"] > weak.loc["Cite", "gap"] > 0
+    assert weak.loc["all", "gap"] == weak.loc[["ICL", "Cite"], "gap"].min()
+    assert weak.loc["all", "p_value"] == weak.loc[["ICL", "Cite"], "p_value"].max()
+    assert weak.loc["all", "ci_low"] == weak.loc[["ICL", "Cite"], "ci_low"].min()
+    assert weak.loc["all", "ci_high"] == weak.loc[["ICL", "Cite"], "ci_high"].min()
+
+
+def test_helmet_claims_on_the_released_table(results):
+    """The paired numbers of issue 17: RAG − ICL +0.341, RAG − Cite +0.097 (35 models); the claims table
+    follows the schema and its ICL/Cite row names both."""
+    models35 = results[results["Model type"] == helmet.INSTRUCT].drop(index="Llama-2-7B-32k-Inst")
+    weak = helmet.weak_connectedness(models35, seed=0, n_resamples=1000).set_index("category")
+    assert weak.loc["ICL", "top"] == "RAG"
+    assert weak.loc["ICL", "gap_to_top"] == pytest.approx(0.341, abs=0.001)
+    assert weak.loc["Cite", "gap_to_top"] == pytest.approx(0.097, abs=0.001)
+    recall, p = helmet.average_against(models35, "Recall", 0.8, seed=0, n_resamples=1000)
+    assert recall.estimate == pytest.approx(0.775, abs=0.001) and recall.ci_low < 0.8 < recall.ci_high and p > 0.05
+    claim_list = helmet.paper_claims(recall, p, helmet.compare_predictors(models35, "RAG", "Recall", seed=0, n_resamples=1000),
+                                     weak.reset_index())
+    table = claims.claims_table(claim_list)
+    claims.check_claims_table(table)
+    icl_cite = table.iloc[2]
+    assert "ICL" in icl_cite["claim"] and "Cite" in icl_cite["claim"] and icl_cite["correction"] == "holm over 3 claims"
+    assert table.iloc[0]["null"] == 0.8 and table.iloc[0]["direction"] == "less"
+    power = helmet.power_table(claim_list)
+    assert (power["n"] == 35).all() and (power["n_needed"] > 35).all()
+
+
+def test_printed_as_the_paper_prints():
+    assert helmet.printed(0.775073) == "0.78" and helmet.printed(0.713955) == "0.71" and helmet.printed(0.775) == "0.78"
+    correlations = pd.DataFrame({"figure": ["fig5", "fig3"], "row": ["RAG", "Recall"], "col": ["Cite", "Avg."],
+                                 "published": [0.72, 0.77], "ours": [0.713955, 0.775073], "ci_low": [0.4, 0.6],
+                                 "ci_high": [0.9, 0.9]})
+    table = helmet.reproduction(correlations, ref.fig3_matrix()).set_index("quantity")
+    assert table.loc["fig5:RAG~Cite", "verdict"] == "reproduced within 0.01, but prints 0.71 where the paper prints 0.72"
+    assert not helmet.printed_cells(correlations)["same"].any()
 
 
 def test_correlation_by_length_and_change():
@@ -122,7 +176,7 @@ def test_reproduction_rows_name_cells_and_flag_unreproducible_rows():
     correlations = pd.DataFrame({"figure": ["fig5", "fig3"], "row": ["RAG", "RAG"], "col": ["ICL", "ICL"],
                                  "published": [0.5, 0.5], "ours": [0.502, 0.53], "ci_low": [0.1, 0.1], "ci_high": [0.8, 0.8]})
     table = helmet.reproduction(correlations, ref.fig3_matrix()).set_index("quantity")
-    assert table.loc["fig5:RAG~ICL", "verdict"] == "reproduced"
+    assert table.loc["fig5:RAG~ICL", "verdict"] == "reproduced (prints 0.50 as the paper)"
     assert table.loc["fig3:RAG~ICL", "verdict"].startswith("differs")
     assert table.loc["fig3:NIAH~ICL", "verdict"].startswith("not reproducible offline")
     assert np.isnan(table.loc["fig3:NIAH~ICL", "ours"])

@@ -9,6 +9,7 @@ comes from bootstrapping **models** (the paper reports point estimates only).
 from __future__ import annotations
 
 import os
+from decimal import ROUND_HALF_UP, Decimal
 from itertools import combinations
 
 import numpy as np
@@ -18,6 +19,7 @@ from statsmodels.stats.multitest import multipletests
 from ... import stats
 from ...seeds import rng
 from ..._jsonl import DataFormatError
+from ...errors import InputError
 from ...reproduction import row, table
 from .reference import FIG5_ORDER
 
@@ -113,7 +115,9 @@ def average_intervals(table: pd.DataFrame, synthetic, downstream=DOWNSTREAM, *, 
 def compare_predictors(table: pd.DataFrame, better: str, worse: str, downstream=DOWNSTREAM, *, seed: int,
                        n_resamples: int) -> pd.DataFrame:
     """Is ``better`` a stronger predictor than ``worse``? Paired bootstrap over models of ρ differences,
-    per downstream category and for the average over them."""
+    per downstream category and for the average over them. One method for the interval, the p-value and
+    the flag: the percentile interval and the p-value from the same resamples (dual: ``significant`` =
+    p < 0.05 = the interval excludes 0)."""
     a, b = table[better].to_numpy(float), table[worse].to_numpy(float)
     targets = {d: table[d].to_numpy(float) for d in downstream}
     rows = []
@@ -135,13 +139,18 @@ def compare_predictors(table: pd.DataFrame, better: str, worse: str, downstream=
 
 def _difference_row(diff: stats.PairedComparison) -> dict:
     return {"difference": diff.estimate, "ci_low": diff.ci_low, "ci_high": diff.ci_high, "p_value": diff.p_value,
-            "significant": diff.significant}
+            "significant": diff.significant, "n": diff.n, "interval": diff.method}
 
 
 def ci_width_by_models(table: pd.DataFrame, pairs: dict[str, tuple[str, str]], sizes, *, subsets: int, seed: int,
                        n_resamples: int) -> pd.DataFrame:
     """How wide is a 95% CI on ρ with n models? For each n, ``subsets`` random model subsets of size n
-    (without replacement), each with its own percentile bootstrap CI; mean and spread of the widths."""
+    (without replacement), each with its own bootstrap CI; mean and spread of the widths. Every n must be
+    strictly smaller than the number of models: a "subset" of all of them is the same set every time."""
+    too_big = [n for n in sizes if n >= len(table)]
+    if too_big:
+        raise InputError(f"ci_width_by_models: subset sizes must be smaller than the {len(table)} models (every subset "
+                         f"of all of them is the full set), got {too_big}")
     rows = []
     for label, (x, y) in pairs.items():
         for n in sizes:
@@ -161,8 +170,10 @@ def ci_width_by_models(table: pd.DataFrame, pairs: dict[str, tuple[str, str]], s
 
 def group_difference(groups: dict[str, pd.DataFrame], pairs, *, seed: int, n_resamples: int) -> pd.DataFrame:
     """ρ per pair in two independent model groups (e.g. instruct vs base) and the CI of their difference
-    (models resampled independently within each group; percentile interval of the difference), with
-    a two-sided bootstrap p-value and Holm's correction over the pairs (statsmodels)."""
+    (models resampled independently within each group; percentile interval of the difference and the
+    two-sided bootstrap p-value from the same resamples, :func:`helmlite.stats.percentile_interval` /
+    :func:`helmlite.stats.bootstrap_p_value`, so ``significant`` and the interval agree), with Holm's
+    correction over the pairs (statsmodels)."""
     (name_a, a), (name_b, b) = groups.items()
     rows = []
     for r, c in pairs:
@@ -174,12 +185,11 @@ def group_difference(groups: dict[str, pd.DataFrame], pairs, *, seed: int, n_res
             boot[name] = stats.bootstrap_distribution((x, y), stats.spearman_rho, n_resamples=n_resamples,
                                                       seed=rng(seed, "groups", name, r, c))
         diff = boot[name_a] - boot[name_b]
-        diff = diff[np.isfinite(diff)]
-        low, high = np.percentile(diff, [2.5, 97.5])
+        low, high = stats.percentile_interval(diff)
+        p = stats.bootstrap_p_value(diff)  # dual to the interval: p < 0.05 exactly when it excludes 0
         rows.append({"row": r, "col": c, f"rho_{name_a}": est[name_a], f"rho_{name_b}": est[name_b],
                      "difference": est[name_a] - est[name_b], "ci_low": low, "ci_high": high,
-                     "p_value": stats.bootstrap_p_value(diff),
-                     "significant": not low <= 0 <= high, f"n_{name_a}": len(a), f"n_{name_b}": len(b)})
+                     "p_value": p, "significant": bool(p < 0.05), f"n_{name_a}": len(a), f"n_{name_b}": len(b)})
     frame = pd.DataFrame(rows)
     frame["p_holm"] = multipletests(frame["p_value"], method="holm")[1]
     frame["significant_holm"] = frame["p_holm"] < 0.05
@@ -252,10 +262,36 @@ def with_published(intervals: pd.DataFrame, published: pd.DataFrame, figure: str
     return out
 
 
+def printed(value: float, decimals: int = 2) -> str:
+    """A value as the paper prints it: two decimals, half up (``0.775`` → ``"0.78"``)."""
+    if not np.isfinite(value):
+        return "NaN"
+    return str(Decimal(repr(float(value))).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP))
+
+
+def _verdict(ours: float, published: float, tolerance: float) -> str:
+    if abs(ours - published) > tolerance + 1e-9:
+        return f"differs (> {tolerance})"
+    shown = printed(ours)
+    if shown == printed(published):
+        return f"reproduced (prints {shown} as the paper)"
+    return f"reproduced within {tolerance}, but prints {shown} where the paper prints {printed(published)}"
+
+
+def printed_cells(correlations: pd.DataFrame) -> pd.DataFrame:
+    """The recomputed cells rounded as the paper prints them (two decimals) beside the paper's; ``same``
+    says whether the printed values agree."""
+    out = correlations[["figure", "row", "col", "published", "ours"]].copy()
+    out["ours_printed"] = [printed(v) for v in out["ours"]]
+    out["published_printed"] = [printed(v) for v in out["published"]]
+    out["same"] = out["ours_printed"] == out["published_printed"]
+    return out
+
+
 def reproduction(correlations: pd.DataFrame, fig3_published: pd.DataFrame, tolerance: float = 0.01) -> pd.DataFrame:
-    """``tables/helmet_reproduction.csv``: one row per published Fig. 5 / Fig. 3 cell (``fig5:<row>~<col>``)."""
-    rows = [row(f"{r.figure}:{r.row}~{r.col}", r.published, r.ours,
-                "reproduced" if abs(r.ours - r.published) <= tolerance + 1e-9 else f"differs (> {tolerance})",
+    """``tables/helmet_reproduction.csv``: one row per published Fig. 5 / Fig. 3 cell (``fig5:<row>~<col>``);
+    the verdict also says when a cell within the tolerance would print differently from the paper's."""
+    rows = [row(f"{r.figure}:{r.row}~{r.col}", r.published, r.ours, _verdict(r.ours, r.published, tolerance),
                 r.ci_low, r.ci_high) for r in correlations.itertuples()]
     done = set(zip(correlations.loc[correlations["figure"] == "fig3", "row"], correlations.loc[correlations["figure"] == "fig3", "col"]))
     for r in fig3_published.index:
@@ -266,9 +302,69 @@ def reproduction(correlations: pd.DataFrame, fig3_published: pd.DataFrame, toler
     return table(rows)
 
 
-def separated_from_top(connected: pd.DataFrame, category: str) -> bool:
-    """True when ``category``'s CI (from :func:`category_connectedness`) lies entirely below the CI of the
-    best-connected category — i.e. it is demonstrably less connected."""
-    top = connected.iloc[0]
-    mine = connected.set_index("category").loc[category]
-    return category != top["category"] and mine["ci_high"] < top["ci_low"]
+def _connectedness(index: int, others: list[int], *cols, axis=-1):
+    """Mean ρ of column ``index`` with each of ``others``."""
+    return np.mean([stats.spearman_rho(cols[index], cols[o], axis=axis) for o in others], axis=0)
+
+
+def _among(others: list[int], *cols, axis=-1):
+    """Mean ρ over the pairs within ``others``."""
+    return np.mean([stats.spearman_rho(cols[a], cols[b], axis=axis) for a, b in combinations(others, 2)], axis=0)
+
+
+def weak_connectedness(table: pd.DataFrame, weak=("ICL", "Cite"), categories=CATEGORIES, *, seed: int,
+                       n_resamples: int) -> pd.DataFrame:
+    """"``weak`` correlate poorly with the other categories", tested **paired** over models.
+
+    For each weak category X, the gap = (mean ρ among the other categories, the ones not in ``weak``) −
+    (mean ρ of X with those categories): both sides come from the same resampled models (percentile
+    interval and the p-value from the same resamples). The reference is every other category, not the
+    best-connected one, which would be chosen by the data (a selected maximum is biased upward); the
+    gap to the best-connected category is given beside it (``gap_to_top``, ``top``) for comparison.
+    A last row ``all`` is the intersection–union test that *every* weak category is below (Berger 1982):
+    the smallest gap, the largest p-value and the interval [min of the lower ends, min of the upper
+    ends], which covers the smallest true gap with at least the nominal level.
+    """
+    categories = list(categories)
+    cols = tuple(table[c].to_numpy(float) for c in categories)
+    others = [k for k, c in enumerate(categories) if c not in weak]
+    strengths = {c: float(_connectedness(k, [o for o in range(len(categories)) if o != k], *cols))
+                 for k, c in enumerate(categories) if c not in weak}
+    top = max(strengths, key=strengths.get)
+    top_index, top_others = categories.index(top), [o for o in range(len(categories)) if o != categories.index(top)]
+    rows = []
+    for name in weak:
+        index = categories.index(name)
+
+        def gap(*c, axis=-1, index=index):
+            return _among(others, *c, axis=axis) - _connectedness(index, others, *c, axis=axis)
+
+        def gap_top(*c, axis=-1, index=index):
+            mine = [o for o in range(len(categories)) if o != index]
+            return _connectedness(top_index, top_others, *c, axis=axis) - _connectedness(index, mine, *c, axis=axis)
+
+        est = stats.paired_test(cols, gap, seed=rng(seed, "weak", name), n_resamples=n_resamples, method="percentile")
+        vs_top = stats.paired_test(cols, gap_top, seed=rng(seed, "weak-top", name), n_resamples=n_resamples,
+                                   method="percentile")
+        rows.append({"category": name, "gap": est.estimate, "ci_low": est.ci_low, "ci_high": est.ci_high,
+                     "p_value": est.p_value, "n": est.n, "top": top, "gap_to_top": vs_top.estimate,
+                     "gap_to_top_ci_low": vs_top.ci_low, "gap_to_top_ci_high": vs_top.ci_high,
+                     "gap_to_top_p_value": vs_top.p_value})
+    frame = pd.DataFrame(rows)
+    joint = {"category": "all", "gap": frame["gap"].min(), "ci_low": frame["ci_low"].min(),
+             "ci_high": frame["ci_high"].min(), "p_value": frame["p_value"].max(), "n": int(frame["n"].min()),
+             "top": top, "gap_to_top": frame["gap_to_top"].min(), "gap_to_top_ci_low": frame["gap_to_top_ci_low"].min(),
+             "gap_to_top_ci_high": frame["gap_to_top_ci_high"].min(), "gap_to_top_p_value": frame["gap_to_top_p_value"].max()}
+    return pd.concat([frame, pd.DataFrame([joint])], ignore_index=True)
+
+
+def average_against(table: pd.DataFrame, task: str, null: float, downstream=DOWNSTREAM, *, seed: int,
+                    n_resamples: int) -> tuple[stats.Estimate, float]:
+    """Fig. 3's ``Avg.`` for ``task`` (mean ρ with the downstream categories) with its percentile interval
+    over models and the two-sided p-value of "Avg. = ``null``" from the same resamples (dual pair)."""
+    x = table[task].to_numpy(float)
+    targets = tuple(table[d].to_numpy(float) for d in downstream)
+    boot = stats.bootstrap_distribution((x, *targets), _mean_rho, n_resamples=n_resamples, seed=rng(seed, "average-claim", task))
+    low, high = stats.percentile_interval(boot)
+    estimate = float(_mean_rho(x, *targets))
+    return stats.Estimate(estimate, low, high, len(x), 0.95, "percentile"), stats.bootstrap_p_value(boot, null)

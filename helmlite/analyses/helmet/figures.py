@@ -14,17 +14,23 @@ def _lower_mask(matrix: pd.DataFrame) -> np.ndarray:
     return np.triu(np.ones(matrix.shape, dtype=bool), k=1)
 
 
-def fig5(ours: pd.DataFrame, published: pd.DataFrame, n_models: int) -> plt.Figure:
-    """Fig. 5 recomputed (lower triangle, the paper's layout) beside ours − paper."""
-    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 5))
-    sns.heatmap(ours, mask=_lower_mask(ours), ax=left, **_HEATMAP)
-    left.set_title(f"Fig. 5 recomputed: category Spearman ρ ({n_models} instruct models, 128K)")
-    delta = ours - published
-    sns.heatmap(delta, mask=_lower_mask(delta) | np.eye(len(delta), dtype=bool), ax=right, annot=True, fmt="+.3f",
-                annot_kws={"fontsize": 8},
-                vmin=-0.05, vmax=0.05, cmap="vlag", square=True, linewidths=0.5,
-                cbar_kws={"shrink": 0.75, "label": "ours − paper"})
-    right.set_title(f"Difference to the paper (max |Δ| = {np.nanmax(np.abs(delta.to_numpy() - np.diag(np.diag(delta)))):.3f})")
+def fig5(ours: pd.DataFrame, published: pd.DataFrame, n_models: int, all_models: pd.DataFrame | None = None,
+         n_all: int | None = None) -> plt.Figure:
+    """Fig. 5 recomputed (lower triangle, the paper's layout) beside ours − paper; with ``all_models``, a
+    third panel gives the difference when every released instruct model is kept."""
+    panels = 2 if all_models is None else 3
+    fig, axes = plt.subplots(1, panels, figsize=(6 * panels, 5))
+    sns.heatmap(ours, mask=_lower_mask(ours), ax=axes[0], **_HEATMAP)
+    axes[0].set_title(f"Fig. 5 recomputed: category Spearman ρ ({n_models} instruct models, 128K)", fontsize=9)
+    deltas = [(ours - published, f"{n_models} models")]
+    if all_models is not None:
+        deltas.append((all_models - published, f"all {n_all} models"))
+    for ax, (delta, label) in zip(axes[1:], deltas):
+        sns.heatmap(delta, mask=_lower_mask(delta) | np.eye(len(delta), dtype=bool), ax=ax, annot=True, fmt="+.3f",
+                    annot_kws={"fontsize": 8}, vmin=-0.06, vmax=0.06, cmap="vlag", square=True, linewidths=0.5,
+                    cbar_kws={"shrink": 0.75, "label": "ours − paper"})
+        ax.set_title(f"{label} − paper (max |Δ| = {np.nanmax(np.abs(delta.to_numpy() - np.diag(np.diag(delta)))):.3f})",
+                     fontsize=9)
     fig.tight_layout()
     return fig
 
@@ -59,13 +65,17 @@ def intervals(table: pd.DataFrame, threshold: float = 0.8) -> plt.Figure:
     return fig
 
 
-def ci_width(table: pd.DataFrame) -> plt.Figure:
-    """CI width of ρ against the number of models, for a strong and a weak pair."""
+def ci_width(table: pd.DataFrame, full: dict[str, float] | None = None, n_full: int | None = None) -> plt.Figure:
+    """CI width of ρ against the number of models, for a strong and a weak pair (random subsets strictly
+    smaller than the model set); ``full``: the width with every model (one set, no spread) as a marker."""
     fig, ax = plt.subplots(figsize=(7, 4))
     for k, (label, part) in enumerate(table.groupby("pair", sort=False)):
         name = f"{label}: {part['row'].iloc[0]} ~ {part['col'].iloc[0]}"
         ax.plot(part["n_models"], part["mean_width"], marker="o", color=f"C{k}", label=name)
         ax.fill_between(part["n_models"], part["p10_width"], part["p90_width"], color=f"C{k}", alpha=0.2)
+        if full and label in full:
+            ax.scatter([n_full], [full[label]], marker="*", s=90, color=f"C{k}", zorder=3,
+                       label=f"{label}: all {n_full} models (one set)")
     ax.set(xlabel="models in the study", ylabel="width of 95% CI on ρ", ylim=(0, None),
            title="How many models does a correlation study need?")
     ax.legend(fontsize=8, title="mean over random subsets (band: 10th–90th pct.)", title_fontsize=8)
@@ -90,7 +100,8 @@ def base_vs_instruct(table: pd.DataFrame) -> plt.Figure:
     right.axvline(0, color="grey", lw=0.8)
     right.set_yticks(y, [f"{r} ~ {c}" for r, c in zip(table["row"], table["col"])], fontsize=7)
     right.invert_yaxis()
-    right.set(xlabel="ρ(instruct) − ρ(base), 95% CI (red: excludes 0)", title="Difference")
+    right.set(xlabel="ρ(instruct) − ρ(base), 95% percentile CI (red: excludes 0, p < 0.05 uncorrected)",
+              title="Difference")
     fig.tight_layout()
     return fig
 
