@@ -62,12 +62,14 @@ def sensitivity(section: dict) -> list[GridRun]:
 
 
 def depth(section: dict) -> list[GridRun]:
-    """Notebook 04: every task × length × model × scoring method."""
+    """Notebook 04: every task × length × model × scoring method (a task's own ``lengths``/``methods`` override
+    the section's)."""
     out = []
     for task in section["tasks"]:
         for length in task.get("lengths", section["lengths"]):
             entry = {**task, "args": {**task.get("args", {}), "target_tokens": length}}
             entry.pop("lengths", None)
+            entry.pop("methods", None)
             out += [GridRun(run_spec(entry, model, {}, method=method)) for model in section["models"]
-                    for method in section.get("methods", DEPTH_METHODS)]
+                    for method in task.get("methods", section.get("methods", DEPTH_METHODS))]
     return out

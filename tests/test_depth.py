@@ -5,17 +5,26 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from helmlite import claims
 from helmlite.analyses import depth
 from helmlite.models import GenerationRequest, load_model
 
 DEPTHS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
 
 
-def synthetic_records(curve, contexts=60, seed=0):
+def synthetic_records(curve, contexts=60, seed=0, chance=0.0, positions=DEPTHS):
     """Per-context correctness drawn from a known accuracy-by-depth curve."""
     rng = np.random.default_rng(seed)
-    return pd.DataFrame([{"model": "m", "task": "t", "length": 512, "method": "gen", "depth": d, "context": c,
-                          "correct": float(rng.random() < p)} for c in range(contexts) for d, p in zip(DEPTHS, curve)])
+    return pd.DataFrame([{"model": "m", "task": "t", "length": 512, "method": "gen", "depth": d, "position": x, "context": c,
+                          "correct": float(rng.random() < p), "chance": chance}
+                         for c in range(contexts) for d, x, p in zip(DEPTHS, positions, curve)])
+
+
+def verdicts(records, **kwargs):
+    ushape = depth.u_shape(records, seed=0, n_resamples=1000, **kwargs)
+    table = claims.claims_table(depth.claims(ushape))
+    claims.check_claims_table(table)
+    return depth.with_verdicts(ushape, table), table
 
 
 @pytest.mark.parametrize("curve,lost,primacy_sign,recency_sign", [
@@ -24,16 +33,109 @@ def synthetic_records(curve, contexts=60, seed=0):
     ((0.3, 0.3, 0.3, 0.3, 0.6, 0.9), False, 0, 1),    # recency only
 ])
 def test_u_shape_statistic_on_known_curves(curve, lost, primacy_sign, recency_sign):
-    row = depth.u_shape(synthetic_records(curve), seed=0, n_resamples=1000).iloc[0]
+    ushape, table = verdicts(synthetic_records(curve))
+    row = ushape.iloc[0]
     # middle = mean of depths 0.4 and 0.6 (closest to 0.5); 60 contexts → sampling error ≈ ±0.1
     assert row["primacy"] == pytest.approx(curve[0] - (curve[2] + curve[3]) / 2, abs=0.15)
     assert row["recency"] == pytest.approx(curve[5] - (curve[2] + curve[3]) / 2, abs=0.15)
     assert bool(row["lost_in_the_middle"]) is lost
+    assert (row["u_shape_verdict"] == "supported") is lost
     for sign, low, high in ((primacy_sign, "primacy_ci_low", "primacy_ci_high"), (recency_sign, "recency_ci_low", "recency_ci_high")):
         if sign > 0:
             assert row[low] > 0
         else:
             assert row[low] <= 0 <= row[high] or row[high] < 0.1
+    # the joint claim is an intersection-union test: min of the two, the larger p, [min low, min high]
+    joint = table.iloc[0]
+    assert joint["estimate"] == pytest.approx(min(row["primacy"], row["recency"]))
+    assert joint["p_value"] == pytest.approx(max(row["primacy_p"], row["recency_p"]))
+    assert joint["ci_low"] == min(row["primacy_ci_low"], row["recency_ci_low"])
+    assert joint["correction"] == "holm over 2 claims"
+
+
+def test_curves_with_fewer_than_ten_contexts_get_no_interval_and_no_verdict():
+    records = synthetic_records((1.0, 0.0, 0.0, 0.0, 0.0, 1.0), contexts=9)  # a perfect U, but only 9 contexts
+    ushape, table = verdicts(records)
+    assert ushape["primacy_ci_low"].isna().all() and (ushape["primacy_method"] == depth.sweeps.INCONCLUSIVE).all()
+    assert set(table["verdict"]) == {"inconclusive"} and table["claim"].str.contains("9 contexts < 10").all()
+    curves = depth.curves(records)
+    assert curves["ci_low"].isna().all() and curves["interval"].str.startswith("inconclusive").all()
+    assert (curves["contexts"] == 9).all()
+    length = depth.length_degradation(records, seed=0, n_resamples=500)
+    assert length["ci_low"].isna().all()
+    # ten contexts: intervals (exact per point) and a verdict
+    ten = depth.curves(synthetic_records((1.0, 0.0, 0.0, 0.0, 0.0, 1.0), contexts=10))
+    assert ten["ci_low"].notna().all() and (ten["interval"] == "clopper-pearson").all()
+    ushape, table = verdicts(synthetic_records((1.0, 0.0, 0.0, 0.0, 0.0, 1.0), contexts=10))
+    assert table.iloc[0]["verdict"] == "supported"  # 10 of 10 contexts: exact McNemar p = 2/1024 on each side
+
+
+def test_u_shape_uses_actual_positions():
+    # ten documents: depths 0, .2, .4, .6, .8, 1 land on documents 0, 2, 4, 5, 7, 9 → positions 0, 2/9, 4/9, 5/9, 7/9, 1
+    positions = (0.0, 2 / 9, 4 / 9, 5 / 9, 7 / 9, 1.0)
+    ushape = depth.u_shape(synthetic_records((0.9, 0.5, 0.2, 0.4, 0.5, 0.8), positions=positions), seed=0, n_resamples=500)
+    row = ushape.iloc[0]
+    assert row["middle_position"] == pytest.approx(0.5) and row["start_position"] == 0 and row["end_position"] == 1
+    # three documents (2 at 256 tokens would be worse): depths 0, .2 → doc 0; .4, .6 → doc 1; .8, 1 → doc 2 —
+    # the middle is the document at position 0.5 only, not depths 0.4/0.6 by name
+    positions = (0.0, 0.0, 0.5, 0.5, 1.0, 1.0)
+    curves = depth.curves(synthetic_records((0.9, 0.9, 0.2, 0.2, 0.8, 0.8), positions=positions))
+    assert curves["position"].tolist() == list(positions)
+
+
+def test_chance_level_floor_and_chance_corrected_length():
+    # log-prob retrieval among 6 references (one correct): chance 1/6
+    assert depth.chance_level([("a", True)] + [("b", False)] * 5, "multiple_choice_separate") == pytest.approx(1 / 6)
+    assert depth.chance_level([("a", True), ("a2", True), ("b", False), ("c", False)], "multiple_choice_separate") == 0.5
+    assert depth.chance_level([("a", True), ("b", False)], "generation") == 0.0
+    # accuracy 0.25 at chance 1/6 is (0.25 − 1/6)/(5/6) = 0.1 chance-corrected: not at the floor (>= 0.05);
+    # accuracy 0.20 → 0.04: at the floor although far above the old "mean < 5%" rule
+    for accuracy, floor in ((0.25, False), (0.2, True)):
+        contexts = 20
+        correct = np.zeros((contexts, 6))
+        correct.flat[:int(round(accuracy * correct.size))] = 1
+        records = pd.DataFrame([{"model": "m", "task": "t", "length": 512, "method": "lp", "depth": d, "position": d,
+                                 "context": c, "correct": correct[c, k], "chance": 1 / 6}
+                                for c in range(contexts) for k, d in enumerate(DEPTHS)])
+        row = depth.u_shape(records, seed=0, n_resamples=300).iloc[0]
+        assert row["chance_corrected"] == pytest.approx((accuracy - 1 / 6) / (5 / 6)) and bool(row["floor"]) is floor
+        length = depth.length_degradation(records, seed=0, n_resamples=300).iloc[0]
+        assert length["chance_corrected"] == pytest.approx((accuracy - 1 / 6) / (5 / 6))
+        assert length["ci_low"] <= length["chance_corrected"] <= length["ci_high"] and length["interval"].startswith("cluster")
+
+
+def test_depth_records_read_position_and_chance_from_runs():
+    from helmlite.results import InstanceRecord
+
+    from .fakes import make_run
+
+    def record(depth_, position, correct):
+        return InstanceRecord(id=f"i{position}", input="", prompt="", n_train=0, truncated=False, prompt_tokens=1,
+                              references=[("gold", True)] + [(f"d{k}", False) for k in range(9)],
+                              metadata={"depth": depth_, "context": 0, "target_tokens": 1024, "position": position, "n_items": 10,
+                                        "relative_position": position / 9}, prediction=None, correct=correct,
+                              metrics={"exact_match": float(correct)})
+    run = make_run("m", "nq_multidoc", [1, 0], method="multiple_choice_separate")
+    run.records[:] = [record(0.2, 2, True), record(0.6, 5, False)]
+    records = depth.depth_records([run])
+    assert records["position"].tolist() == pytest.approx([2 / 9, 5 / 9]) and records["chance"].tolist() == [0.1, 0.1]
+    assert records["method"].iloc[0] == "log-prob retrieval"
+
+
+def test_read_checks_are_labelled_apart_from_reproductions():
+    litm = pd.DataFrame({"model": "GPT-3.5-Turbo", "setting": ["closed_book", "oracle"] + ["20_docs"] * 5,
+                         "num_docs": [np.nan, np.nan] + [20] * 5, "gold_index": [np.nan, np.nan, 0, 4, 9, 14, 19],
+                         "accuracy": [56.1, 88.3, 75.8, 57.2, 53.8, 55.4, 63.2]})
+    table = depth.read_checks(litm)
+    assert len(table) == 7 and table["verdict"].str.startswith("read check (not a reproduction)").all()
+    assert depth.read_checks(None).empty
+
+
+def test_power_table_beside_the_claims():
+    ushape = depth.u_shape(synthetic_records((0.9, 0.6, 0.3, 0.3, 0.6, 0.9)), seed=0, n_resamples=500)
+    power = depth.power_table(depth.claims(ushape))
+    assert list(power.columns) == ["claim", "quantity", "n", "mde", "effect", "n_needed"]
+    assert (power["n"] == 60).all() and (power["n_needed"] > 60).all()  # 5 points needs more than 60 contexts
 
 
 def test_primacy_recency_hand_derived():

@@ -1,8 +1,11 @@
 """Notebook 04 — lost in the middle (Liu et al. 2023; HELMET App. E.4): live depth sweeps and the
-published curves. ``sweeps`` builds the grid and the statistics, ``figures`` draws."""
+published curves. ``sweeps`` builds the statistics and the claims, ``figures`` draws."""
+from .._power import power_table
 from . import figures
-from .sweeps import (METRIC, SCORE_NAME, curves, depth_records, length_degradation, litm_curves,
-                     primacy_recency, published_primacy_recency, u_shape)
+from .sweeps import (FLOOR_MARGIN, LITM_GPT35, METRIC, MIN_CONTEXTS, SCORE_NAME, chance_level, claims, curves,
+                     depth_records, length_degradation, litm_curves, primacy_recency, published_primacy_recency,
+                     read_checks, u_shape, with_verdicts)
 
-__all__ = ["METRIC", "SCORE_NAME", "curves", "depth_records", "figures", "length_degradation", "litm_curves",
-           "primacy_recency", "published_primacy_recency", "u_shape"]
+__all__ = ["FLOOR_MARGIN", "LITM_GPT35", "METRIC", "MIN_CONTEXTS", "SCORE_NAME", "chance_level", "claims", "curves",
+           "depth_records", "figures", "length_degradation", "litm_curves", "power_table", "primacy_recency",
+           "published_primacy_recency", "read_checks", "u_shape", "with_verdicts"]

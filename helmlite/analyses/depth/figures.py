@@ -6,7 +6,9 @@ import pandas as pd
 
 
 def live_curves(curves: pd.DataFrame) -> plt.Figure:
-    """Accuracy vs depth, one line per length, panels = task × (model, scoring), with 95% CIs."""
+    """Accuracy vs the target's actual position, one line per length, panels = task × (model, scoring):
+    95% CIs where a curve has >= 10 contexts (hollow markers without bars below that), and each
+    curve's chance level as a dashed line in its colour."""
     curves = curves.assign(column=curves["model"] + "\n" + curves["method"])
     tasks, columns = sorted(curves["task"].unique()), sorted(curves["column"].unique())
     fig, axes = plt.subplots(len(tasks), len(columns), figsize=(3.0 * len(columns), 2.5 * len(tasks)), squeeze=False,
@@ -18,34 +20,53 @@ def live_curves(curves: pd.DataFrame) -> plt.Figure:
             ax = axes[i][j]
             part = curves[(curves["task"] == task) & (curves["column"] == column)]
             for length, line in part.groupby("length"):
-                ax.errorbar(line["depth"], line["accuracy"], yerr=[line.accuracy - line.ci_low, line.ci_high - line.accuracy],
-                            marker="o", ms=3, capsize=2, color=colours[length], label=f"{length} tok")
+                line = line.sort_values("position")
+                colour = colours[length]
+                if line["ci_low"].notna().all():
+                    ax.errorbar(line["position"], line["accuracy"], yerr=[line.accuracy - line.ci_low, line.ci_high - line.accuracy],
+                                marker="o", ms=3, capsize=2, color=colour)
+                else:
+                    ax.plot(line["position"], line["accuracy"], marker="o", ms=3, mfc="none", lw=0.8, color=colour)
+                ax.axhline(line["chance"].mean(), color=colour, ls="--", lw=0.8, alpha=0.8)
             if i == 0:
                 ax.set_title(column, fontsize=8)
             if j == 0:
                 ax.set_ylabel(f"{task}\naccuracy", fontsize=8)
             ax.set_ylim(-0.05, 1.05)
     for ax in axes[-1]:
-        ax.set_xlabel("depth of the target (0 = start)")
+        ax.set_xlabel("actual position of the target (0 = first item, 1 = last)", fontsize=7)
     handles = [plt.Line2D([], [], color=colours[length], marker="o", ms=3, label=f"{length} tokens") for length in lengths]
-    fig.legend(handles=handles, loc="upper right", ncol=len(lengths), fontsize=8, title="context length", title_fontsize=8)
-    fig.suptitle("Live depth sweeps (95% bootstrap CIs over contexts)", x=0.02, ha="left")
-    fig.tight_layout(rect=(0, 0, 1, 0.97))
+    handles += [plt.Line2D([], [], color="grey", ls="--", lw=0.8, label="chance level"),
+                plt.Line2D([], [], color="grey", marker="o", mfc="none", ms=3, lw=0.8, label="< 10 contexts: no CI")]
+    fig.legend(handles=handles, loc="upper right", ncol=len(handles), fontsize=7, title="context length",
+               title_fontsize=7)
+    fig.suptitle("Live depth sweeps (95% exact CIs over contexts)", x=0.02, ha="left")
+    fig.tight_layout(rect=(0, 0, 1, 0.95))
     return fig
 
 
 def u_shape(table: pd.DataFrame) -> plt.Figure:
-    """Primacy vs recency per curve with CIs; the upper-right quadrant (both > 0) is lost-in-the-middle."""
+    """Primacy vs recency per curve with CIs (curves with >= 10 contexts; hollow markers: fewer, no CI);
+    filled red: U-shape supported after Holm's correction. Upper right (both > 0) = lost in the middle."""
     fig, ax = plt.subplots(figsize=(6.5, 5.5))
     for k, (method, part) in enumerate(table.groupby("method")):
-        ax.errorbar(part["primacy"], part["recency"], fmt="o", color=f"C{k}", alpha=0.8, label=method,
-                    xerr=[part.primacy - part.primacy_ci_low, part.primacy_ci_high - part.primacy],
-                    yerr=[part.recency - part.recency_ci_low, part.recency_ci_high - part.recency])
+        tested = part[part["primacy_ci_low"].notna()]
+        untested = part[part["primacy_ci_low"].isna()]
+        ax.errorbar(tested["primacy"], tested["recency"], fmt="o", color=f"C{k}", alpha=0.8,
+                    label=f"{method} ({len(tested)} curves with CIs)",
+                    xerr=[tested.primacy - tested.primacy_ci_low, tested.primacy_ci_high - tested.primacy],
+                    yerr=[tested.recency - tested.recency_ci_low, tested.recency_ci_high - tested.recency])
+        if len(untested):
+            ax.scatter(untested["primacy"], untested["recency"], facecolors="none", edgecolors=f"C{k}", alpha=0.6,
+                       label=f"{method} ({len(untested)} curves, < 10 contexts: no CI)")
+    if "lost_in_the_middle" in table and table["lost_in_the_middle"].any():
+        hit = table[table["lost_in_the_middle"]]
+        ax.scatter(hit["primacy"], hit["recency"], color="C3", zorder=3, label="U-shape supported (Holm)")
     ax.axhline(0, color="grey", lw=0.8)
     ax.axvline(0, color="grey", lw=0.8)
-    ax.set(xlabel="primacy = acc(start) − acc(middle)", ylabel="recency = acc(end) − acc(middle)",
-           title="U-shape test: both CIs above 0 = lost in the middle")
-    ax.legend(fontsize=8)
+    ax.set(xlabel="primacy = acc(first item) − acc(middle)", ylabel="recency = acc(last item) − acc(middle)",
+           title="U-shape test: upper right = lost in the middle")
+    ax.legend(fontsize=7)
     fig.tight_layout()
     return fig
 
@@ -78,16 +99,24 @@ def published(litm: pd.DataFrame | None, helmet: pd.DataFrame | None) -> plt.Fig
 
 
 def length_curve(table: pd.DataFrame) -> plt.Figure:
-    """Accuracy averaged over depth against length, per model and task."""
+    """Chance-corrected accuracy (averaged over depths) against length, per model, scoring and task; 95%
+    cluster-bootstrap CIs over contexts where a point has >= 10 contexts (hollow markers: fewer, no CI)."""
     tasks = sorted(table["task"].unique())
     fig, axes = plt.subplots(1, len(tasks), figsize=(3.6 * len(tasks), 3.4), squeeze=False, sharey=True)
     for ax, task in zip(axes[0], tasks):
         for k, ((model, method), part) in enumerate(table[table["task"] == task].groupby(["model", "method"])):
-            ax.errorbar(part["length"], part["accuracy"], yerr=[part.accuracy - part.ci_low, part.ci_high - part.accuracy],
-                        marker="o", capsize=2, label=f"{model} · {method}", color=f"C{k}")
+            part = part.sort_values("length")
+            y = part["chance_corrected"]
+            ax.plot(part["length"], y, color=f"C{k}", lw=0.8, label=f"{model} · {method}")
+            tested = part[part["ci_low"].notna()]
+            ax.errorbar(tested["length"], tested["chance_corrected"], fmt="o", capsize=2, color=f"C{k}",
+                        yerr=[tested.chance_corrected - tested.ci_low, tested.ci_high - tested.chance_corrected])
+            untested = part[part["ci_low"].isna()]
+            ax.scatter(untested["length"], untested["chance_corrected"], facecolors="none", edgecolors=f"C{k}")
+        ax.axhline(0, color="grey", ls="--", lw=0.8)
         ax.set_xscale("log", base=2)
-        ax.set(title=task, xlabel="context length (model tokens)", ylim=(-0.05, 1.05))
-    axes[0][0].set_ylabel("accuracy (mean over depths)")
+        ax.set(title=task, xlabel="context length (model tokens)", ylim=(-0.55, 1.05))
+    axes[0][0].set_ylabel("chance-corrected accuracy\n(acc − chance) / (1 − chance)")
     axes[0][-1].legend(fontsize=6)
     fig.tight_layout()
     return fig

@@ -1,52 +1,108 @@
-"""Lost in the middle: accuracy by the depth of the relevant information (Liu et al. 2023, arXiv 2307.03172;
+"""Lost in the middle: accuracy by the position of the relevant information (Liu et al. 2023, arXiv 2307.03172;
 HELMET App. E.4, Figs. 11–14).
 
-Live sweeps run JSON KV (HELMET), Lost in the Middle's KV retrieval, multi-document QA and a needle in a
-haystack at several lengths (in each model's own tokens) with the target at depths 0 … 1, scored two
-ways: the papers' substring match on greedy generations, and a log-probability retrieval score (is the
-gold answer more likely than distractors from the same context?), which stays informative when tiny
-models cannot copy a UUID at all.
+Live sweeps run JSON KV (HELMET), Lost in the Middle's KV retrieval, multi-document QA (>= 10 documents)
+and a needle in a haystack at several lengths (in each model's own tokens) with the target at depths
+0 … 1, scored two ways: the papers' substring match on greedy generations, and a log-probability
+retrieval score (is the gold answer more likely than distractors from the same context?), which stays
+informative when tiny models cannot copy a UUID at all.
 
-**U-shape test.** For one curve, primacy = acc(start) − acc(middle) and recency = acc(end) − acc(middle),
-where start/end are depths 0 and 1 and middle is the mean of the depths closest to 0.5. Items are
-paired by their context (each context is queried at every depth), so the CIs come from a paired
-bootstrap over contexts. A curve "shows lost-in-the-middle" only when both CIs lie above 0.
+**Actual position, not nominal depth.** A depth places the target at item ``round(d·(n − 1))`` of
+``n`` items; every instance records the item it landed on (``relative_position`` = index / (n − 1)),
+and curves are drawn and tested at those positions (``position``: their mean over the curve's
+contexts at that depth).
+
+**Chance level.** The log-probability retrieval score picks one of the instance's references, so
+chance is (correct references) / (references) — 1/6 for JSON KV at 512 tokens (six pairs), 1/10 at
+1,024 — and changes with length. A substring match of a greedy generation has chance ≈ 0 (taken as 0).
+Every curve carries its chance level; the length analysis reports **chance-corrected accuracy**
+(acc − chance) / (1 − chance), per row then averaged; a curve is at the **floor** when its
+chance-corrected mean accuracy is below :data:`FLOOR_MARGIN` (within 5% of the way from chance to
+perfect), at the **ceiling** when its raw mean accuracy is above 1 − :data:`FLOOR_MARGIN`.
+
+**At least** :data:`MIN_CONTEXTS` **contexts.** A curve resting on fewer independent contexts gets no
+interval and no verdict (its rows say ``inconclusive``): with two contexts a percentile interval is the
+min and max of two values.
+
+**U-shape test.** For one curve, primacy = acc(start) − acc(middle) and recency = acc(end) −
+acc(middle), where start/end are the first and last item (relative position 0 and 1) and middle is the
+mean over the depths whose position is closest to 0.5. Each context is queried at every depth, so
+both are paired differences over contexts (:func:`helmlite.stats.paired_difference`: exact McNemar
+with Newcombe's interval when both sides are 0/1, else the expanded-percentile paired bootstrap). The
+claim "this curve is lost in the middle" needs *both* > 0: an intersection–union test (Berger 1982)
+whose quantity is min(primacy, recency), whose p-value is the larger of the two p-values and whose
+interval is [min of the lower bounds, min of the upper bounds] (it covers min(primacy, recency) with at
+least the nominal level). Verdicts come from :func:`helmlite.claims.claims_table`, Holm-corrected over
+every claim of the notebook (each curve's U-shape and HELMET's recency-over-primacy).
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pandas as pd
 
 from ... import stats
+from ...claims import Claim
+from ...reproduction import row, table
 from ...results import Run
 from ...seeds import rng
 
 METRIC = {"generation": "substring_match", "multiple_choice_separate": "exact_match"}
 SCORE_NAME = {"generation": "substring match (generation)", "multiple_choice_separate": "log-prob retrieval"}
+MIN_CONTEXTS = 10
+FLOOR_MARGIN = 0.05
+CURVE = ["model", "task", "length", "method"]
+INCONCLUSIVE = f"inconclusive: fewer than {MIN_CONTEXTS} contexts (no interval)"
+
+
+def _relative_position(metadata: dict) -> float:
+    if "relative_position" in metadata:
+        return float(metadata["relative_position"])
+    n = int(metadata["n_items"])  # runs written before relative_position was recorded
+    return metadata["position"] / (n - 1) if n > 1 else 0.0
+
+
+def chance_level(references, method: str) -> float:
+    """Chance of a correct answer for one instance: (correct references) / (references) for the
+    log-probability retrieval score (one reference is picked); 0 for a generation's substring match."""
+    if method != "multiple_choice_separate" or not references:
+        return 0.0
+    return sum(bool(correct) for _, correct in references) / len(references)
 
 
 def depth_records(runs: list[Run]) -> pd.DataFrame:
-    """One row per instance: model, task, length, method, depth, context and correctness."""
+    """One row per instance: model, task, length, method, nominal depth, actual relative position of the
+    target, context, correctness and chance level."""
     rows = []
     for run in runs:
         method = run.spec["adapter"]["method"]
         metric = METRIC[method]
         for r in run.records:
             rows.append({"model": run.model, "task": run.stats.scenario, "length": r.metadata["target_tokens"],
-                         "method": SCORE_NAME[method], "depth": r.metadata["depth"], "context": r.metadata["context"],
-                         "correct": float(r.metrics[metric])})
-    return pd.DataFrame(rows)
+                         "method": SCORE_NAME[method], "depth": r.metadata["depth"], "position": _relative_position(r.metadata),
+                         "context": r.metadata["context"], "correct": float(r.metrics[metric]),
+                         "chance": chance_level(r.references, method)})
+    columns = [*CURVE, "depth", "position", "context", "correct", "chance"]
+    return pd.DataFrame(rows, columns=columns)
 
 
-def curves(records: pd.DataFrame) -> pd.DataFrame:
-    """Accuracy per depth for every model × task × length × method. Each context is queried once per depth,
-    so a point is a proportion over independent contexts: exact (Clopper–Pearson) interval."""
+def curves(records: pd.DataFrame, min_contexts: int = MIN_CONTEXTS) -> pd.DataFrame:
+    """Accuracy per depth for every model × task × length × method, at the target's actual mean position,
+    with the curve's chance level. Each context is queried once per depth, so a point is a proportion
+    over independent contexts: exact (Clopper–Pearson) interval — only with at least ``min_contexts``
+    contexts; below that the interval is NaN and ``interval`` says inconclusive."""
     rows = []
-    keys = ["model", "task", "length", "method", "depth"]
+    keys = [*CURVE, "depth"]
+    contexts = records.groupby(CURVE)["context"].nunique()
     for key, part in records.groupby(keys, sort=True):
         est = stats.proportion_estimate(part["correct"].to_numpy())
-        rows.append({**dict(zip(keys, key)), "accuracy": est.estimate, "ci_low": est.ci_low, "ci_high": est.ci_high,
-                     "n": est.n, "interval": est.method})
+        enough = contexts.loc[key[:-1]] >= min_contexts
+        rows.append({**dict(zip(keys, key)), "position": part["position"].mean(), "position_min": part["position"].min(),
+                     "position_max": part["position"].max(), "accuracy": est.estimate,
+                     "ci_low": est.ci_low if enough else math.nan, "ci_high": est.ci_high if enough else math.nan,
+                     "n": est.n, "contexts": int(contexts.loc[key[:-1]]), "chance": part["chance"].mean(),
+                     "interval": est.method if enough else INCONCLUSIVE})
     return pd.DataFrame(rows)
 
 
@@ -56,38 +112,101 @@ def _middle_depths(depths: np.ndarray) -> np.ndarray:
 
 
 def primacy_recency(wide: np.ndarray, depths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Vectorised primacy and recency from a (…, depths) array of accuracies."""
+    """Vectorised primacy and recency from a (…, depths) array of accuracies; ``depths`` are the positions
+    (start = the smallest, end = the largest, middle = the mean of those closest to 0.5)."""
     start = wide[..., np.argmin(depths)]
     end = wide[..., np.argmax(depths)]
     middle = wide[..., np.isin(depths, _middle_depths(depths))].mean(axis=-1)
     return start - middle, end - middle
 
 
-def u_shape(records: pd.DataFrame, *, seed: int, n_resamples: int) -> pd.DataFrame:
-    """Primacy and recency with bootstrap CIs for every curve, resampling contexts (each context is queried
-    at every depth, so its rows stay together); the LitM verdict."""
-    rows = []
-    for key, part in records.groupby(["model", "task", "length", "method"], sort=True):
-        table = part.pivot_table(index="context", columns="depth", values="correct", aggfunc="mean").dropna()
-        depths = table.columns.to_numpy(dtype=float)
-        if len(table) < 2 or len(depths) < 3:
-            continue
-        values = table.to_numpy()
-        columns = tuple(values.T)  # one array per depth, resampled together over contexts
-        est = {}
-        for side, index in (("primacy", 0), ("recency", 1)):
-            def statistic(*cols, axis=-1, index=index):
-                return primacy_recency(np.stack([c.mean(axis=axis) for c in cols], axis=-1), depths)[index]
+def _flags(values: np.ndarray, chance: float) -> tuple[float, bool, bool]:
+    mean = float(np.mean(values))
+    corrected = (mean - chance) / (1 - chance) if chance < 1 else math.nan
+    return corrected, bool(corrected < FLOOR_MARGIN), bool(mean > 1 - FLOOR_MARGIN)
 
-            est[side] = stats.bootstrap_ci(columns, statistic, method="percentile", n_resamples=n_resamples,
-                                           seed=rng(seed, "u-shape", side, *key))
-        p_low, r_low = est["primacy"].ci_low, est["recency"].ci_low
-        rows.append({"model": key[0], "task": key[1], "length": key[2], "method": key[3], "contexts": len(table),
-                     "primacy": est["primacy"].estimate, "primacy_ci_low": p_low, "primacy_ci_high": est["primacy"].ci_high,
-                     "recency": est["recency"].estimate, "recency_ci_low": r_low, "recency_ci_high": est["recency"].ci_high,
-                     "mean_accuracy": values.mean(), "lost_in_the_middle": bool(p_low > 0 and r_low > 0),
-                     "floor": bool(values.mean() < 0.05), "ceiling": bool(values.mean() > 0.95)})
+
+def u_shape(records: pd.DataFrame, *, seed: int, n_resamples: int, min_contexts: int = MIN_CONTEXTS) -> pd.DataFrame:
+    """Per curve: primacy, recency and recency − primacy at the actual positions, paired over contexts
+    (see the module docstring), with intervals and p-values only when the curve has at least
+    ``min_contexts`` contexts; chance level, chance-corrected mean accuracy, floor and ceiling flags.
+    Verdicts are not decided here: :func:`claims` states them and :func:`helmlite.claims.claims_table`
+    decides them (Holm over the family)."""
+    rows = []
+    for key, part in records.groupby(CURVE, sort=True):
+        wide = part.pivot_table(index="context", columns="depth", values="correct", aggfunc="mean").dropna()
+        positions = part.groupby("depth")["position"].mean().reindex(wide.columns).to_numpy(dtype=float)
+        if len(wide) == 0 or len(positions) < 3:
+            continue
+        values = wide.to_numpy()
+        start = values[:, np.argmin(positions)]
+        end = values[:, np.argmax(positions)]
+        middle_at = np.isin(positions, _middle_depths(positions))
+        middle = values[:, middle_at].mean(axis=1)
+        chance = float(part["chance"].mean())
+        corrected, floor, ceiling = _flags(values, chance)
+        out = {**dict(zip(CURVE, key)), "contexts": len(wide), "start_position": positions.min(),
+               "middle_position": float(positions[middle_at].mean()), "end_position": positions.max(),
+               "mean_accuracy": float(values.mean()), "chance": chance, "chance_corrected": corrected,
+               "floor": floor, "ceiling": ceiling}
+        enough = len(wide) >= min_contexts
+        for name, a, b in (("primacy", start, middle), ("recency", end, middle), ("recency_minus_primacy", end, start)):
+            est = stats.paired_difference(a, b, n_resamples=n_resamples, seed=rng(seed, "u-shape", name, *key))
+            out[name] = est.estimate
+            out[f"{name}_ci_low"] = est.ci_low if enough else math.nan
+            out[f"{name}_ci_high"] = est.ci_high if enough else math.nan
+            out[f"{name}_p"] = est.p_value if enough else math.nan
+            out[f"{name}_method"] = est.method if enough else INCONCLUSIVE
+        rows.append(out)
     return pd.DataFrame(rows)
+
+
+def _label(r) -> str:
+    return f"{r.model} · {r.task} · {r.length} tok · {r.method}"
+
+
+def _quantity(r, what: str) -> str:
+    method = "logprob" if r.method == SCORE_NAME["multiple_choice_separate"] else "generation"
+    return f"{what}:{r.model}:{r.task}:{r.length}:{method}"
+
+
+def claims(ushape: pd.DataFrame) -> list[Claim]:
+    """The notebook's claims, one pair per live curve, for :func:`helmlite.claims.claims_table`:
+
+    * Lost in the Middle: "the curve is U-shaped" (primacy > 0 and recency > 0) — the intersection–union
+      test of the module docstring (quantity min(primacy, recency), p = the larger p-value);
+    * HELMET: "recency is preferred over primacy" — acc(end) − acc(start) > 0, paired over contexts.
+
+    Curves with fewer than :data:`MIN_CONTEXTS` contexts carry no interval, so their claims are
+    inconclusive; ``n`` counts contexts."""
+    out = []
+    for r in ushape.itertuples():
+        few = "" if r.contexts >= MIN_CONTEXTS else f" — {r.contexts} contexts < {MIN_CONTEXTS}: no interval"
+        both = min(r.primacy, r.recency)
+        low, high = min(r.primacy_ci_low, r.recency_ci_low), min(r.primacy_ci_high, r.recency_ci_high)
+        p = max(r.primacy_p, r.recency_p)
+        out.append(Claim(f"Lost in the Middle: U-shape, primacy > 0 and recency > 0 ({_label(r)}){few}",
+                         _quantity(r, "u_shape_min_primacy_recency"), both, low, high, 0.0, int(r.contexts), "greater",
+                         p_value=p))
+        binary = r.recency_minus_primacy_method.startswith("newcombe")
+        out.append(Claim(f"HELMET: recency preferred, acc(end) − acc(start) > 0 ({_label(r)}){few}",
+                         _quantity(r, "recency_minus_primacy"), r.recency_minus_primacy, r.recency_minus_primacy_ci_low,
+                         r.recency_minus_primacy_ci_high, 0.0, int(r.contexts), "greater", p_value=r.recency_minus_primacy_p,
+                         scale="paired-proportion" if binary else "difference"))
+    return out
+
+
+def with_verdicts(ushape: pd.DataFrame, claims_table: pd.DataFrame) -> pd.DataFrame:
+    """The U-shape table with each curve's verdicts from the claims table (``u_shape_verdict``,
+    ``recency_verdict``) and the Holm-adjusted p-values; ``lost_in_the_middle`` = U-shape supported."""
+    verdicts = claims_table.set_index("quantity")
+    out = ushape.copy()
+    for column, what in (("u_shape", "u_shape_min_primacy_recency"), ("recency", "recency_minus_primacy")):
+        keys = [_quantity(r, what) for r in out.itertuples()]
+        out[f"{column}_verdict"] = [verdicts.loc[k, "verdict"] for k in keys]
+        out[f"{column}_p_adjusted"] = [verdicts.loc[k, "p_adjusted"] for k in keys]
+    out["lost_in_the_middle"] = out["u_shape_verdict"] == "supported"
+    return out
 
 
 def published_primacy_recency(frame: pd.DataFrame, keys: list[str], depth: str = "depth", value: str = "accuracy") -> pd.DataFrame:
@@ -112,14 +231,47 @@ def litm_curves(tables: pd.DataFrame) -> pd.DataFrame:
     return docs
 
 
-def length_degradation(records: pd.DataFrame, *, seed: int, n_resamples: int) -> pd.DataFrame:
-    """Accuracy averaged over depth, per model × task × method × length, with a cluster bootstrap over
-    contexts (every context is queried at every depth: its rows are not independent)."""
+def length_degradation(records: pd.DataFrame, *, seed: int, n_resamples: int, min_contexts: int = MIN_CONTEXTS) -> pd.DataFrame:
+    """Accuracy averaged over depths per model × task × method × length, raw and **chance-corrected**
+    ((correct − chance) / (1 − chance) per row, then averaged), the latter with a cluster bootstrap over
+    contexts (every context is queried at every depth: its rows are not independent) — only with at
+    least ``min_contexts`` contexts (else NaN and ``interval`` says inconclusive)."""
     rows = []
     keys = ["model", "task", "method", "length"]
     for key, part in records.groupby(keys, sort=True):
-        est = stats.cluster_bootstrap_ci(part["correct"].to_numpy(), part["context"].to_numpy(), n_resamples=n_resamples,
+        chance = part["chance"].to_numpy(dtype=float)
+        corrected = (part["correct"].to_numpy(dtype=float) - chance) / (1 - chance)
+        contexts = part["context"].nunique()
+        est = stats.cluster_bootstrap_ci(corrected, part["context"].to_numpy(), n_resamples=n_resamples,
                                          seed=rng(seed, "length", *key))
-        rows.append({**dict(zip(keys, key)), "accuracy": est.estimate, "ci_low": est.ci_low, "ci_high": est.ci_high, "n": est.n,
-                     "contexts": part["context"].nunique()})
+        enough = contexts >= min_contexts
+        rows.append({**dict(zip(keys, key)), "accuracy": part["correct"].mean(), "chance": chance.mean(),
+                     "chance_corrected": est.estimate, "ci_low": est.ci_low if enough else math.nan,
+                     "ci_high": est.ci_high if enough else math.nan, "contexts": contexts,
+                     "interval": est.method if enough else INCONCLUSIVE})
     return pd.DataFrame(rows)
+
+
+# Lost in the Middle, GPT-3.5-Turbo (0613): Table 1 (closed-book, oracle) and Table 6 (20 documents, gold at
+# positions 1, 5, 10, 15, 20) — cited constants the notebook checks the mirror's transcription against.
+LITM_GPT35 = {"closed_book": 56.1, "oracle": 88.3, 0: 75.8, 4: 57.2, 9: 53.8, 14: 55.4, 19: 63.2}
+READ_CHECK = "read check (not a reproduction): the mirror's table as read equals the cited constant"
+
+
+def read_checks(litm_tables: pd.DataFrame | None) -> pd.DataFrame:
+    """``tables/depth_reproduction.csv``: the Lost in the Middle GPT-3.5-Turbo numbers as read from the
+    mirror beside the constants cited from the paper. These are **read checks**, not reproductions: the
+    live runs use other models, so no published number is recomputed here (the papers' claims about
+    the embedded models go to the claims table)."""
+    rows = []
+    if litm_tables is not None:
+        gpt = litm_tables[litm_tables["model"] == "GPT-3.5-Turbo"]
+        for key, published in LITM_GPT35.items():
+            if isinstance(key, str):
+                ours = float(gpt[gpt["setting"] == key]["accuracy"].iloc[0])
+                quantity = f"litm_table1:{key}:GPT-3.5-Turbo"
+            else:
+                ours = float(gpt[(gpt["num_docs"] == 20) & (gpt["gold_index"] == key)]["accuracy"].iloc[0])
+                quantity = f"litm_table6:20docs:gold{key + 1}:GPT-3.5-Turbo"
+            rows.append(row(quantity, published, ours, READ_CHECK if abs(ours - published) < 1e-9 else "read check: MISMATCH"))
+    return table(rows)
