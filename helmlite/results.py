@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
 
 from ._io import atomic_open, json_line, write_json
@@ -85,7 +85,9 @@ class InstanceRecord:
     perturbed: dict[str, PerturbedOutcome] = field(default_factory=dict)
 
     def to_json(self) -> dict:
-        out = {k: v for k, v in asdict(self).items() if v is not None and not (k == "perturbed" and not v)}
+        """The JSON object of one line of ``instances.jsonl``: required fields always (``prediction`` and
+        ``correct`` may be null), optional ones only when set."""
+        out = {k: v for k, v in asdict(self).items() if k in _REQUIRED or (v is not None and not (k == "perturbed" and not v))}
         out["references"] = [list(r) for r in self.references]
         return out
 
@@ -104,6 +106,9 @@ class InstanceRecord:
         """Metric ``metric`` on the instance as given (``variant=None``) or on a perturbed variant."""
         metrics = self.metrics if variant is None else (self.perturbed[variant].metrics if variant in self.perturbed else {})
         return metrics.get(metric)
+
+
+_REQUIRED = {f.name for f in fields(InstanceRecord) if f.default is MISSING and f.default_factory is MISSING}
 
 
 @dataclass(frozen=True)
