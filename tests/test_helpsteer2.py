@@ -68,9 +68,33 @@ def test_spread_filter_boundary(helpfulness, spread, removed, label):
     assert out.loc[0, "helpfulness"] == label
 
 
+def test_worked_examples_with_four_and_five_annotators():
+    """Hand-derived (see helpsteer2.WORKED_EXAMPLES): top-3 selection, a tie broken by the earliest slots, a spread
+    exactly at the limit, and a failing response that takes its sibling with it under the per-prompt rule."""
+    annotations, _ = hs.worked_examples()
+    per_prompt = hs.aggregate(annotations)  # the paper's rule is the default
+    per_response = hs.aggregate(annotations, spread_filter="response")
+    # A1 [2,4,3,0]: (2,4,3) scores 4 → 3; A2 [0,1,4,4]: (1,4,4) scores 6 → 3; B1 [4,0,4,1,3]: (4,4,3) → 11/3 → 4;
+    # B2 [0,2,4,0,4]: (0,2,0) and (2,4,4) tie at 4 → earliest slots (0,1,3) → 2/3 → 1
+    assert per_prompt["slots"].tolist() == ["0 1 2", "1 2 3", "0 2 4", "0 1 3"]
+    assert per_prompt["helpfulness"].tolist() == [3, 3, 4, 1]
+    assert per_prompt["helpfulness_naive"].tolist() == [2, 2, 2, 2]  # 9/4, 9/4, 12/5, 10/5 → 2
+    assert per_prompt["helpfulness_spread"].tolist() == [2, 3, 1, 2]
+    assert per_prompt["fails_spread"].tolist() == [False, True, False, False]
+    assert per_prompt["removed"].tolist() == [True, True, False, False]  # A2 fails → both responses of prompt A go
+    assert per_response["removed"].tolist() == [False, True, False, False]  # only A2 goes
+    assert per_prompt["prompt_id"].tolist() == [0, 0, 1, 1]
+    assert hs.worked_examples_check()["match"].all()
+
+
+def test_spread_filter_must_be_known():
+    with pytest.raises(ValueError, match="spread_filter must be one of"):
+        hs.aggregate(annotations({"helpfulness": [1, 2, 3]}), spread_filter="sample")
+
+
 def test_two_annotators_use_both_round_half_up_and_are_flagged():
     # [2, 3] → 2.5 → 3 (half up; Python's round() would give 2); [0, 3] → 1.5 → 2 but spans 3 → removed.
-    out = hs.aggregate(annotations({"helpfulness": [2, 3]}, {"helpfulness": [0, 3]}))
+    out = hs.aggregate(annotations({"helpfulness": [2, 3]}, {"helpfulness": [0, 3]}), spread_filter="response")
     assert out["rule"].tolist() == ["all_available"] * 2
     assert out["helpfulness"].tolist() == [3, 2]
     assert out["removed"].tolist() == [False, True]
@@ -148,11 +172,32 @@ def test_simulator_is_seeded_and_round_trips_through_the_released_schema(tmp_pat
     assert (escalated.max(axis=1) - escalated.min(axis=1) > 2).all()  # 5 only after a helpfulness gap > 2
 
 
-def test_top3_is_closer_to_the_truth_than_the_naive_mean_on_simulated_data():
-    sim = simulate(SimulatorConfig(n_samples=3000, seed=11))
-    table = hs.error_against_truth(hs.aggregate(sim.annotations), sim.truth, seed=0, n_resamples=500)
-    helpfulness = table.set_index("attribute").loc["helpfulness"]
-    assert helpfulness["difference"] < 0 and helpfulness["ci_high"] < 0
+def test_simulator_pairs_responses_by_prompt_and_is_calibrated_to_the_published_figures():
+    sim = simulate(SimulatorConfig())
+    assert sim.annotations.prompts[0] == sim.annotations.prompts[1] != sim.annotations.prompts[2]
+    check = hs.calibration_check(sim).set_index("figure")
+    # card: mean 3.41 annotators (± 0.03); paper: ~10% removed by the per-prompt spread filter (± 2 points)
+    assert check["within_tolerance"].all()
+    assert abs(check.loc["mean_annotators", "simulated"] - 3.41) <= 0.03
+    assert abs(check.loc["share_removed", "simulated"] - 0.10) <= 0.02
+
+
+def test_calibrate_picks_the_grid_point_closest_to_the_published_figures():
+    best, grid = hs.calibrate(SimulatorConfig(n_samples=1000), careless=[0.1, 0.35], escalation=[0.8, 1.0])
+    assert len(grid) == 4 and grid["distance"].is_monotonic_increasing
+    assert (best.careless_share, best.escalation_share) == (grid.iloc[0]["careless_share"], grid.iloc[0]["escalation_share"])
+    # escalating every disagreeing response leaves (almost) nothing for the filter: five ratings always hold an agreeing three
+    assert grid[grid["escalation_share"] == 1.0]["share_removed"].max() < 0.03
+
+
+def test_top3_vs_naive_mean_depends_on_the_careless_share():
+    curve = hs.careless_curve(SimulatorConfig(n_samples=3000, seed=11), [0.0, 0.35], seed=0, n_resamples=500)
+    helpfulness = curve[curve["attribute"] == "helpfulness"].set_index("careless_share")
+    assert helpfulness.loc[0.35, "ci_high"] < 0  # many careless annotators: the top-3 rule is closer to the truth
+    assert helpfulness.loc[0.0, "difference"] > 0  # none: the naive mean is closer
+    assert (curve["n"] < 1500).all()  # the CI resamples prompts (two responses each), not responses
+    text = hs.careless_conclusion(curve)
+    assert "35%" in text and "depends on how many annotators are careless" in text
 
 
 def test_reproduction_rows_follow_the_design_format():
@@ -163,3 +208,5 @@ def test_reproduction_rows_follow_the_design_format():
     assert list(table.columns) == ["quantity", "published", "ours", "abs_diff", "ci_low", "ci_high", "verdict"]
     assert table.set_index("quantity").loc["card_example:verbosity", "verdict"] == "MISMATCH"
     assert table.set_index("quantity").loc["card:mean_annotators", "ci_low"] < 3.5
+    removal = table.set_index("quantity").loc["paper:share_removed_by_spread_filter"]
+    assert removal["published"] == 0.10 and removal["verdict"].startswith("simulated: calibrated to it")

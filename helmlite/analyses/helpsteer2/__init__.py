@@ -2,15 +2,17 @@
 and writes per-annotator files, ``source`` picks the real file or the ``simulator``, ``aggregation``
 implements the card's rule and its statistics, ``figures`` draws."""
 from . import figures
-from .aggregation import (SPREAD_LIMIT, agreement, aggregate, annotator_counts, card_example_check, empty_error_table,
-                          error_against_truth, helpfulness_correlations, most_agreeing_three, quadratic_kappa,
-                          rating_distributions, removal_summary, reproduction_check, round_half_up)
+from .aggregation import (SPREAD_FILTERS, SPREAD_LIMIT, WORKED_EXAMPLES, agreement, aggregate, annotator_counts,
+                          card_example_check, careless_conclusion, careless_curve, empty_error_table, error_against_truth,
+                          helpfulness_correlations, most_agreeing_three, prompt_ids, quadratic_kappa, rating_distributions,
+                          removal_summary, reproduction_check, round_half_up, worked_examples, worked_examples_check)
 from .annotations import ATTRIBUTES, Annotations, load_aggregated, load_disagreements, write_disagreements
-from .simulator import SimulatorConfig, simulate
+from .simulator import PUBLISHED, SimulatorConfig, calibrate, calibration_check, simulate
 from .source import load_input
 
-__all__ = ["ATTRIBUTES", "Annotations", "SPREAD_LIMIT", "SimulatorConfig", "agreement", "aggregate", "annotator_counts",
-           "card_example_check", "empty_error_table", "error_against_truth", "figures", "helpfulness_correlations",
-           "load_aggregated", "load_disagreements", "load_input", "most_agreeing_three", "quadratic_kappa",
-           "rating_distributions", "removal_summary", "reproduction_check", "round_half_up", "simulate",
-           "write_disagreements"]
+__all__ = ["ATTRIBUTES", "Annotations", "PUBLISHED", "SPREAD_FILTERS", "SPREAD_LIMIT", "SimulatorConfig", "WORKED_EXAMPLES",
+           "agreement", "aggregate", "annotator_counts", "calibrate", "calibration_check", "card_example_check",
+           "careless_conclusion", "careless_curve", "empty_error_table", "error_against_truth", "figures",
+           "helpfulness_correlations", "load_aggregated", "load_disagreements", "load_input", "most_agreeing_three",
+           "prompt_ids", "quadratic_kappa", "rating_distributions", "removal_summary", "reproduction_check",
+           "round_half_up", "simulate", "worked_examples", "worked_examples_check", "write_disagreements"]

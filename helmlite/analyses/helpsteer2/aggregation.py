@@ -12,8 +12,12 @@ Definitions used here (the card leaves them open, so they are stated precisely):
   total pairwise absolute difference in *helpfulness* (the attribute the protocol judges agreement
   on); ties broken by the smallest total pairwise L1 difference over all five attributes, then by the
   earliest annotator slots (lexicographically smallest slot triple).
-* **spread filter** — a sample is removed when the retained helpfulness ratings span more than
-  2 points (max − min > 2); a span of exactly 2 is kept.
+* **spread filter** — a response *fails* when its retained helpfulness ratings span more than 2 points
+  (max − min > 2; a span of exactly 2 passes). The paper applies the filter per prompt: a prompt's
+  responses are removed together, "for both responses to a common prompt", when either fails
+  (``spread_filter="prompt"``, the default; responses share a prompt when their prompt text is
+  equal). ``spread_filter="response"`` removes each failing response alone (the option kept for
+  comparison).
 * **rounding** — half up (``floor(mean + 0.5)``). A mean of three integers is never a half; only
   two-annotator samples can be.
 * **fewer than three annotators** — the card notes that "a small proportion of samples only
@@ -31,6 +35,7 @@ from ... import stats
 from ...seeds import rng
 from ...reproduction import row, table
 from .annotations import ATTRIBUTES, MAX_ANNOTATORS, Annotations
+from .simulator import PUBLISHED
 from ...errors import InputError
 
 SPREAD_LIMIT = 2
@@ -63,14 +68,27 @@ def round_half_up(values: np.ndarray) -> np.ndarray:
     return np.floor(np.asarray(values, dtype=float) + 0.5)
 
 
-def aggregate(annotations: Annotations) -> pd.DataFrame:
+SPREAD_FILTERS = ("prompt", "response")
+
+
+def prompt_ids(prompts) -> np.ndarray:
+    """An integer id per response: equal prompt texts share an id (numbered in order of first appearance)."""
+    codes, _ = pd.factorize(pd.Series(list(prompts), dtype=object), sort=False)
+    return codes
+
+
+def aggregate(annotations: Annotations, spread_filter: str = "prompt") -> pd.DataFrame:
     """One row per sample: the released label of every attribute and how it was obtained.
 
-    Columns: ``n_annotators``, ``rule`` ("top3" / "all_available"), ``slots`` (retained annotator
-    slots), ``helpfulness_spread`` (max − min of retained helpfulness), ``removed`` (spread filter),
-    and per attribute ``<a>_mean`` (unrounded mean of the retained ratings), ``<a>`` (rounded label)
-    and ``<a>_naive`` (the naive alternative: mean of *all* annotators, rounded).
+    Columns: ``prompt_id`` (responses to one prompt share it), ``n_annotators``, ``rule`` ("top3" /
+    "all_available"), ``slots`` (retained annotator slots), ``helpfulness_spread`` (max − min of retained
+    helpfulness), ``fails_spread`` (this response's spread > 2), ``removed`` (by ``spread_filter``:
+    "prompt" — the paper's rule, every response of a prompt with a failing response; "response" — the
+    failing response alone), and per attribute ``<a>_mean`` (unrounded mean of the retained ratings),
+    ``<a>`` (rounded label) and ``<a>_naive`` (the naive alternative: mean of *all* annotators, rounded).
     """
+    if spread_filter not in SPREAD_FILTERS:
+        raise InputError(f"spread_filter must be one of {SPREAD_FILTERS}, got {spread_filter!r}")
     ratings = annotations.ratings
     n = annotations.n_annotators
     if (n < 2).any():
@@ -84,13 +102,18 @@ def aggregate(annotations: Annotations) -> pd.DataFrame:
     keep[~top3] = ~np.isnan(ratings[~top3, :, 0])  # fewer than three: every available rating
     retained = np.where(keep[:, :, None], ratings, np.nan)
     frame = pd.DataFrame({
+        "prompt_id": prompt_ids(annotations.prompts),
         "n_annotators": n,
         "rule": np.where(top3, "top3", "all_available"),
         "slots": [" ".join(map(str, np.nonzero(k)[0])) for k in keep],
     })
     spread = np.nanmax(retained[:, :, HELPFULNESS], axis=1) - np.nanmin(retained[:, :, HELPFULNESS], axis=1)
     frame["helpfulness_spread"] = spread.astype(int)
-    frame["removed"] = spread > SPREAD_LIMIT
+    frame["fails_spread"] = spread > SPREAD_LIMIT
+    if spread_filter == "prompt":
+        frame["removed"] = frame.groupby("prompt_id")["fails_spread"].transform("any").astype(bool)
+    else:
+        frame["removed"] = frame["fails_spread"]
     means = np.nanmean(retained, axis=1)
     naive = np.nanmean(ratings, axis=1)
     for j, attribute in enumerate(ATTRIBUTES):
@@ -109,15 +132,24 @@ def annotator_counts(annotations: Annotations) -> pd.DataFrame:
                          "share": counts.values / len(annotations)})
 
 
-def removal_summary(aggregated: pd.DataFrame) -> pd.DataFrame:
-    """Share of samples removed by the spread filter, overall and per aggregation rule, with exact
-    (Clopper–Pearson) intervals."""
+def removal_summary(aggregated: pd.DataFrame, *, seed: int = 0, n_resamples: int = 2000) -> pd.DataFrame:
+    """Share of samples removed by the spread filter — per prompt (the paper's rule: ``removed``) and per
+    response (``fails_spread``) — overall and per aggregation rule and annotator count. Responses of a
+    prompt are removed together under the per-prompt rule, so its interval is a cluster bootstrap over
+    prompts; the per-response share gets the exact (Clopper–Pearson) interval."""
     rows = []
     groups = [("all", aggregated)] + [(f"rule={rule}", part) for rule, part in aggregated.groupby("rule", sort=True)]
+    groups += [(f"annotators={k}", part) for k, part in aggregated.groupby("n_annotators", sort=True)]
     for label, part in groups:
-        est = stats.proportion_estimate(part["removed"].to_numpy())
-        rows.append({"subset": label, "samples": len(part), "removed": int(part["removed"].sum()),
-                     "share_removed": est.estimate, "ci_low": est.ci_low, "ci_high": est.ci_high, "interval": est.method})
+        for spread_filter, column in (("per prompt (paper)", "removed"), ("per response", "fails_spread")):
+            values = part[column].to_numpy(dtype=float)
+            if column == "removed" and len(part) > 1:
+                est = stats.cluster_bootstrap_ci(values, part["prompt_id"].to_numpy(), n_resamples=n_resamples,
+                                                 seed=rng(seed, "removal", label))
+            else:
+                est = stats.proportion_estimate(values)
+            rows.append({"subset": label, "filter": spread_filter, "samples": len(part), "removed": int(values.sum()),
+                         "share_removed": est.estimate, "ci_low": est.ci_low, "ci_high": est.ci_high, "interval": est.method})
     return pd.DataFrame(rows)
 
 
@@ -208,18 +240,117 @@ def agreement(annotations: Annotations, aggregated: pd.DataFrame, *, seed: int, 
 
 def error_against_truth(aggregated: pd.DataFrame, truth: pd.DataFrame, *, seed: int, n_resamples: int) -> pd.DataFrame:
     """Simulated data only: mean absolute error of the released label vs the naive mean of all
-    annotators, both against the latent true label, over kept samples; paired bootstrap of the gap."""
+    annotators, both against the latent true label, over kept samples; the gap (top-3 − naive) with a
+    paired cluster bootstrap over **prompts** (the two responses of a prompt share it: their rows are
+    not independent). ``n`` counts prompts."""
     kept = ~aggregated["removed"].to_numpy()
+    prompts = aggregated["prompt_id"].to_numpy()[kept]
     rows = []
     for attribute in ATTRIBUTES:
         true = truth[attribute].to_numpy()[kept]
         top3_error = np.abs(aggregated[attribute].to_numpy()[kept] - true)
         naive_error = np.abs(aggregated[f"{attribute}_naive"].to_numpy()[kept] - true)
-        diff = stats.paired_difference(top3_error, naive_error, seed=rng(seed, "error", attribute), n_resamples=n_resamples)
+        diff = stats.cluster_paired_difference(top3_error, naive_error, prompts, seed=rng(seed, "error", attribute),
+                                               n_resamples=n_resamples)
         rows.append({"attribute": attribute, "mae_most_agreeing_three": top3_error.mean(),
                      "mae_naive_mean": naive_error.mean(), "difference": diff.estimate, "ci_low": diff.ci_low,
-                     "ci_high": diff.ci_high, "p_value": diff.p_value, "n": diff.n})
+                     "ci_high": diff.ci_high, "p_value": diff.p_value, "n": diff.n, "interval": diff.method})
     return pd.DataFrame(rows)
+
+
+def careless_curve(config, shares, *, seed: int, n_resamples: int) -> pd.DataFrame:
+    """The lesson of :func:`error_against_truth` as a curve: for each share of careless annotators (the
+    other simulator parameters as in ``config``, a :class:`~helmlite.analyses.helpsteer2.SimulatorConfig`),
+    the MAE difference top-3 − naive mean per attribute with its cluster-bootstrap CI over prompts.
+    Below 0: keeping the most agreeing three is closer to the truth."""
+    from dataclasses import replace
+
+    from .simulator import simulate
+
+    frames = []
+    for share in shares:
+        sim = simulate(replace(config, careless_share=float(share)))
+        table = error_against_truth(aggregate(sim.annotations), sim.truth, seed=seed, n_resamples=n_resamples)
+        frames.append(table.assign(careless_share=float(share)))
+    out = pd.concat(frames, ignore_index=True)
+    return out[["careless_share", *[c for c in out.columns if c != "careless_share"]]]
+
+
+def careless_conclusion(curve: pd.DataFrame, attribute: str = "helpfulness") -> str:
+    """The lesson worded conditionally, from :func:`careless_curve`: at which careless shares the top-3
+    rule is closer to the truth (CI below 0), where the naive mean is (CI above 0), and where they cannot
+    be told apart."""
+    part = curve[curve["attribute"] == attribute].sort_values("careless_share")
+    better = part[part["ci_high"] < 0]["careless_share"].tolist()
+    worse = part[part["ci_low"] > 0]["careless_share"].tolist()
+    tied = part[(part["ci_low"] <= 0) & (part["ci_high"] >= 0)]["careless_share"].tolist()
+
+    def shares(values):
+        return ", ".join(f"{v:.0%}" for v in values)
+
+    parts = []
+    if better:
+        parts.append(f"keeping the most agreeing three is closer to the latent truth than the naive mean of all annotators "
+                     f"when the share of careless annotators is {shares(better)}")
+    if worse:
+        parts.append(f"the naive mean is closer at {shares(worse)}")
+    if tied:
+        parts.append(f"the two cannot be told apart at {shares(tied)}")
+    return (f"On {attribute}, in this simulator: " + "; ".join(parts) + " (95% cluster-bootstrap CIs over prompts). "
+            "Whether the rule helps depends on how many annotators are careless — which the real file does not reveal.")
+
+
+# --- hand-derived examples with four and five annotators ---------------------------------------------
+
+#: Two prompts with two responses each (helpfulness per annotator slot; the other attributes copy it), and
+#: what the card's rule gives by hand. Triples are scored by the sum of their pairwise helpfulness differences.
+WORKED_EXAMPLES = (
+    # prompt A, response 1 — 4 annotators [2, 4, 3, 0]: slots (0,1,2) = (2,4,3) score 2+1+1 = 4, every other
+    # triple ≥ 6 → mean 3 → 3; spread 4−2 = 2 (exactly the limit: passes); naive mean 9/4 = 2.25 → 2.
+    {"prompt": "example A", "helpfulness": [2, 4, 3, 0], "slots": "0 1 2", "label": 3, "naive": 2, "spread": 2,
+     "fails": False, "removed_per_prompt": True, "removed_per_response": False},
+    # prompt A, response 2 — 4 annotators [0, 1, 4, 4]: (1,2,3) = (1,4,4) scores 3+3+0 = 6, the others 8 →
+    # mean 3 → 3; spread 4−1 = 3 > 2: fails, so prompt A loses both responses under the paper's per-prompt rule.
+    {"prompt": "example A", "helpfulness": [0, 1, 4, 4], "slots": "1 2 3", "label": 3, "naive": 2, "spread": 3,
+     "fails": True, "removed_per_prompt": True, "removed_per_response": True},
+    # prompt B, response 1 — 5 annotators [4, 0, 4, 1, 3]: (0,2,4) = (4,4,3) scores 0+1+1 = 2 → 11/3 = 3.67 → 4,
+    # where the naive mean 12/5 = 2.4 gives 2: the two careless-looking ratings (0, 1) are dropped.
+    {"prompt": "example B", "helpfulness": [4, 0, 4, 1, 3], "slots": "0 2 4", "label": 4, "naive": 2, "spread": 1,
+     "fails": False, "removed_per_prompt": False, "removed_per_response": False},
+    # prompt B, response 2 — 5 annotators [0, 2, 4, 0, 4]: (0,1,3) = (0,2,0) and (1,2,4) = (2,4,4) both score 4;
+    # the other attributes tie too, so the earliest slots (0,1,3) win → 2/3 → 1 (naive 10/5 = 2); spread 2 passes.
+    {"prompt": "example B", "helpfulness": [0, 2, 4, 0, 4], "slots": "0 1 3", "label": 1, "naive": 2, "spread": 2,
+     "fails": False, "removed_per_prompt": False, "removed_per_response": False},
+)
+
+
+def worked_examples() -> tuple[Annotations, pd.DataFrame]:
+    """:data:`WORKED_EXAMPLES` as annotations (every attribute = helpfulness) and the hand-derived results."""
+    ratings = np.full((len(WORKED_EXAMPLES), MAX_ANNOTATORS, len(ATTRIBUTES)), np.nan)
+    for i, example in enumerate(WORKED_EXAMPLES):
+        ratings[i, :len(example["helpfulness"]), :] = np.asarray(example["helpfulness"], dtype=float)[:, None]
+    annotations = Annotations([e["prompt"] for e in WORKED_EXAMPLES], [f"response {i % 2 + 1}" for i in range(len(WORKED_EXAMPLES))],
+                              ratings)
+    expected = pd.DataFrame(WORKED_EXAMPLES)
+    expected["helpfulness"] = expected["helpfulness"].map(str)
+    return annotations, expected
+
+
+def worked_examples_check() -> pd.DataFrame:
+    """The hand-derived results beside :func:`aggregate` under both spread filters (``match`` = all agree)."""
+    annotations, expected = worked_examples()
+    per_prompt, per_response = aggregate(annotations, "prompt"), aggregate(annotations, "response")
+    out = expected.rename(columns={"slots": "slots_by_hand", "label": "label_by_hand", "naive": "naive_by_hand"})
+    out["slots"] = per_prompt["slots"]
+    out["label"] = per_prompt["helpfulness"]
+    out["naive"] = per_prompt["helpfulness_naive"]
+    out["removed (per prompt)"] = per_prompt["removed"]
+    out["removed (per response)"] = per_response["removed"]
+    out["match"] = ((out["slots"] == out["slots_by_hand"]) & (out["label"] == out["label_by_hand"])
+                    & (out["naive"] == out["naive_by_hand"]) & (per_prompt["helpfulness_spread"] == out["spread"])
+                    & (out["removed (per prompt)"] == out["removed_per_prompt"])
+                    & (out["removed (per response)"] == out["removed_per_response"]))
+    return out
 
 
 # --- reproduction check --------------------------------------------------------------------------
@@ -255,9 +386,19 @@ def reproduction_check(card: pd.DataFrame, annotations: Annotations, aggregated:
     rows.append(row("card:min_annotators", low, int(n.min()), "consistent" if n.min() >= low else
                     f"differs: {int((n < low).sum())} samples with 2 annotators (the card's note on not-ratable annotations)"))
     mean = stats.summary(n, seed=rng(seed, "mean-annotators"), n_resamples=n_resamples)
-    verdict = ("simulated: protocol parameters tuned towards the card" if simulated
+    tolerance = PUBLISHED["mean_annotators"][1]
+    verdict = (f"simulated: calibrated to it (tolerance ±{tolerance}), "
+               + ("within" if abs(mean.estimate - CARD_MEAN_ANNOTATORS) <= tolerance else "outside") if simulated
                else "reproduced" if not mean.excludes(CARD_MEAN_ANNOTATORS) else "differs")
     rows.append(row("card:mean_annotators", CARD_MEAN_ANNOTATORS, mean.estimate, verdict, mean.ci_low, mean.ci_high))
+    share, tolerance = PUBLISHED["share_removed"][:2]
+    removed = stats.cluster_bootstrap_ci(aggregated["removed"].to_numpy(dtype=float), aggregated["prompt_id"].to_numpy(),
+                                         seed=rng(seed, "share-removed"), n_resamples=n_resamples)
+    verdict = (f"simulated: calibrated to it (tolerance ±{tolerance}), "
+               + ("within" if abs(removed.estimate - share) <= tolerance else "outside") if simulated
+               else f"consistent (within ±{tolerance})" if abs(removed.estimate - share) <= tolerance else
+               f"differs (more than ±{tolerance})")
+    rows.append(row("paper:share_removed_by_spread_filter", share, removed.estimate, verdict, removed.ci_low, removed.ci_high))
     kept = int((~aggregated["removed"]).sum())
     verdict = ("not comparable: simulated sample count" if simulated else
                "reproduced" if kept == CARD_TRAIN_KEPT else

@@ -11,22 +11,28 @@ from .annotations import ATTRIBUTES
 
 
 def protocol(counts: pd.DataFrame, removal: pd.DataFrame, source: str) -> plt.Figure:
-    """Annotators per sample (the 3-then-5 protocol) and the share removed by the spread filter."""
-    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.4), gridspec_kw={"width_ratios": [3, 2]})
+    """Annotators per sample (the 3-then-5 protocol) and the share removed by the spread filter, per prompt
+    (the paper's rule) and per response, with 95% CIs."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8), gridspec_kw={"width_ratios": [2, 3]})
     sns.barplot(data=counts, x="n_annotators", y="samples", ax=left, color="C0")
     for patch, share in zip(left.patches, counts["share"]):
         left.annotate(f"{share:.1%}", (patch.get_x() + patch.get_width() / 2, patch.get_height()),
                       ha="center", va="bottom", fontsize=8)
     left.set(xlabel="annotators per sample", ylabel="samples", title=f"Annotation protocol ({source} data)")
-    y = np.arange(len(removal))
-    right.errorbar(removal["share_removed"], y, fmt="o", color="C3",
-                   xerr=[removal["share_removed"] - removal["ci_low"], removal["ci_high"] - removal["share_removed"]])
-    right.set_yticks(y, [f"{s} (n={n:,})" for s, n in zip(removal["subset"], removal["samples"])])
+    subsets = list(dict.fromkeys(removal["subset"]))
+    for k, (spread_filter, part) in enumerate(removal.groupby("filter", sort=False)):
+        part = part.set_index("subset").reindex(subsets)
+        y = np.arange(len(subsets)) + (k - 0.5) * 0.3
+        right.errorbar(part["share_removed"], y, fmt="o", color=f"C{3 + k}", label=spread_filter,
+                       xerr=[part["share_removed"] - part["ci_low"], part["ci_high"] - part["share_removed"]])
+    samples = removal.drop_duplicates("subset").set_index("subset")["samples"]
+    right.set_yticks(np.arange(len(subsets)), [f"{s} (n={samples[s]:,})" for s in subsets], fontsize=8)
     right.invert_yaxis()
-    right.set(xlabel="share removed (spread > 2), 95% CI", title="Spread filter")
+    right.set(xlabel="share removed (retained helpfulness spread > 2), 95% CI", title="Spread filter")
     right.set_xlim(left=0)
-    right.xaxis.set_major_formatter(PercentFormatter(1, decimals=1))
-    right.xaxis.set_major_locator(MaxNLocator(4))
+    right.xaxis.set_major_formatter(PercentFormatter(1, decimals=0))
+    right.xaxis.set_major_locator(MaxNLocator(5))
+    right.legend(fontsize=8, loc="lower right")
     fig.tight_layout()
     return fig
 
@@ -101,5 +107,31 @@ def error_against_truth(table: pd.DataFrame | None) -> plt.Figure:
     ax.set(ylabel="MAE vs latent true label", xlabel="", title="Why keep the most agreeing three (simulated data)")
     ax.set_ylim(0, long["mae"].max() * 1.35)
     ax.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    return fig
+
+
+def careless_curve(curve: pd.DataFrame, calibrated: float | None = None) -> plt.Figure:
+    """MAE difference (most agreeing three − naive mean) against the share of careless annotators, per
+    attribute, with 95% cluster-bootstrap CIs over prompts; below 0 the top-3 rule is closer to the truth."""
+    fig, ax = plt.subplots(figsize=(7.5, 4))
+    if curve.empty:
+        ax.text(0.5, 0.5, "Real data has no latent truth:\nthis curve needs simulated input.", ha="center", va="center",
+                transform=ax.transAxes)
+        ax.set_axis_off()
+        return fig
+    for k, attribute in enumerate(ATTRIBUTES):
+        part = curve[curve["attribute"] == attribute].sort_values("careless_share")
+        offset = (k - 2) * 0.004
+        ax.errorbar(part["careless_share"] + offset, part["difference"], marker="o", ms=3, capsize=2, color=f"C{k}",
+                    yerr=[part["difference"] - part["ci_low"], part["ci_high"] - part["difference"]], label=attribute)
+    ax.axhline(0, color="grey", lw=0.8)
+    if calibrated is not None:
+        ax.axvline(calibrated, color="grey", ls=":", lw=1)
+        ax.annotate("calibrated simulator", (calibrated, ax.get_ylim()[1]), fontsize=7, ha="center", va="top")
+    ax.xaxis.set_major_formatter(PercentFormatter(1, decimals=0))
+    ax.set(xlabel="share of careless annotators (simulator)", ylabel="MAE(top-3) − MAE(naive mean)",
+           title="When does keeping the most agreeing three help? (simulated; below 0 = top-3 closer)")
+    ax.legend(fontsize=7, ncol=5, loc="lower left")
     fig.tight_layout()
     return fig

@@ -35,8 +35,9 @@ def _real(path: Path) -> Input:
 def _simulated(config: SimulatorConfig, reason: str) -> Input:
     sim = simulate(config)
     banner = (f"**Data source: SIMULATED** — {reason} These {config.n_samples:,} samples come from "
-              f"`helmlite.analyses.helpsteer2_simulator` (seed {config.seed}), which follows the card's 3-then-5 "
-              "protocol and emits the released schema. Numbers below describe the simulator, **not HelpSteer2**; "
+              f"`helmlite.analyses.helpsteer2.simulate` (seed {config.seed}), which follows the card's 3-then-5 "
+              "protocol, emits the released schema and is calibrated to the card's mean of 3.41 annotators and the "
+              "paper's ~10% removal. Numbers below describe the simulator, **not HelpSteer2**; "
               "the aggregation code is the same that runs on the real file.")
     return Input(sim.annotations, sim.truth, "simulated", None, banner)
 
