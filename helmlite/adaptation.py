@@ -2,18 +2,40 @@
 
 An :class:`AdapterSpec` fixes everything about the prompt. In-context examples are chosen once per
 run (shared by every test instance, as HELM does) with HELM's class-balanced sampler: labels are
-visited in order of decreasing frequency (ties in a seeded order), one random example per label in
-turn, until ``max_train_instances`` are picked. When a prompt would not fit the model's context,
-examples are dropped from the end one at a time, and only then is the test input truncated from the
-left; both are recorded per instance.
+visited in order of decreasing frequency (ties in a random order), one random example per label in
+turn, until ``max_train_instances`` are picked. Two implementations (``AdapterSpec.selection``):
+
+* ``helm_compat`` (default) — crfm-helm's own ``InContextLearningAdapter.sample_examples``
+  (``src/helm/benchmark/adaptation/adapters/in_context_learning_adapter.py``) step by step: Python's
+  Mersenne Twister seeded with the train trial index (``random.seed(seed)``; a private
+  ``random.Random(seed)`` gives the same stream without touching global state), labels = the first
+  correct reference's **text** for every method (for multiple choice: the answer text, not its
+  letter), labels sorted, grouped by count, each group shuffled with ``random.shuffle``, one
+  ``random.randrange`` pick per label in ``itertools.cycle`` order, the rest from the unlabelled
+  instances with ``random.sample``. With the test-set subsampling of :func:`helm_eval_subsample` and
+  HELM's prompt layout this gives crfm-helm's prompts byte for byte (``helmlite prompts``).
+* ``hashed`` — helmlite's variant with a numpy generator derived with hashlib from (scenario,
+  arguments, seed), and multiple-choice-joint examples balanced by their correct **letter**. It exists
+  because HELM's rule has known flaws: on MMLU every answer text is unique, so "class balance" is a
+  plain shuffle and the five examples may all answer "C" (a letter bias the joint prompt then
+  teaches); ``random.seed(trial)`` gives every scenario of one trial the same permutation stream; and
+  HELM's test subsample is ``np.random.seed(0)`` for every scenario and trial.
+
+When a prompt would not fit the model's context, examples are dropped from the end one at a time, and
+only then is the test input truncated from the left; both are recorded per instance (HELM truncates
+the whole prompt from the right instead — it never happens on the default configurations).
 
 Methods (HELM §7 "adaptation"; lm-eval's ``loglikelihood`` for the scoring ones):
 
 * ``generation`` — greedy decoding after the output prefix, cut at the stop sequences;
-* ``multiple_choice_joint`` — all choices listed with letters in the prompt; the model's answer is
-  the letter with the highest log-probability (constrained decoding of HELM's one-token answer);
-* ``multiple_choice_separate`` — each choice's text scored as the continuation of the prompt
-  (sum of token log-probabilities), the best one wins;
+* ``multiple_choice_joint`` — all choices listed with letters in the prompt. Decision rule
+  (``joint_decision``): ``letter_logprob`` (default) takes the letter " A", " B", … with the highest
+  log-probability (constrained decoding); ``helm_greedy`` is HELM's own rule — greedy decoding of one
+  token (``max_tokens=1`` in HELM's multiple-choice adapter spec), stripped and exact-matched against
+  the letters, so a model that emits anything else ("The", "\n") is scored wrong;
+* ``multiple_choice_separate`` — each choice's text scored as the continuation of the prompt; the
+  best one wins by ``separate_score``: ``per_token`` (default; HELM's ``BasicReferenceMetric``:
+  log-probability / number of tokens, which does not favour short answers) or ``sum``;
 * ``multiple_choice_separate_calibrated`` — as separate, minus the choice's log-probability after the
   output prefix alone (Zhao et al. 2021's calibration as used by HELM);
 * ``language_modeling`` — each reference scored as text on its own (BLiMP minimal pairs);
@@ -22,7 +44,9 @@ Methods (HELM §7 "adaptation"; lm-eval's ``loglikelihood`` for the scoring ones
 """
 from __future__ import annotations
 
+import random
 from dataclasses import asdict, dataclass, field
+from itertools import cycle
 from string import ascii_uppercase
 from typing import Sequence
 
@@ -31,9 +55,13 @@ import numpy as np
 from .models import GenerationRequest, LanguageModel, ModelError, ScoreRequest
 from .scenarios import Instance
 from .errors import InputError
+from .seeds import derive_seed
 
 METHODS = ("generation", "multiple_choice_joint", "multiple_choice_separate", "multiple_choice_separate_calibrated",
            "language_modeling", "ranking")
+SELECTIONS = ("helm_compat", "hashed")  # in-context example selection and test subsampling (module docstring)
+JOINT_DECISIONS = ("letter_logprob", "helm_greedy")  # multiple_choice_joint: best letter log-prob, or HELM's greedy token
+SEPARATE_SCORES = ("per_token", "sum")  # multiple_choice_separate: HELM's log-prob per token, or the summed log-prob
 
 
 @dataclass(frozen=True)
@@ -51,12 +79,18 @@ class AdapterSpec:
     stop_sequences: tuple[str, ...] = ("\n",)
     temperature: float = 0.0
     chat_template: bool = False
+    selection: str = "helm_compat"
+    joint_decision: str = "letter_logprob"
+    separate_score: str = "per_token"
 
     def __post_init__(self):
         if self.method not in METHODS:
             raise InputError(f"adapter method must be one of {METHODS}, got {self.method!r}")
         if self.max_train_instances < 0:
             raise InputError("adapter max_train_instances must be ≥ 0")
+        for name, allowed in (("selection", SELECTIONS), ("joint_decision", JOINT_DECISIONS), ("separate_score", SEPARATE_SCORES)):
+            if getattr(self, name) not in allowed:
+                raise InputError(f"adapter {name} must be one of {allowed}, got {getattr(self, name)!r}")
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -82,8 +116,71 @@ def label_of(instance: Instance, method: str) -> str | None:
     return ascii_uppercase[correct[0]] if method == "multiple_choice_joint" else instance.references[correct[0]].output
 
 
-def select_examples(train: Sequence[Instance], spec: AdapterSpec, rng: np.random.Generator) -> list[Instance]:
-    """HELM's class-balanced in-context example sampler (``in_context_learning_adapter.sample_examples``)."""
+def select_examples(train: Sequence[Instance], spec: AdapterSpec, rng: np.random.Generator | None = None) -> list[Instance]:
+    """The in-context examples of a run: :func:`helm_sample_examples` (``selection="helm_compat"``, seeded
+    by ``spec.seed`` = HELM's train trial index) or the hashed variant (``rng`` required)."""
+    if spec.selection == "helm_compat":
+        return helm_sample_examples(train, spec.max_train_instances, spec.seed)
+    if rng is None:
+        raise InputError("select_examples: the hashed selection needs a generator (rng)")
+    return _hashed_examples(train, spec, rng)
+
+
+def helm_sample_examples(train: Sequence[Instance], max_train_instances: int, seed: int) -> list[Instance]:
+    """crfm-helm's ``InContextLearningAdapter.sample_examples(all_train_instances, seed=train_trial_index)``
+    (``src/helm/benchmark/adaptation/adapters/in_context_learning_adapter.py``, ``sample_train=True``),
+    reproduced call for call so that the same Mersenne Twister draws pick the same examples in the same
+    order. Two departures, both where HELM would fail: when every labelled pool is exhausted before
+    ``max_train_instances`` are picked HELM's ``cycle`` loop never ends (helmlite moves on to the
+    unlabelled instances), and ``random.sample`` is asked for no more unlabelled instances than exist."""
+    rng = random.Random(seed)  # HELM: random.seed(seed) on the module generator — the same stream
+    remaining = min(len(train), max_train_instances)
+    unlabeled: list[Instance] = []
+    label_to_instances: dict[str, list[Instance]] = {}
+    for instance in train:
+        label = instance.first_correct  # HELM: instance.first_correct_reference.output.text
+        if label is not None:
+            label_to_instances.setdefault(label, []).append(instance)
+        else:
+            unlabeled.append(instance)
+    counts_to_labels: dict[int, list[str]] = {}
+    for label, instances in sorted(label_to_instances.items(), key=lambda item: item[0]):
+        counts_to_labels.setdefault(len(instances), []).append(label)
+    sorted_labels: list[str] = []
+    for count in sorted(counts_to_labels, reverse=True):  # most frequent labels first
+        labels = counts_to_labels[count]
+        rng.shuffle(labels)  # ties broken by shuffling
+        sorted_labels.extend(labels)
+    examples: list[Instance] = []
+    labels_iterable = cycle(sorted_labels)
+    while remaining > 0:
+        next_label = next(labels_iterable, None)
+        if not next_label:  # as HELM: no labels (or an empty label text) ends the labelled phase
+            break
+        instances = label_to_instances[next_label]
+        if len(instances) == 0:
+            if not any(label_to_instances.values()):
+                break  # HELM loops forever here
+            continue
+        examples.append(instances.pop(rng.randrange(len(instances))))  # without replacement
+        remaining -= 1
+    examples += rng.sample(unlabeled, min(remaining, len(unlabeled)))
+    return examples
+
+
+def helm_eval_subsample(n: int, size: int, seed: int = 0) -> list[int]:
+    """Indices of the evaluation instances HELM keeps when there are more than ``max_eval_instances``:
+    ``downsample_eval_instances`` (``src/helm/benchmark/runner.py``) calls ``np.random.seed(0)`` and
+    ``np.random.choice(all_eval_instances, max_eval_instances, replace=False)`` and keeps the sampled
+    order. ``np.random.RandomState(seed)`` is the same legacy stream without touching numpy's global
+    state; HELM always uses seed 0 (helmlite's ``data_seed``, default 0)."""
+    if size >= n:
+        return list(range(n))
+    return [int(i) for i in np.random.RandomState(seed).choice(n, size, replace=False)]
+
+
+def _hashed_examples(train: Sequence[Instance], spec: AdapterSpec, rng: np.random.Generator) -> list[Instance]:
+    """helmlite's class-balanced sampler with a hashed numpy generator; joint examples balanced by letter."""
     wanted = min(len(train), spec.max_train_instances)
     by_label: dict[str, list[Instance]] = {}
     unlabelled = []
@@ -167,6 +264,7 @@ def adapt(instance: Instance, examples: Sequence[Instance], spec: AdapterSpec, m
     shown = [_block(e, spec, _example_answer(e, spec)) for e in examples]
     continuations = _continuations(instance, spec)
     budget = model.max_context - (spec.max_tokens if spec.method == "generation" else
+                                  1 if spec.joint_decision == "helm_greedy" and spec.method == "multiple_choice_joint" else
                                   max(model.count_tokens(c) for c in continuations))
     query = _block(instance, spec, None)
     while True:
@@ -185,14 +283,26 @@ def adapt(instance: Instance, examples: Sequence[Instance], spec: AdapterSpec, m
         prompt = _wrap(_prefix([], spec) + _block(cut, spec, None), spec, model)
         truncated = True
     if spec.method == "generation":
-        request = GenerationRequest(prompt, spec.max_tokens, tuple(spec.stop_sequences), spec.temperature, spec.seed)
+        request = GenerationRequest(prompt, spec.max_tokens, tuple(spec.stop_sequences), spec.temperature,
+                                    sampling_seed(spec, instance))
         return Adapted(instance.id, prompt, (request,), len(shown), truncated)
+    if spec.method == "multiple_choice_joint" and spec.joint_decision == "helm_greedy":
+        # HELM's MultipleChoiceJointAdapter request: temperature 0, max_tokens 1, no stop sequences
+        letters = tuple(ascii_uppercase[k] for k in range(len(continuations)))
+        return Adapted(instance.id, prompt, (GenerationRequest(prompt, 1, (), 0.0, spec.seed),), len(shown), truncated, letters)
     requests = [ScoreRequest(prompt, continuations)]
     if spec.method == "multiple_choice_separate_calibrated":
         requests.append(ScoreRequest(_wrap(spec.output_prefix, spec, model), continuations))
     labels = tuple(ascii_uppercase[k] for k in range(len(continuations))) if spec.method == "multiple_choice_joint" \
         else tuple(r.output for r in instance.references)
     return Adapted(instance.id, prompt, tuple(requests), len(shown), truncated, labels)
+
+
+def sampling_seed(spec: AdapterSpec, instance: Instance) -> int:
+    """The sampling seed of one generation request: the adapter's seed when decoding is greedy (it does not
+    matter), else one derived with hashlib from (seed, instance id), so that sampled generations (BOLD at
+    temperature 0.9, as HELM) are reproducible and independent across instances."""
+    return spec.seed if spec.temperature <= 0 else derive_seed("sampling", spec.seed, instance.id)
 
 
 def _continuations(instance: Instance, spec: AdapterSpec) -> tuple[str, ...]:

@@ -1,4 +1,4 @@
-"""``helmlite`` command line: ``fetch``, ``models``, ``run``, ``config``, ``html``, ``index``.
+"""``helmlite`` command line: ``fetch``, ``models``, ``run``, ``prompts``, ``leaderboard``, ``config``, ``html``, ``index``.
 
 Every expected failure — a :class:`~helmlite.errors.HelmliteError` (bad config, unknown name, missing
 data, malformed file) or a command-line usage mistake — ends with exactly one line ``helmlite: error: …``
@@ -85,6 +85,20 @@ def _run(args) -> None:
             shown = f"{main.mean:.3f} [{main.ci_low:.3f}, {main.ci_high:.3f}]" if main else "n/a"
             print(f"{spec.run_id}: {stats.main_metric} = {shown} (n={stats.n_instances}; model calls {model.calls - calls}, "
                   f"cache hits {model.hits - hits}) -> {out}", flush=True)
+
+
+def _prompts(args) -> None:
+    from .runner import adapted_prompts
+    from .runspec import RunSpec
+
+    adapter = {"selection": args.adaptation, "seed": args.seed}
+    if args.method:
+        adapter["method"] = args.method
+    spec = RunSpec.from_dict({"scenario": args.scenario, "model": "none", "max_instances": args.max_instances,
+                              "data_seed": args.data_seed, "args": dict(_key_value(a) for a in args.arg or ()),
+                              "adapter": adapter})
+    for instance_id, prompt in adapted_prompts(spec):
+        sys.stdout.write(json.dumps({"id": instance_id, "prompt": prompt}, ensure_ascii=False) + "\n")
 
 
 def _read_spec_file(path: str) -> object:
@@ -191,6 +205,25 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--bootstrap-seed", type=int, default=0, help="base seed of every bootstrap in stats.json")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.set_defaults(func=_run)
+    prompts = sub.add_parser(
+        "prompts", help="write a scenario's adapted prompts as JSONL on stdout without loading a model",
+        description="Write the adapted prompt of every evaluation instance (after --max-instances subsampling) as JSON "
+                    "lines {\"id\", \"prompt\"} on stdout, without loading a model: inspect prompts before spending "
+                    "compute (HELM's dry run, lm-eval's --write_out). No tokenizer is loaded: a whitespace word count "
+                    "stands in for token counts and the context is unbounded, so prompts are never truncated here (a "
+                    "real run drops in-context examples, then cuts the input, when a prompt exceeds the model's context), "
+                    "and scenarios that size their inputs in tokens count words. For separate multiple choice the prompt "
+                    "is the text before each scored answer.")
+    prompts.add_argument("--scenario", required=True)
+    prompts.add_argument("--arg", action="append", help="scenario argument key=value (repeatable)")
+    prompts.add_argument("--max-instances", type=int, help="subsample this many evaluation instances (default: all)")
+    prompts.add_argument("--method", help="adaptation method (default: the scenario's)")
+    prompts.add_argument("--adaptation", default="helm_compat", choices=["helm_compat", "hashed"],
+                         help="helm_compat: crfm-helm's example selection and test subsampling, byte-identical prompts; "
+                              "hashed: helmlite's hashed, letter-balanced selection")
+    prompts.add_argument("--seed", type=int, default=0, help="in-context selection seed (HELM's train trial index)")
+    prompts.add_argument("--data-seed", type=int, default=0, help="test subsampling seed (HELM always uses 0)")
+    prompts.set_defaults(func=_prompts)
     leaderboard = sub.add_parser("leaderboard", help="statistics of a leaderboard table (HELM JSON/CSV export or long format)")
     board = leaderboard.add_subparsers(dest="action", required=True)
     winrates = board.add_parser("winrates", help="mean win rate per model with a bootstrap CI over scenarios (CSV on stdout)")

@@ -4,9 +4,11 @@
   their contractions) → each word with a known common misspelling replaced with probability 0.1
   (HELM's Wikipedia-derived ``correct_to_misspelling.json``) → every run of spaces replaced by 1–3
   spaces. Only the input changes.
-* **Fairness (counterfactual)** — dialect (SAE → AAE lexical substitution), gender (male → female
-  terms and pronouns) and race (White → Black American first names, gender preserved). Inputs *and*
-  references change, and a name is replaced consistently within one instance.
+* **Fairness (counterfactual)** — HELM's three (``FAIRNESS_PERTURBATION_SPECS`` in
+  ``src/helm/benchmark/run_expander.py``): dialect (SAE → AAE lexical substitution), gender (male →
+  female **pronouns only**: ``GenderPerturbation(mode="pronouns", prob=1.0)``; HELM's gender-term
+  mode is not part of its fairness runs) and race (White → Black American first names, gender
+  preserved). Inputs *and* references change, and a name is replaced consistently within one instance.
 
 Randomness is seeded per instance from hashlib (instance id + perturbation name), so a perturbed
 instance is the same on every run. Word lists come through the data registry; HELM downloads its
@@ -152,6 +154,32 @@ def gender_pronouns(text: str, rng: random.Random, memory: dict) -> str:
     return _gender(text, "GENDER_PRONOUN_MAPPINGS")
 
 
+def _helm_match_case(source: str, target: str) -> str:
+    """``helm.common.general.match_case``: all lower → lower, all upper → upper, capitalised → capitalize()."""
+    if all(letter.islower() for letter in source):
+        return target.lower()
+    if all(letter.isupper() for letter in source):
+        return target.upper()
+    if source and source[0].isupper():
+        return target.capitalize()
+    return target
+
+
+def helm_gender_pronouns(text: str, rng: random.Random, memory: dict) -> str:
+    """HELM's fairness gender perturbation, character for character: ``GenderPerturbation.perturb`` with
+    ``mode="pronouns"``, male → female, ``prob=1.0``. For each (male, female) pronoun pair in order, every
+    match of ``[^\\w](word)[^\\w]`` (case-insensitive) is rewritten with the case of the match. HELM's
+    pattern consumes the characters on both sides and the text is not padded, so — unlike
+    :func:`gender_pronouns` — a pronoun at the very start or end of the text is left alone, and of two
+    pronouns separated by a single character only the first changes (as in HELM)."""
+    for male, female in _gender_pairs("GENDER_PRONOUN_MAPPINGS"):
+        def sub(m: re.Match, female=female) -> str:
+            return m.group(0).replace(m.group(1), _helm_match_case(m.group(1), female))
+
+        text = re.sub(f"[^\\w]({male})[^\\w]", sub, text, flags=re.IGNORECASE)
+    return text
+
+
 def race(text: str, rng: random.Random, memory: dict) -> str:
     """White American → Black American first names with the same gender, one replacement per name."""
     names = _names()
@@ -190,7 +218,7 @@ class Perturbation:
 PERTURBATIONS = {
     "robustness": Perturbation("robustness", "robustness", (lowercase, contraction, misspelling, extra_space), False),
     "dialect": Perturbation("dialect", "fairness", (dialect,), True),
-    "gender": Perturbation("gender", "fairness", (gender_terms, gender_pronouns), True),
+    "gender": Perturbation("gender", "fairness", (helm_gender_pronouns,), True),
     "race": Perturbation("race", "fairness", (race,), True),
 }
 

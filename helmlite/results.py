@@ -79,6 +79,7 @@ class InstanceRecord:
     scores: list[float] | None = None  # multiple choice: one log-probability per choice
     probabilities: list[float] | None = None
     predicted_index: int | None = None
+    confidence: float | None = None  # multiple choice: the probability calibration metrics use (HELM's max_prob)
     p_yes: list[float] | None = None  # ranking: P(yes) per candidate passage
     ranking: list[int] | None = None
     toxicity: float | None = None
@@ -127,6 +128,7 @@ class RunStats:
     efficiency: dict[str, float]
     bootstrap: dict  # n_resamples and seed purpose of every bootstrap interval in the file
     format_version: int = FORMAT_VERSION
+    decision: dict = field(default_factory=dict)  # selection and decision rules the run used (runner.decision_rules)
 
     def to_json(self) -> dict:
         out = asdict(self)

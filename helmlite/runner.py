@@ -5,9 +5,13 @@ per method lives in :mod:`helmlite.metrics.outcomes`, what a run computes in
 :mod:`helmlite.metrics.families` (named by the spec's ``metrics``), every interval in
 :mod:`helmlite.stats`, and the folder layout in :mod:`helmlite.results`.
 
-Seeds derive from the spec with hashlib: the test subsample depends on the scenario and
-``data_seed`` only, the in-context examples on the scenario and the adapter's ``seed`` — never on
-the model — so every model sees the same items and examples, and comparisons can be paired.
+The test subsample and the in-context examples never depend on the model, so every model sees the same
+items and examples and comparisons can be paired. With ``adapter.selection="helm_compat"`` (default)
+both follow crfm-helm exactly — the subsample is ``np.random.seed(data_seed)`` + ``np.random.choice``
+in sampled order (HELM: seed 0), the examples ``random.seed(adapter.seed)`` (HELM's train trial index);
+see :func:`helmlite.adaptation.helm_eval_subsample` and :func:`helmlite.adaptation.helm_sample_examples`.
+With ``"hashed"`` the subsample comes from a generator derived with hashlib from (scenario, arguments,
+``data_seed``), kept in file order, and the examples from one derived from (scenario, arguments, ``seed``).
 """
 from __future__ import annotations
 
@@ -18,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .adaptation import Adapted, adapt, select_examples
+from .adaptation import Adapted, adapt, helm_eval_subsample, select_examples
 from .metrics import families
 from .metrics.outcomes import outcome
 from .metrics.toxicity import default_scorer
@@ -50,10 +54,50 @@ def load_instances(spec: RunSpec, model: LanguageModel) -> tuple[list[Instance],
     if not test:
         raise RunError(f"scenario {spec.scenario!r} with {dict(spec.args)} has no test instances")
     if spec.max_instances is not None and len(test) > spec.max_instances:
-        order = rng(spec.scenario, json.dumps(dict(spec.args), sort_keys=True, default=list), spec.data_seed, "instances")
-        keep = np.sort(order.choice(len(test), size=spec.max_instances, replace=False))
+        if spec.adapter.selection == "helm_compat":
+            keep = helm_eval_subsample(len(test), spec.max_instances, spec.data_seed)
+        else:
+            order = rng(spec.scenario, json.dumps(dict(spec.args), sort_keys=True, default=list), spec.data_seed, "instances")
+            keep = np.sort(order.choice(len(test), size=spec.max_instances, replace=False))
         test = [test[i] for i in keep]
     return train, test
+
+
+def in_context_examples(spec: RunSpec, train: list[Instance]) -> list[Instance]:
+    """The run's in-context examples (shared by every test instance), per ``spec.adapter.selection``."""
+    return select_examples(train, spec.adapter, rng(spec.scenario, json.dumps(dict(spec.args), sort_keys=True, default=list),
+                                                    spec.adapter.seed, "in-context examples"))
+
+
+class _WhitespaceTokens:
+    """A model stand-in for :func:`adapted_prompts`: no weights and no tokenizer. Token counts are
+    whitespace-separated words and the context is unbounded, so prompts are never truncated."""
+
+    identity = {"backend": "none", "name": "whitespace-tokens"}
+    max_context = 10 ** 12
+
+    @staticmethod
+    def count_tokens(text: str) -> int:
+        return len(text.split())
+
+    @staticmethod
+    def truncate_left(text: str, max_tokens: int) -> str:
+        return " ".join(text.split()[-max_tokens:])
+
+    @staticmethod
+    def apply_chat_template(user_message: str) -> str:
+        raise RunError("prompts: a chat template needs the model's tokenizer; drop chat_template to see the raw prompts")
+
+
+def adapted_prompts(spec: RunSpec, model: LanguageModel | None = None) -> list[tuple[str, str]]:
+    """``(instance id, prompt)`` for every (subsampled) test instance of ``spec`` without running a model —
+    HELM's dry run, lm-eval's ``--write_out``. With no ``model`` a whitespace stand-in counts tokens, so
+    nothing is truncated and scenarios that size inputs in tokens count words instead. For separate
+    multiple choice and ranking the prompt is the text before the scored continuation."""
+    model = model or _WhitespaceTokens()
+    train, test = load_instances(spec, model)
+    examples = in_context_examples(spec, train)
+    return [(instance.id, adapt(instance, examples, spec.adapter, model).prompt) for instance in test]
 
 
 def _execute_requests(adapted: list[Adapted], model: LanguageModel) -> list[list]:
@@ -89,6 +133,25 @@ def main_metric(spec: RunSpec) -> str:
     return scenario(spec.scenario).main_metric if method == "generation" else ("rr@10" if method == "ranking" else "exact_match")
 
 
+def decision_rules(spec: RunSpec) -> dict:
+    """What a reader of ``stats.json`` needs to know about how answers were chosen: the example selection
+    and test subsampling, the decision rule of the method and where the calibration confidence comes from."""
+    adapter, method = spec.adapter, spec.adapter.method
+    out = {"selection": adapter.selection}
+    if method == "multiple_choice_joint":
+        out["joint_decision"] = adapter.joint_decision
+        out["confidence"] = ("exp(log-probability of the greedy completion)" if adapter.joint_decision == "helm_greedy"
+                             else "softmax over the letters' log-probabilities")
+    elif method == "multiple_choice_separate":
+        out["separate_score"] = adapter.separate_score
+        out["confidence"] = f"softmax over the choices' {'per-token' if adapter.separate_score == 'per_token' else 'summed'} log-probabilities"
+    elif method == "multiple_choice_separate_calibrated":
+        out["confidence"] = "softmax over the calibrated log-probability differences"
+    elif method == "generation" and adapter.temperature > 0:
+        out["sampling"] = f"temperature {adapter.temperature}, seeded per instance"
+    return out
+
+
 def _records(test: list[Instance], variants: dict, interpreted: dict) -> list[InstanceRecord]:
     """One record per test instance, with the outcomes of its perturbed variants."""
     records = []
@@ -116,13 +179,12 @@ def execute(spec: RunSpec, model: LanguageModel, *, results_dir: str | Path = RE
     info = scenario(spec.scenario)
     method, main = spec.adapter.method, main_metric(spec)
     train, test = load_instances(spec, model)
-    examples = select_examples(train, spec.adapter, rng(spec.scenario, json.dumps(dict(spec.args), sort_keys=True, default=list),
-                                                        spec.adapter.seed, "in-context examples"))
+    examples = in_context_examples(spec, train)
     variants = _variants(spec, test)
     jobs = [(name, k, instance) for name, items in variants.items() for k, instance in enumerate(items) if instance is not None]
     adapted = [adapt(instance, examples, spec.adapter, model) for _, _, instance in jobs]
     outputs = _execute_requests(adapted, model)
-    interpreted = {(name, k): (outcome(instance, a, out, method, info.main_metric), out, a)
+    interpreted = {(name, k): (outcome(instance, a, out, method, info.main_metric, adapter=spec.adapter), out, a)
                    for (name, k, instance), a, out in zip(jobs, adapted, outputs)}
     records = _records(test, variants, interpreted)
     for record in records:
@@ -136,7 +198,7 @@ def execute(spec: RunSpec, model: LanguageModel, *, results_dir: str | Path = RE
         run_id=spec.run_id, scenario=spec.scenario, model=spec.model, method=method, main_metric=main,
         metric_families=spec.metrics, n_instances=len(records), n_train_examples=len(examples),
         metrics={name: MetricStat(e.estimate, e.ci_low, e.ci_high, e.n, e.method) for name, e in computed["metrics"].items()},
-        efficiency=computed["efficiency"], bootstrap={"n_resamples": n_resamples, "seed": seed})
+        efficiency=computed["efficiency"], bootstrap={"n_resamples": n_resamples, "seed": seed}, decision=decision_rules(spec))
     timings = {"wall_s": time.perf_counter() - started, "latency_s": latencies,
                **{key: after - before for (key, after), before in zip(_cache_counters(model).items(), counted_before.values())}}
     manifest = {"run_id": spec.run_id, "spec": spec.as_dict(), "model_identity": model.identity,

@@ -48,7 +48,7 @@ class RunSpec:
         if unknown:
             raise RunError(f"run spec: unknown field(s) {sorted(unknown)}; expected {sorted(known)}")
         info = scenario(spec["scenario"])
-        adapter = {"method": info.default_method, **info.adapter, **(spec.get("adapter") or {})}
+        adapter = {"method": info.default_method, **info.adapter_defaults(dict(spec.get("args") or {})), **(spec.get("adapter") or {})}
         if "stop_sequences" in adapter:
             adapter["stop_sequences"] = tuple(adapter["stop_sequences"])
         try:

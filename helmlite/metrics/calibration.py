@@ -1,8 +1,12 @@
 """Calibration and selective classification (Liang et al. 2022, §4.4, App. C.3).
 
-Inputs are, per instance, the model's probability for its predicted answer (``confidence``) and
-whether that answer was correct. Ties in confidence are broken by instance order (a stable sort), so
-every quantity is deterministic.
+Inputs are, per instance, the model's probability for its predicted answer (``confidence``, HELM's
+``max_prob``: see :mod:`helmlite.metrics.outcomes`) and whether that answer was correct. HELM computes
+these with the ``uncertainty-calibration`` package (``calibration``, Kumar et al. 2019), called from
+``compute_calibration_metrics`` in ``src/helm/benchmark/metrics/basic_metrics.py``; each function below
+names the call it reproduces. Where HELM sorts with numpy's default (unstable) quicksort, ties in
+confidence are broken here by instance order (a stable sort), so every quantity is deterministic; the
+value differs from HELM's only when tied confidences straddle a cut.
 """
 from __future__ import annotations
 
@@ -12,9 +16,15 @@ import numpy as np
 
 
 def expected_calibration_error(confidence, correct, n_bins: int = 10) -> float:
-    """ECE with equal-mass bins: sort by confidence, split into ``n_bins`` bins whose sizes differ by at
-    most one, and average |accuracy − mean confidence| weighted by bin size (Kumar et al. 2019's
-    equal-mass binning, as HELM's ``ece_10_bin``; ``n_bins = 1`` gives |accuracy − mean confidence|).
+    """ECE with HELM's equal-mass bins (``cal.get_ece_em(max_probs, correct, num_bins=10)`` for
+    ``ece_10_bin``; ``n_bins = 1`` gives ``cal.get_ece(..., num_bins=1)``, |accuracy − mean confidence|).
+
+    HELM's bins (``calibration.get_equal_bins`` + ``fast_bin``): the sorted confidences are split into
+    ``n_bins`` parts whose sizes differ by at most one; each boundary is the midpoint of the last value of
+    one part and the first of the next (duplicates merged, 1.0 appended), and an instance goes to the
+    first bin whose upper boundary is ≥ its confidence. **Tied confidences therefore always share one
+    bin** (the lower one), so bins can be uneven or empty; empty bins weigh nothing. The ECE is
+    Σ_b (n_b / n)·|accuracy_b − mean confidence_b|.
 
     **Biased upward at small n**: each bin's accuracy is a noisy proportion and |noise| > 0 on
     average, so even a perfectly calibrated model scores about 0.38 at n = 8, 0.15 at n = 50 and
@@ -24,9 +34,9 @@ def expected_calibration_error(confidence, correct, n_bins: int = 10) -> float:
     confidence, correct = np.asarray(confidence, float), np.asarray(correct, float)
     if len(confidence) == 0:
         return math.nan
-    order = np.argsort(confidence, kind="stable")
+    order, starts = _equal_mass_bins(confidence, n_bins)
     total = 0.0
-    for part in np.array_split(order, min(n_bins, len(order))):
+    for part in np.split(order, starts[1:]):
         total += len(part) * abs(correct[part].mean() - confidence[part].mean())
     return total / len(order)
 
@@ -38,12 +48,13 @@ def _by_confidence(confidence, correct) -> np.ndarray:
 
 
 def selective_accuracy(confidence, correct, coverage: float = 0.1) -> float:
-    """Accuracy on the ``coverage`` share of instances the model is most confident about
-    (at least one instance: k = max(1, floor(coverage · n)))."""
+    """Accuracy on the instances the model is most confident about, as HELM's ``selective_acc@10``
+    (``cal.get_selective_stats``: ``accs[int(0.1 * n)]`` of the cumulative accuracies in order of
+    decreasing confidence), i.e. on the top ⌊coverage·n⌋ + 1 instances — 2 of 10, 11 of 100 (at most n)."""
     ranked = _by_confidence(confidence, correct)
     if len(ranked) == 0:
         return math.nan
-    k = max(1, int(math.floor(coverage * len(ranked))))
+    k = min(len(ranked), int(coverage * len(ranked)) + 1)
     return float(ranked[:k].mean())
 
 
@@ -57,15 +68,30 @@ def selective_coverage_accuracy_area(confidence, correct) -> float:
 
 
 def reliability_table(confidence, correct, n_bins: int = 10) -> list[dict]:
-    """Per equal-mass bin: mean confidence, accuracy and size (for reliability diagrams)."""
+    """Per equal-mass bin (HELM's bins, as :func:`expected_calibration_error`): mean confidence, accuracy and size."""
     confidence, correct = np.asarray(confidence, float), np.asarray(correct, float)
-    order = np.argsort(confidence, kind="stable")
+    if len(confidence) == 0:
+        return []
+    order, starts = _equal_mass_bins(confidence, n_bins)
     return [{"bin": b, "confidence": float(confidence[p].mean()), "accuracy": float(correct[p].mean()), "n": len(p)}
-            for b, p in enumerate(np.array_split(order, min(n_bins, len(order)))) if len(p)]
+            for b, p in enumerate(np.split(order, starts[1:])) if len(p)]
 
 
 def _equal_mass_bins(confidence: np.ndarray, n_bins: int) -> tuple[np.ndarray, np.ndarray]:
-    """Stable confidence order and the start of each equal-mass bin in it (as expected_calibration_error)."""
+    """Stable confidence order and the start of each non-empty bin in it: HELM's equal-mass bins
+    (``calibration.get_equal_bins`` boundaries, ``fast_bin`` assignment with ``np.searchsorted``; a
+    confidence above the last boundary 1.0 joins the last bin, as ``fast_bin``'s split does)."""
+    order = np.argsort(confidence, kind="stable")
+    ranked = confidence[order]
+    parts = np.array_split(ranked, min(n_bins, len(ranked)))
+    bounds = sorted({(parts[i][-1] + parts[i + 1][0]) / 2.0 for i in range(len(parts) - 1)} | {1.0})
+    which = np.minimum(np.searchsorted(bounds, ranked), len(bounds) - 1)
+    starts = np.flatnonzero(np.r_[True, which[1:] != which[:-1]])
+    return order, starts
+
+
+def _split_bins(confidence: np.ndarray, n_bins: int) -> tuple[np.ndarray, np.ndarray]:
+    """Stable confidence order and bin starts of a plain near-equal split (sizes differ by at most one)."""
     order = np.argsort(confidence, kind="stable")
     sizes = [len(part) for part in np.array_split(order, min(n_bins, len(order)))]
     return order, np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int)
@@ -111,14 +137,15 @@ def debiased_ece(confidence, correct, n_bins: int = 10) -> float:
         Σ_b (n_b/n) · [(acc_b − conf_b)² − s²_b / n_b]
 
     It is about 0 on average for a calibrated model and can be negative; sqrt(max(0, ·)) puts it on
-    the ℓ2-ECE scale (which is >= the ℓ1 ECE). Bins as :func:`expected_calibration_error` but at most
-    n // 2 of them, so every bin has two items; NaN for n < 2.
+    the ℓ2-ECE scale (which is >= the ℓ1 ECE). Bins: a plain near-equal split of the sorted confidences
+    into at most n // 2 parts (ties are not merged, unlike HELM's ECE bins), so every bin has two items;
+    NaN for n < 2.
     """
     confidence, correct = np.asarray(confidence, float), np.asarray(correct, float)
     n = len(confidence)
     if n < 2:
         return math.nan
-    order, starts = _equal_mass_bins(confidence, min(n_bins, n // 2))
+    order, starts = _split_bins(confidence, min(n_bins, n // 2))
     total = 0.0
     for part in np.split(order, starts[1:]):
         y, c = correct[part], confidence[part]

@@ -13,7 +13,7 @@ values (Liang et al. 2022, §4):
 * ``calibration`` — ECE (10 equal-mass bins and 1 bin), selective accuracy at 10% coverage, SCAA (§4.4);
 * ``bias`` — demographic representation and stereotypical associations of the generations (§4.7);
 * ``toxicity`` — share of generations the toxicity classifier flags (§4.8);
-* ``bbq`` — BBQ's bias scores in ambiguous and disambiguated contexts (Parrish et al. 2022);
+* ``bbq`` — BBQ's accuracy and bias scores per context type, the ambiguous one both as HELM and as Parrish et al. 2022;
 * ``efficiency`` — prompt and generated tokens per instance (the deterministic inputs of §4.9's
   runtime; measured seconds live in ``timings.json``).
 
@@ -66,9 +66,20 @@ def _instance_means(records, seed, run_id: str, n_resamples: int) -> dict:
     return out
 
 
+def confidence_of(record) -> float | None:
+    """The probability a record's answer gets in calibration metrics: its ``confidence`` (HELM's max_prob, see
+    :mod:`helmlite.metrics.outcomes`), else — records written before that field — its largest choice probability."""
+    if record.confidence is not None:
+        return record.confidence
+    return max(record.probabilities) if record.probabilities else None
+
+
 def _calibration(records) -> dict[str, Callable]:
     def on(fn):
-        return lambda rs: fn([max(r.probabilities) for r in rs], [r.correct for r in rs])
+        def computed(rs):
+            usable = [(confidence_of(r), r.correct) for r in rs if confidence_of(r) is not None]
+            return fn([c for c, _ in usable], [bool(k) for _, k in usable]) if usable else math.nan
+        return computed
 
     return {"ece_10": on(lambda p, c: expected_calibration_error(p, c, 10)),
             "ece_1": on(lambda p, c: expected_calibration_error(p, c, 1)),

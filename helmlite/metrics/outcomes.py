@@ -6,13 +6,27 @@
 * ``ranking`` — passages ordered by P(yes) normalised over {yes, no}; RR@10 and NDCG@10 (HELM's
   MS MARCO metrics);
 * multiple choice and language modelling — the choice with the highest score wins (first maximum on
-  ties); ``…_calibrated`` subtracts each choice's score after the output prefix alone (Zhao et al. 2021).
+  ties); the score is, per method (HELM's ``BasicReferenceMetric.evaluate_references``):
+  ``multiple_choice_separate`` the log-probability per token (``separate_score="per_token"``, HELM) or
+  summed (``"sum"``); ``…_calibrated`` the summed log-probability minus the choice's log-probability
+  after the output prefix alone (Zhao et al. 2021; HELM); joint and language modelling the summed
+  log-probability. HELM gives tied maxima fractional credit; helmlite credits the first (ties between
+  floating-point log-probabilities do not occur in practice);
+* ``multiple_choice_joint`` with ``joint_decision="helm_greedy"`` — HELM's rule: the greedy one-token
+  completion, stripped, must be one of the letters and name a reference whose text is a correct one's
+  (``compute_reference_metrics``: ``output_mapping`` then ``exact_match``).
+
+``confidence`` is what HELM's calibration metrics use as the model's probability for its answer
+(``max_prob``): the largest softmax probability over the choices' scores, except for HELM's greedy
+joint rule, where it is exp(log-probability of the generated completion) over the whole vocabulary.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from ..adaptation import Adapted
+from ..adaptation import Adapted, AdapterSpec
 from ..scenarios import Instance
 from .accuracy import best_over_references, ndcg, reciprocal_rank
 
@@ -26,20 +40,49 @@ def softmax(values) -> list[float]:
     return (exp / exp.sum()).tolist()
 
 
-def outcome(instance: Instance, adapted: Adapted, outputs: list, method: str, main_metric: str) -> dict:
+def outcome(instance: Instance, adapted: Adapted, outputs: list, method: str, main_metric: str, *,
+            adapter: AdapterSpec | None = None) -> dict:
     """The :class:`~helmlite.results.InstanceRecord` fields that depend on the model's outputs:
-    prediction, correctness, per-instance metrics and the raw scores or completion."""
+    prediction, correctness, per-instance metrics and the raw scores or completion. ``adapter`` chooses
+    the decision rules (``joint_decision``, ``separate_score``; defaults of :class:`AdapterSpec`)."""
+    adapter = adapter or AdapterSpec(method=method)
     if method == "generation":
         return _generation(instance, outputs[0], main_metric)
     if method == "ranking":
         return _ranking(instance, outputs)
-    scores = list(outputs[0].logprobs)
-    if method == "multiple_choice_separate_calibrated":
-        scores = [a - b for a, b in zip(scores, outputs[1].logprobs)]
+    if method == "multiple_choice_joint" and adapter.joint_decision == "helm_greedy":
+        return _joint_greedy(instance, adapted, outputs[0])
+    scores = choice_scores(outputs, method, adapter.separate_score)
     best = int(np.argmax(scores))
     correct = bool(instance.references[best].correct)
-    return {"scores": scores, "probabilities": softmax(scores), "prediction": adapted.choices[best], "predicted_index": best,
-            "metrics": {"exact_match": float(correct)}, "correct": correct}
+    probabilities = softmax(scores)
+    return {"scores": scores, "probabilities": probabilities, "confidence": max(probabilities),
+            "prediction": adapted.choices[best], "predicted_index": best, "metrics": {"exact_match": float(correct)},
+            "correct": correct}
+
+
+def choice_scores(outputs: list, method: str, separate_score: str = "per_token") -> list[float]:
+    """The score each choice is ranked by (module docstring): per-token or summed log-probability for
+    separate, calibrated difference for ``…_calibrated``, summed log-probability otherwise."""
+    first = outputs[0]
+    if method == "multiple_choice_separate_calibrated":
+        return [a - b for a, b in zip(first.logprobs, outputs[1].logprobs)]
+    if method == "multiple_choice_separate" and separate_score == "per_token":
+        return [total / max(1, n) for total, n in zip(first.logprobs, first.token_counts)]
+    return list(first.logprobs)
+
+
+def _joint_greedy(instance: Instance, adapted: Adapted, generation) -> dict:
+    """HELM's joint multiple-choice rule: the stripped one-token completion maps through the letters to a
+    reference text, which must equal (after stripping) a correct reference's text."""
+    prediction = generation.text.strip()
+    index = adapted.choices.index(prediction) if prediction in adapted.choices else None
+    mapped = instance.references[index].output if index is not None else None
+    correct = bool(mapped) and any(r.correct and r.output.strip() == mapped.strip() for r in instance.references)
+    logprobs = generation.token_logprobs
+    confidence = math.exp(sum(logprobs)) if logprobs else None  # no token kept (end of sequence): unknown
+    return {"completion": generation.text, "prediction": prediction, "predicted_index": index, "confidence": confidence,
+            "output_tokens": generation.output_tokens, "metrics": {"exact_match": float(correct)}, "correct": correct}
 
 
 def _generation(instance: Instance, generation, main_metric: str) -> dict:

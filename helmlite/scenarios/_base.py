@@ -7,6 +7,7 @@ change — Gardner et al. 2020; HELM's equivariance robustness).
 """
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -54,6 +55,15 @@ class ScenarioInfo:
     data: tuple[str, ...] = ()  # registry names the loader reads (for prefetching)
     adapter: dict = field(default_factory=dict)  # prompt-format defaults for this scenario (AdapterSpec fields)
     metrics: tuple[str, ...] = ()  # metric families beyond the method's defaults (helmlite.metrics.families)
+    adapter_args: Callable[..., dict] | None = None  # AdapterSpec defaults that depend on the scenario's arguments
+
+    def adapter_defaults(self, args: dict) -> dict:
+        """The scenario's AdapterSpec defaults for these arguments: ``adapter`` plus what ``adapter_args``
+        derives from them (e.g. MMLU's instructions name the subject, as HELM's ``get_mmlu_spec``)."""
+        if self.adapter_args is None:
+            return dict(self.adapter)
+        accepted = inspect.signature(self.adapter_args).parameters
+        return {**self.adapter, **self.adapter_args(**{k: v for k, v in args.items() if k in accepted})}
 
 
 class UnknownScenarioError(UserError, KeyError):
@@ -65,11 +75,11 @@ _REGISTRY: dict[str, ScenarioInfo] = {}
 
 
 def register(name: str, *, main_metric: str, default_method: str, data: tuple[str, ...] = (), adapter: dict | None = None,
-             metrics: tuple[str, ...] = ()):
+             metrics: tuple[str, ...] = (), adapter_args: Callable[..., dict] | None = None):
     """Decorator: register a loader ``f(**args) -> list[Instance]`` under ``name``."""
     def wrap(load):
         _REGISTRY[name] = ScenarioInfo(name, load, (load.__doc__ or "").strip().splitlines()[0], main_metric,
-                                       default_method, data, dict(adapter or {}), tuple(metrics))
+                                       default_method, data, dict(adapter or {}), tuple(metrics), adapter_args)
         return load
     return wrap
 

@@ -3,6 +3,8 @@ Generation" (FAccT).
 
 HELM (Liang et al. 2022, §5.7) uses BOLD prompts to elicit open-ended generations that the bias
 (demographic representation, stereotypical associations) and toxicity metrics score. No references.
+Sampled as HELM's ``get_bold_spec``: temperature 0.9, 20 tokens, no stop sequence; each prompt's
+sampling seed derives from the adapter seed and the instance id (``adaptation.sampling_seed``).
 Tags: bias, toxicity, generation.
 """
 from __future__ import annotations
@@ -22,7 +24,7 @@ _FILES = tuple(f"helm/datasets/bold/prompts/{d}_prompt.json" for d in DOMAINS)
 
 @register("bold", main_metric="toxic_fraction", default_method="generation", data=_FILES,
           adapter={"input_prefix": "", "input_suffix": "", "output_prefix": "", "max_train_instances": 0, "max_tokens": 20,
-                   "stop_sequences": ()})
+                   "stop_sequences": (), "temperature": 0.9})
 def load(domain: str = "gender") -> list[Instance]:
     """BOLD prompts of one domain (every prompt of every group, in a seeded order)."""
     if domain not in DOMAINS:

@@ -31,13 +31,18 @@ def _read(subject: str, split: str, label: str) -> list[Instance]:
                 raise DataFormatError(f"{path}, line {number}: expected question, choice0-3 and an answer 0-3 ({error})") from None
             if answer not in range(4):
                 raise DataFormatError(f"{path}, line {number}: field 'answer' must be 0-3, got {answer}")
-            refs = tuple(Reference(c, correct=k == answer) for k, c in enumerate(choices))
+            # as HELM's MMLUScenario.answer_to_reference: every choice whose text equals the answer's is correct
+            refs = tuple(Reference(c, correct=c == choices[answer]) for c in choices)
             out.append(Instance(f"mmlu/{subject}/{split}/{number - 2}", question, refs, label, {"subject": subject}))
     return out
 
 
-@register("mmlu", main_metric="exact_match", default_method="multiple_choice_separate", data=_FILES,
-          adapter={"instructions": "The following are multiple choice questions (with answers)."})
+def _instructions(subject: str = "abstract_algebra") -> dict:
+    """HELM's MMLU instructions (``get_mmlu_spec``): they name the subject."""
+    return {"instructions": f"The following are multiple choice questions (with answers) about {str(subject).replace('_', ' ')}."}
+
+
+@register("mmlu", main_metric="exact_match", default_method="multiple_choice_separate", data=_FILES, adapter_args=_instructions)
 def load(subject: str = "abstract_algebra") -> list[Instance]:
     """MMLU, one of HELM's five subjects (dev → train, test → test)."""
     if subject not in SUBJECTS:

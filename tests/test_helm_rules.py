@@ -1,0 +1,148 @@
+"""HELM's own rules for live runs (issue 16 §3), each on hand-built inputs with hand-derived values:
+decision rules per method, calibration confidence, BBQ, the fairness gender perturbation, BOLD sampling,
+the ``helm_compat`` test subsample in the runner and ``helmlite prompts``."""
+from __future__ import annotations
+
+import json
+import math
+import random
+
+import pytest
+
+from helmlite import cli
+from helmlite import perturbations as P
+from helmlite.adaptation import AdapterSpec, Adapted, helm_eval_subsample
+from helmlite.metrics.calibration import expected_calibration_error, selective_accuracy
+from helmlite.metrics.outcomes import outcome
+from helmlite.models import Generation, Scores
+from helmlite.runner import adapted_prompts, decision_rules, load_instances
+from helmlite.runspec import RunSpec
+from helmlite.scenarios import Instance, Reference
+
+from .fakes import WordModel
+
+QUESTION = Instance("q", "Pick", (Reference("a"), Reference("bb", True), Reference("ccc")), "test")
+
+
+def scores(logprobs, counts):
+    return Scores(tuple(logprobs), tuple((v,) for v in logprobs), tuple(counts), 10, 0.0)
+
+
+def test_separate_picks_by_log_probability_per_token_and_keeps_the_sum_as_an_option():
+    """Sums −2, −3, −4.5 over 1, 3 and 3 tokens: per token −2, −1, −1.5 → choice 1 (HELM); summed → choice 0."""
+    adapted = Adapted("q", "", (), 0, False, ("a", "bb", "ccc"))
+    out = [scores([-2.0, -3.0, -4.5], [1, 3, 3])]
+    helm = outcome(QUESTION, adapted, out, "multiple_choice_separate", "exact_match")
+    assert helm["scores"] == [-2.0, -1.0, -1.5] and helm["predicted_index"] == 1 and helm["correct"]
+    # confidence: max softmax over the per-token scores = e^−1 / (e^−2 + e^−1 + e^−1.5)
+    assert helm["confidence"] == pytest.approx(math.exp(-1) / (math.exp(-2) + math.exp(-1) + math.exp(-1.5)))
+    summed = outcome(QUESTION, adapted, out, "multiple_choice_separate", "exact_match",
+                     adapter=AdapterSpec(method="multiple_choice_separate", separate_score="sum"))
+    assert summed["predicted_index"] == 0 and not summed["correct"]
+    # calibrated: summed minus the null prompt's summed log-probability, as HELM (no per-token division)
+    calibrated = outcome(QUESTION, adapted, out + [scores([-1.0, -5.0, -1.0], [1, 3, 3])],
+                         "multiple_choice_separate_calibrated", "exact_match")
+    assert calibrated["scores"] == [-1.0, 2.0, -3.5] and calibrated["predicted_index"] == 1
+
+
+@pytest.mark.parametrize("text,index,correct", [(" B", 1, True), ("B", 1, True), (" A", 0, False), (" The", None, False),
+                                                ("\n", None, False), (" b", None, False)])
+def test_helm_greedy_joint_exact_matches_the_stripped_letter(text, index, correct):
+    """HELM: strip the greedy completion, map a letter to its reference text, exact-match against the
+    correct references; anything that is not a letter (or a lower-case one) is wrong."""
+    adapted = Adapted("q", "", (), 0, False, ("A", "B", "C"))
+    generation = Generation(text, 10, 1, (math.log(0.4),), 0.0)
+    out = outcome(QUESTION, adapted, [generation], "multiple_choice_joint", "exact_match",
+                  adapter=AdapterSpec(method="multiple_choice_joint", joint_decision="helm_greedy"))
+    assert out["predicted_index"] == index and out["correct"] is correct and out["metrics"] == {"exact_match": float(correct)}
+    assert out["confidence"] == pytest.approx(0.4)  # HELM's max_prob: exp(log-probability of the completion)
+    assert out["prediction"] == text.strip() and out["completion"] == text
+
+
+def test_letter_logprob_joint_confidence_is_the_softmax_over_letters():
+    adapted = Adapted("q", "", (), 0, False, ("A", "B", "C"))
+    out = outcome(QUESTION, adapted, [scores([math.log(0.1), math.log(0.3), math.log(0.1)], [1, 1, 1])],
+                  "multiple_choice_joint", "exact_match")
+    assert out["predicted_index"] == 1 and out["confidence"] == pytest.approx(0.6)
+
+
+def test_decision_rules_are_recorded():
+    joint = RunSpec.from_dict({"scenario": "mmlu", "model": "m", "adapter": {"method": "multiple_choice_joint",
+                                                                             "joint_decision": "helm_greedy"}})
+    assert decision_rules(joint) == {"selection": "helm_compat", "joint_decision": "helm_greedy",
+                                     "confidence": "exp(log-probability of the greedy completion)"}
+    separate = RunSpec.from_dict({"scenario": "mmlu", "model": "m", "adapter": {"selection": "hashed"}})
+    assert decision_rules(separate)["separate_score"] == "per_token" and decision_rules(separate)["selection"] == "hashed"
+    assert joint.run_id != RunSpec.from_dict({"scenario": "mmlu", "model": "m",
+                                              "adapter": {"method": "multiple_choice_joint"}}).run_id
+
+
+# Confidences (two decimals, so with ties) and outcomes of one simulated run, with the values the
+# uncertainty-calibration package that HELM calls (0.1.4) returns: get_ece_em(…, num_bins=10) = 0.18,
+# get_ece(…, num_bins=1) = 0.0591304…, get_selective_stats(…)[1] = 1.0.
+CONF = [0.8, 0.97, 0.46, 0.74, 0.77, 0.47, 0.25, 0.98, 0.47, 0.49, 0.92, 0.69, 0.6, 0.83, 0.27, 0.78, 0.53, 0.32, 0.75, 0.95,
+        0.41, 0.72, 0.47]
+CORRECT = [1, 1, 1, 0, 1, 0, 0, 1, 0, 0, 1, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1]
+
+
+def test_calibration_matches_the_package_helm_calls():
+    assert expected_calibration_error(CONF, CORRECT, 10) == pytest.approx(0.18, abs=1e-12)
+    assert expected_calibration_error(CONF, CORRECT, 1) == pytest.approx(0.0591304347826086, abs=1e-12)
+    assert selective_accuracy(CONF, CORRECT, 0.1) == 1.0  # top int(2.3) + 1 = 3: 0.98, 0.97, 0.95, all correct
+
+
+def test_gender_perturbation_is_helms_pronoun_mode():
+    """HELM's golden pronoun example, and HELM's regex quirks: a pronoun at the very start or end of the text
+    is not matched, and the character after a match is consumed; gender terms are left alone."""
+    rng = random.Random(0)
+    assert P.perturbation("gender").steps == (P.helm_gender_pronouns,)
+    text = "Did she mention that he was coming with his parents and their friends?"
+    assert P.helm_gender_pronouns(text, rng, {}) == "Did she mention that she was coming with her parents and their friends?"
+    assert P.helm_gender_pronouns("He told his son about him", rng, {}) == "He told her son about him"
+    assert P.helm_gender_pronouns("I saw him himself.", rng, {}) == "I saw her herself."
+    assert P.helm_gender_pronouns(" HE and he he.", rng, {}) == " SHE and she he."
+    perturbed = P.perturb_instance(Instance("i", "Was it his?", (Reference("Yes, his dad.", True),), "test"), "gender")
+    assert perturbed.input == "Was it her?" and perturbed.references[0].output == "Yes, her dad."
+
+
+def test_bold_samples_at_temperature_0_9(mirrored_cache):
+    spec = RunSpec.from_dict({"scenario": "bold", "model": "m", "max_instances": 2})
+    assert spec.adapter.temperature == 0.9 and spec.adapter.max_tokens == 20
+    assert decision_rules(spec)["sampling"] == "temperature 0.9, seeded per instance"
+
+
+def test_helm_compat_subsample_keeps_helms_sampled_order(mirrored_cache):
+    spec = RunSpec.from_dict({"scenario": "mmlu", "model": "m", "args": {"subject": "econometrics"}, "max_instances": 10})
+    _, test = load_instances(spec, WordModel())
+    assert [i.id for i in test] == [f"mmlu/econometrics/test/{k}" for k in helm_eval_subsample(114, 10)]
+    # np.random.seed(0); np.random.choice(114 items, 10, replace=False) in crfm-helm's venv: 33, 10, 90, 7, 24, 73, 113, 22, 94, 2
+    assert [int(i.id.rsplit("/", 1)[1]) for i in test] == [33, 10, 90, 7, 24, 73, 113, 22, 94, 2]
+    hashed = RunSpec.from_dict({"scenario": "mmlu", "model": "m", "args": {"subject": "econometrics"}, "max_instances": 10,
+                                "adapter": {"selection": "hashed"}})
+    ids = [int(i.id.rsplit("/", 1)[1]) for i in load_instances(hashed, WordModel())[1]]
+    assert ids == sorted(ids)
+
+
+def test_mmlu_instructions_name_the_subject():
+    spec = RunSpec.from_dict({"scenario": "mmlu", "model": "m", "args": {"subject": "us_foreign_policy"}})
+    assert spec.adapter.instructions == "The following are multiple choice questions (with answers) about us foreign policy."
+    assert RunSpec.from_dict({"scenario": "mmlu", "model": "m"}).adapter.instructions.endswith("about abstract algebra.")
+    custom = RunSpec.from_dict({"scenario": "mmlu", "model": "m", "adapter": {"instructions": "Answer."}})
+    assert custom.adapter.instructions == "Answer."
+
+
+def test_prompts_command_writes_jsonl_without_a_model(mirrored_cache, capsys):
+    argv = ["prompts", "--scenario", "mmlu", "--arg", "subject=computer_security", "--method", "multiple_choice_joint",
+            "--max-instances", "3"]
+    assert cli.main(argv) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    spec = RunSpec.from_dict({"scenario": "mmlu", "model": "none", "args": {"subject": "computer_security"}, "max_instances": 3,
+                              "adapter": {"method": "multiple_choice_joint"}})
+    assert [(line["id"], line["prompt"]) for line in lines] == adapted_prompts(spec)
+    assert len(lines) == 3 and set(lines[0]) == {"id", "prompt"}
+    assert lines[0]["prompt"].startswith("The following are multiple choice questions (with answers) about computer security.\n\n")
+    assert lines[0]["prompt"].endswith("\nAnswer:")
+    assert cli.main(["prompts", "--scenario", "mmlu", "--arg", "subject=computer_security", "--adaptation", "hashed"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 100  # every test item without --max-instances
+    assert cli.main(["prompts", "--scenario", "nope"]) == 2
+    assert "unknown scenario 'nope'" in capsys.readouterr().err
