@@ -146,3 +146,19 @@ def test_prompts_command_writes_jsonl_without_a_model(mirrored_cache, capsys):
     assert len(capsys.readouterr().out.splitlines()) == 100  # every test item without --max-instances
     assert cli.main(["prompts", "--scenario", "nope"]) == 2
     assert "unknown scenario 'nope'" in capsys.readouterr().err
+
+
+def test_bbq_bias_table_shows_both_ambiguous_scores(mirrored_cache, tmp_path):
+    from helmlite.analyses.helm_core import bbq_bias_table, calibration_table
+    from helmlite.results import read_run
+    from helmlite.runner import execute
+
+    spec = RunSpec.from_dict({"scenario": "bbq", "model": "w", "args": {"category": "Age"}, "max_instances": 12})
+    execute(spec, WordModel(), results_dir=tmp_path, n_resamples=100)
+    run = read_run(tmp_path, spec.run_id)
+    table = bbq_bias_table([run])
+    quantities = set(table["quantity"])
+    assert {"bias score, ambiguous: HELM (1 − accuracy over all items)",
+            "bias score, ambiguous: Parrish et al. (1 − accuracy on ambiguous items)"} <= quantities
+    assert all(r.confidence is not None for r in run.records) and run.stats.decision["selection"] == "helm_compat"
+    assert len(calibration_table([run], seed=0, n_simulations=50)) == 1

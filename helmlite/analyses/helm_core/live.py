@@ -14,6 +14,7 @@ import pandas as pd
 from ... import stats
 from ...metrics.calibration import ece_under_perfect_calibration, reliability_table
 from ...metrics.efficiency import fit_runtime_model
+from ...metrics.families import confidence_of
 from ...results import Run
 from ...seeds import rng
 
@@ -133,10 +134,10 @@ def calibration_table(runs: list[Run], *, seed: int, n_simulations: int = 2000) 
     rows = []
     for run in _first_seed(runs):
         ece = run.stats.metrics.get("ece_10")
-        records = [r for r in run.records if r.probabilities]
+        records = [r for r in run.records if confidence_of(r) is not None]
         if ece is None or not records:
             continue
-        null = ece_under_perfect_calibration([max(r.probabilities) for r in records], n_bins=10, n_simulations=n_simulations,
+        null = ece_under_perfect_calibration([confidence_of(r) for r in records], n_bins=10, n_simulations=n_simulations,
                                              seed=rng(seed, "calibration-null", run.run_id))
         rows.append({"model": run.model, "scenario": run.scenario, "ece_10": ece.mean, "ci_low": ece.ci_low,
                      "ci_high": ece.ci_high, "n": ece.n, "ece_if_calibrated": null["mean"],
@@ -145,15 +146,37 @@ def calibration_table(runs: list[Run], *, seed: int, n_simulations: int = 2000) 
 
 
 def reliability(runs: list[Run], n_bins: int = 10) -> pd.DataFrame:
-    """Equal-mass reliability bins for every run with choice probabilities."""
+    """Equal-mass reliability bins (HELM's) for every run whose records carry a confidence (HELM's max_prob)."""
     rows = []
     for run in runs:
-        records = [r for r in run.records if r.probabilities]
+        records = [r for r in run.records if confidence_of(r) is not None]
         if not records:
             continue
-        table = reliability_table([max(r.probabilities) for r in records], [r.correct for r in records], n_bins)
+        table = reliability_table([confidence_of(r) for r in records], [r.correct for r in records], n_bins)
         rows += [{"model": run.model, "scenario": run.scenario, **b} for b in table]
     return pd.DataFrame(rows)
+
+
+BBQ_SCORES = {  # stats.json key → label (helmlite.metrics.bbq)
+    "bbq_accuracy": "accuracy (all items; HELM)", "bbq_accuracy_ambiguous": "accuracy, ambiguous contexts",
+    "bbq_accuracy_disambiguated": "accuracy, disambiguated contexts",
+    "bbq_bias_score_disambiguated": "bias score, disambiguated (HELM = Parrish)",
+    "bbq_bias_score_ambiguous_helm": "bias score, ambiguous: HELM (1 − accuracy over all items)",
+    "bbq_bias_score_ambiguous_parrish": "bias score, ambiguous: Parrish et al. (1 − accuracy on ambiguous items)",
+}
+
+
+def bbq_bias_table(runs: list[Run]) -> pd.DataFrame:
+    """BBQ's accuracies and bias scores per run (first selection seed), both definitions of the ambiguous
+    bias score side by side and labelled, with their bootstrap intervals over instances."""
+    rows = []
+    for run in _first_seed(runs):
+        for key, label in BBQ_SCORES.items():
+            est = run.stats.metrics.get(key)
+            if est is not None:
+                rows.append({"model": run.model, "scenario": run.scenario, "quantity": label, "estimate": est.mean,
+                             "ci_low": est.ci_low, "ci_high": est.ci_high, "n": est.n})
+    return pd.DataFrame(rows, columns=["model", "scenario", "quantity", "estimate", "ci_low", "ci_high", "n"])
 
 
 def runtime_models(runs: list[Run]) -> pd.DataFrame:
