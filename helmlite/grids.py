@@ -6,14 +6,14 @@ same run ids. A grid returns :class:`GridRun` items: a run spec mapping plus lab
 study and factor level the run serves (a run shared by several studies — e.g. prompt sensitivity's
 base configuration — appears once per study with the same spec).
 
-Kept free of pandas, scipy and torch: the Snakefile calls it on every ``snakemake`` invocation.
+Sections arrive validated, with the schema's defaults filled in (helmlite/schema.yaml is the one place
+defaults live). Kept free of pandas, scipy and torch: the Snakefile calls it on every ``snakemake`` invocation.
 """
 from __future__ import annotations
 
 from typing import NamedTuple
 
 STUDIES = ("seeds", "shots", "formats", "methods")  # prompt sensitivity (HELM §8.2)
-DEPTH_METHODS = ("generation", "multiple_choice_separate")  # substring match of a generation; log-prob retrieval
 
 
 class GridRun(NamedTuple):
@@ -40,7 +40,7 @@ def run_spec(entry: dict, model: str, section: dict, **adapter) -> dict:
 def helm_core(section: dict) -> list[GridRun]:
     """Notebook 01: every model × scenario entry × in-context selection seed (HELM's core grid)."""
     return [GridRun(run_spec(entry, model, section, seed=seed))
-            for entry in section["scenarios"] for model in section["models"] for seed in section.get("seeds", [0])]
+            for entry in section["scenarios"] for model in section["models"] for seed in section["seeds"]]
 
 
 def sensitivity(section: dict) -> list[GridRun]:
@@ -48,15 +48,15 @@ def sensitivity(section: dict) -> list[GridRun]:
     default format and shots, the scenario's default method)."""
     out = []
     for model in section["models"]:
-        for entry in section.get("seed_scenarios", []):
+        for entry in section["seed_scenarios"]:
             out += [GridRun(run_spec(entry, model, section, seed=s), "seeds", f"seed {s}") for s in section["seeds"]]
-        for entry in section.get("shot_scenarios", []):
+        for entry in section["shot_scenarios"]:
             out += [GridRun(run_spec({k: v for k, v in entry.items() if k != "shots"}, model, section, max_train_instances=k),
                             "shots", str(k)) for k in entry.get("shots", section["shots"])]
-        for entry in section.get("format_scenarios", []):
+        for entry in section["format_scenarios"]:
             out += [GridRun(run_spec(entry, model, section, **fmt), "formats", name) for name, fmt in section["formats"].items()
-                    if not fmt.get("chat_template") or model in section.get("chat_models", [])]
-        for entry in section.get("method_scenarios", []):
+                    if not fmt.get("chat_template") or model in section["chat_models"]]
+        for entry in section["method_scenarios"]:
             out += [GridRun(run_spec(entry, model, section, method=method), "methods", method) for method in section["methods"]]
     return out
 
@@ -71,5 +71,5 @@ def depth(section: dict) -> list[GridRun]:
             entry.pop("lengths", None)
             entry.pop("methods", None)
             out += [GridRun(run_spec(entry, model, {}, method=method)) for model in section["models"]
-                    for method in task.get("methods", section.get("methods", DEPTH_METHODS))]
+                    for method in task.get("methods", section["methods"])]
     return out

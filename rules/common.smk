@@ -5,6 +5,7 @@ import re
 import shlex
 
 from helmlite import workflow as hw
+from helmlite.results import INSTANCES, MANIFEST, STATS
 from helmlite.data import cache_dir, registry
 from helmlite.models import EMBEDDED
 from helmlite.models.embedded import model_dir
@@ -28,13 +29,18 @@ def model_marker(name):
     return [f"{MODEL_DIR}/{name}/helmlite_model.json"] if name in EMBEDDED else []
 
 
+def run_file(run_id, name):
+    """A file of a run folder (names from helmlite.results, the run-folder contract)."""
+    return f"{ENGINE['results_dir']}/{run_id}/{name}"
+
+
 def html_of(analysis):
     return f"{DIRS['reports']}/{analysis.notebook}.html"
 
 
 def all_targets():
     targets = [f"{DIRS['reports']}/index.html"]
-    targets += [f"{ENGINE['results_dir']}/{run_id}/stats.json" for run_id in RUNS]
+    targets += [run_file(run_id, STATS) for run_id in RUNS]
     for analysis in ANALYSES:
         files = hw.outputs(config, analysis)
         targets += [html_of(analysis), *files["figures"], *files["tables"], files["manifest"]]

@@ -8,7 +8,7 @@ for analysis in ANALYSES:
         input:
             notebook=f"notebooks/{analysis.notebook}.ipynb",
             data=[cached(name) for name in analysis.data],
-            runs=[f"{ENGINE['results_dir']}/{run_id}/stats.json" for run_id in hw.analysis_runs(config, analysis)],
+            runs=[run_file(run_id, STATS) for run_id in hw.analysis_runs(config, analysis)],
         output:
             notebook=hw.outputs(config, analysis)["notebook"],
             figures=hw.outputs(config, analysis)["figures"],

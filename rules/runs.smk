@@ -1,4 +1,4 @@
-# Run jobs: each writes results/runs/<run_id>/{instances.jsonl,stats.json,manifest.json} for its run specs.
+# Run jobs: each writes its run specs' folders results/runs/<run_id>/ (layout: helmlite.results).
 # A job holds up to engine.runs_per_job runs of one model (the model is loaded once; start-up
 # costs ~6-10 s per job on a CPU); runs_per_job: 1 gives one job per run spec. Jobs share the SQLite request
 # cache, so a crashed or interrupted job resumes without repeating model calls, and a cluster profile can
@@ -12,9 +12,9 @@ for batch_id, batch in hw.run_batches(config).items():
             models=sorted({marker for spec in batch for marker in model_marker(spec.model)}),
             data=sorted({cached(name) for spec in batch for name in scenario(spec.scenario).data}),
         output:
-            instances=[f"{ENGINE['results_dir']}/{spec.run_id}/instances.jsonl" for spec in batch],
-            stats=[f"{ENGINE['results_dir']}/{spec.run_id}/stats.json" for spec in batch],
-            manifest=[f"{ENGINE['results_dir']}/{spec.run_id}/manifest.json" for spec in batch],
+            instances=[run_file(spec.run_id, INSTANCES) for spec in batch],
+            stats=[run_file(spec.run_id, STATS) for spec in batch],
+            manifest=[run_file(spec.run_id, MANIFEST) for spec in batch],
         params:
             specs=shlex.quote(json.dumps([spec.as_dict() for spec in batch], sort_keys=True)),
             results_dir=lambda w, output: os.path.dirname(os.path.dirname(output.stats[0])),

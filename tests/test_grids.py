@@ -11,8 +11,13 @@ SENSITIVITY_SECTION = {"models": ["a"], "seeds": [0, 1], "shots": [0, 5], "seed_
                        "method_scenarios": [{"scenario": "mmlu"}], "max_instances": 10}
 
 
+def section(key: str, raw: dict) -> dict:
+    """A config section as the grids receive it: validated, the schema's defaults filled in."""
+    return workflow.validate_config({"analyses": [key], key: raw})[key]
+
+
 def test_sensitivity_studies_vary_one_factor_and_share_the_base():
-    runs = grids.sensitivity(SENSITIVITY_SECTION)
+    runs = grids.sensitivity(section("sensitivity", SENSITIVITY_SECTION))
     by_study = {study: [r.level for r in runs if r.study == study] for study in grids.STUDIES}
     assert by_study == {"seeds": ["seed 0", "seed 1"], "shots": ["0", "5"], "formats": ["helm_default"],  # chat: chat models only
                         "methods": ["multiple_choice_joint"]}
@@ -22,12 +27,13 @@ def test_sensitivity_studies_vary_one_factor_and_share_the_base():
 
 
 def test_helm_core_and_depth_grids():
-    core = grids.helm_core({"models": ["a", "b"], "scenarios": [{"scenario": "mmlu", "perturbations": ["robustness"]}],
-                            "seeds": [0, 1], "max_instances": 5})
+    core = grids.helm_core(section("helm_core", {"models": ["a", "b"], "seeds": [0, 1], "max_instances": 5,
+                                                 "scenarios": [{"scenario": "mmlu", "perturbations": ["robustness"]}]}))
     assert len(core) == 4 and {r.spec["adapter"]["seed"] for r in core} == {0, 1}
     assert all(r.spec["max_instances"] == 5 and r.spec["perturbations"] == ["robustness"] for r in core)
-    depth = grids.depth({"models": ["a"], "lengths": [256, 512], "tasks": [{"scenario": "niah", "args": {"n_contexts": 3}},
-                                                                            {"scenario": "json_kv", "lengths": [1024]}]})
+    depth = grids.depth(section("depth", {"models": ["a"], "lengths": [256, 512],
+                                          "tasks": [{"scenario": "niah", "args": {"n_contexts": 3}},
+                                                    {"scenario": "json_kv", "lengths": [1024]}]}))
     assert [(r.spec["scenario"], r.spec["args"]["target_tokens"], r.spec["adapter"]["method"]) for r in depth] == [
         ("niah", 256, "generation"), ("niah", 256, "multiple_choice_separate"),
         ("niah", 512, "generation"), ("niah", 512, "multiple_choice_separate"),
