@@ -33,15 +33,16 @@ def live_curves(curves: pd.DataFrame) -> plt.Figure:
             if j == 0:
                 ax.set_ylabel(f"{task}\naccuracy", fontsize=8)
             ax.set_ylim(-0.05, 1.05)
-    for ax in axes[-1]:
-        ax.set_xlabel("actual position of the target (0 = first item, 1 = last)", fontsize=7)
+    fig.supxlabel("actual relative position of the target (0 = first item, 1 = last)", fontsize=9)
     handles = [plt.Line2D([], [], color=colours[length], marker="o", ms=3, label=f"{length} tokens") for length in lengths]
     handles += [plt.Line2D([], [], color="grey", ls="--", lw=0.8, label="chance level"),
                 plt.Line2D([], [], color="grey", marker="o", mfc="none", ms=3, lw=0.8, label="< 10 contexts: no CI")]
-    fig.legend(handles=handles, loc="upper right", ncol=len(handles), fontsize=7, title="context length",
-               title_fontsize=7)
-    fig.suptitle("Live depth sweeps (95% exact CIs over contexts)", x=0.02, ha="left")
-    fig.tight_layout(rect=(0, 0, 1, 0.95))
+    ncol = len(handles) if len(columns) >= 3 else 3
+    rows_of_legend = -(-len(handles) // ncol)
+    height = fig.get_figheight()
+    fig.suptitle("Live depth sweeps (95% exact CIs over contexts)", x=0.02, y=1 - 0.05 / height, ha="left", va="top")
+    fig.legend(handles=handles, loc="upper center", ncol=ncol, fontsize=7, bbox_to_anchor=(0.5, 1 - 0.4 / height))
+    fig.tight_layout(rect=(0, 0, 1, 1 - (0.45 + 0.22 * rows_of_legend) / height))
     return fig
 
 
@@ -103,11 +104,13 @@ def length_curve(table: pd.DataFrame) -> plt.Figure:
     cluster-bootstrap CIs over contexts where a point has >= 10 contexts (hollow markers: fewer, no CI)."""
     tasks = sorted(table["task"].unique())
     fig, axes = plt.subplots(1, len(tasks), figsize=(3.6 * len(tasks), 3.4), squeeze=False, sharey=True)
+    series = {key: k for k, key in enumerate(sorted(set(zip(table["model"], table["method"]))))}
     for ax, task in zip(axes[0], tasks):
-        for k, ((model, method), part) in enumerate(table[table["task"] == task].groupby(["model", "method"])):
+        for (model, method), part in table[table["task"] == task].groupby(["model", "method"]):
+            k = series[(model, method)]
             part = part.sort_values("length")
             y = part["chance_corrected"]
-            ax.plot(part["length"], y, color=f"C{k}", lw=0.8, label=f"{model} · {method}")
+            ax.plot(part["length"], y, color=f"C{k}", lw=0.8)
             tested = part[part["ci_low"].notna()]
             ax.errorbar(tested["length"], tested["chance_corrected"], fmt="o", capsize=2, color=f"C{k}",
                         yerr=[tested.chance_corrected - tested.ci_low, tested.ci_high - tested.chance_corrected])
@@ -117,6 +120,7 @@ def length_curve(table: pd.DataFrame) -> plt.Figure:
         ax.set_xscale("log", base=2)
         ax.set(title=task, xlabel="context length (model tokens)", ylim=(-0.55, 1.05))
     axes[0][0].set_ylabel("chance-corrected accuracy\n(acc − chance) / (1 − chance)")
-    axes[0][-1].legend(fontsize=6)
-    fig.tight_layout()
+    handles = [plt.Line2D([], [], color=f"C{k}", marker="o", label=f"{model} · {method}") for (model, method), k in series.items()]
+    fig.legend(handles=handles, loc="lower center", ncol=min(4, len(handles)), fontsize=7)
+    fig.tight_layout(rect=(0, 0.06 * ((len(handles) + 3) // 4) + 0.02, 1, 1))
     return fig

@@ -120,10 +120,16 @@ def primacy_recency(wide: np.ndarray, depths: np.ndarray) -> tuple[np.ndarray, n
     return start - middle, end - middle
 
 
-def _flags(values: np.ndarray, chance: float) -> tuple[float, bool, bool]:
-    mean = float(np.mean(values))
-    corrected = (mean - chance) / (1 - chance) if chance < 1 else math.nan
-    return corrected, bool(corrected < FLOOR_MARGIN), bool(mean > 1 - FLOOR_MARGIN)
+def chance_corrected(correct, chance) -> np.ndarray:
+    """(correct − chance) / (1 − chance) per row (NaN where chance is 1: no room above it)."""
+    correct, chance = np.asarray(correct, dtype=float), np.asarray(chance, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(chance < 1, (correct - chance) / np.where(chance < 1, 1 - chance, 1), np.nan)
+
+
+def _flags(part: pd.DataFrame) -> tuple[float, bool, bool]:
+    corrected = float(np.nanmean(chance_corrected(part["correct"], part["chance"])))
+    return corrected, bool(corrected < FLOOR_MARGIN), bool(part["correct"].mean() > 1 - FLOOR_MARGIN)
 
 
 def u_shape(records: pd.DataFrame, *, seed: int, n_resamples: int, min_contexts: int = MIN_CONTEXTS) -> pd.DataFrame:
@@ -144,7 +150,7 @@ def u_shape(records: pd.DataFrame, *, seed: int, n_resamples: int, min_contexts:
         middle_at = np.isin(positions, _middle_depths(positions))
         middle = values[:, middle_at].mean(axis=1)
         chance = float(part["chance"].mean())
-        corrected, floor, ceiling = _flags(values, chance)
+        corrected, floor, ceiling = _flags(part)
         out = {**dict(zip(CURVE, key)), "contexts": len(wide), "start_position": positions.min(),
                "middle_position": float(positions[middle_at].mean()), "end_position": positions.max(),
                "mean_accuracy": float(values.mean()), "chance": chance, "chance_corrected": corrected,
@@ -240,7 +246,7 @@ def length_degradation(records: pd.DataFrame, *, seed: int, n_resamples: int, mi
     keys = ["model", "task", "method", "length"]
     for key, part in records.groupby(keys, sort=True):
         chance = part["chance"].to_numpy(dtype=float)
-        corrected = (part["correct"].to_numpy(dtype=float) - chance) / (1 - chance)
+        corrected = chance_corrected(part["correct"], chance)
         contexts = part["context"].nunique()
         est = stats.cluster_bootstrap_ci(corrected, part["context"].to_numpy(), n_resamples=n_resamples,
                                          seed=rng(seed, "length", *key))
