@@ -43,6 +43,9 @@ def _handler(state: StubState):
             payload = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             state.requests.append({"path": self.path, **payload})
             action = state.script.pop(0) if state.script else "ok"
+            status, _, retry_after = action.partition(":")  # "429:<Retry-After value>", "503:<Retry-After value>"
+            if retry_after and status in ("429", "503"):
+                return self._send(int(status), b'{"error": "retry later"}', {"Retry-After": retry_after})
             if action == "500":
                 return self._send(500, b'{"error": "boom"}')
             if action == "429":

@@ -10,20 +10,27 @@ Settings come from the environment: ``HELMLITE_OPENAI_BASE_URL`` (e.g. ``http://
 ``HELMLITE_OPENAI_API_KEY`` (optional), ``HELMLITE_OPENAI_TOKENIZER`` (optional local tokenizer directory
 for exact lengths; otherwise lengths are estimated at 3 characters per token, conservatively).
 
-Failures are retried with bounded exponential backoff and jitter: HTTP 429 (honouring
-``Retry-After``), 5xx, timeouts, dropped connections, malformed JSON and log-probability lists of the
-wrong length. After ``max_retries`` the request fails with one error naming it; nothing partial is
-returned (and so nothing partial is cached).
+Failures are retried by :mod:`tenacity`: HTTP 429 and 5xx, timeouts, dropped connections, malformed JSON
+and log-probability lists of the wrong length. The wait before a retry is the server's ``Retry-After``
+when it sends one — seconds (``Retry-After: 30``) or an HTTP date (``Retry-After: Wed, 21 Oct 2026
+07:28:00 GMT``), RFC 9110 §10.2.3 — up to ``max_retry_after_s`` (default 60 s;
+``HELMLITE_OPENAI_MAX_RETRY_AFTER_S``), else exponential backoff (``backoff_s`` doubling up to
+``max_backoff_s``) with seeded jitter. After ``max_retries`` retries the request fails with one error
+naming it; nothing partial is returned (and so nothing partial is cached).
 """
 from __future__ import annotations
 
+import email.utils
 import hashlib
+import math
 import os
 import random
 import time
+from datetime import datetime, timezone
 from typing import Sequence
 
 import requests
+from tenacity import RetryError, Retrying, retry_if_exception_type, stop_after_attempt
 
 from ._base import Generation, GenerationRequest, ModelError, Scores, ScoreRequest, apply_stop
 from .transformers_backend import split_context
@@ -37,10 +44,29 @@ class _Retry(Exception):
         self.delay = delay
 
 
+def retry_after_seconds(value: str | None, now: datetime | None = None) -> float | None:
+    """Seconds a ``Retry-After`` header asks to wait: a non-negative number of seconds or an HTTP date
+    (RFC 9110 §10.2.3; a date in the past means 0). None when absent or unreadable."""
+    if value is None or not value.strip():
+        return None
+    text = value.strip()
+    try:
+        seconds = float(text)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(text)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when.tzinfo is None:  # HTTP dates are GMT
+            when = when.replace(tzinfo=timezone.utc)
+        return max(0.0, (when - (now or datetime.now(timezone.utc))).total_seconds())
+    return seconds if math.isfinite(seconds) and seconds >= 0 else None
+
+
 class OpenAIModel:
     def __init__(self, base_url: str, model: str, *, api_key: str | None = None, tokenizer: str | None = None,
                  chat: bool = False, timeout_s: float = 60.0, max_retries: int = 5, backoff_s: float = 0.5,
-                 max_backoff_s: float = 8.0, max_context: int = 8192):
+                 max_backoff_s: float = 8.0, max_retry_after_s: float = 60.0, max_context: int = 8192):
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.chat = chat
@@ -48,6 +74,7 @@ class OpenAIModel:
         self.max_retries = max_retries
         self.backoff_s = backoff_s
         self.max_backoff_s = max_backoff_s
+        self.max_retry_after_s = max_retry_after_s
         self._max_context = max_context
         self._session = requests.Session()
         if api_key:
@@ -58,15 +85,23 @@ class OpenAIModel:
 
             self._tokenizer = AutoTokenizer.from_pretrained(tokenizer)
         self._jitter = random.Random(0)
+        self._sleep = time.sleep  # tests replace it to record the waits
 
     @classmethod
     def from_env(cls, model: str) -> "OpenAIModel":
         base_url = os.environ.get("HELMLITE_OPENAI_BASE_URL")
         if not base_url:
             raise ModelError(f"openai:{model}: set HELMLITE_OPENAI_BASE_URL (e.g. http://127.0.0.1:8000/v1) to the server")
+        cap = os.environ.get("HELMLITE_OPENAI_MAX_RETRY_AFTER_S")
+        try:
+            max_retry_after_s = 60.0 if cap is None else float(cap)
+        except ValueError:
+            max_retry_after_s = -1.0
+        if not (math.isfinite(max_retry_after_s) and max_retry_after_s >= 0):
+            raise ModelError(f"HELMLITE_OPENAI_MAX_RETRY_AFTER_S={cap!r}: expected a non-negative number of seconds")
         return cls(base_url, model, api_key=os.environ.get("HELMLITE_OPENAI_API_KEY"),
                    tokenizer=os.environ.get("HELMLITE_OPENAI_TOKENIZER"),
-                   chat=os.environ.get("HELMLITE_OPENAI_CHAT") == "1")
+                   chat=os.environ.get("HELMLITE_OPENAI_CHAT") == "1", max_retry_after_s=max_retry_after_s)
 
     @property
     def identity(self) -> dict:
@@ -91,38 +126,45 @@ class OpenAIModel:
         raise ModelError(f"openai:{self.model}: chat formatting happens on the server; set HELMLITE_OPENAI_CHAT=1")
 
     # --- HTTP with retries ------------------------------------------------------------------------------
+    def _wait(self, state) -> float:
+        """Seconds before the next attempt: the server's ``Retry-After`` up to ``max_retry_after_s``, else
+        exponential backoff (``backoff_s · 2^(attempt-1)`` up to ``max_backoff_s``) times a seeded jitter in [0.5, 1]."""
+        error = state.outcome.exception() if state.outcome is not None else None
+        if isinstance(error, _Retry) and error.delay is not None:
+            return min(error.delay, self.max_retry_after_s)
+        backoff = min(self.max_backoff_s, self.backoff_s * 2 ** (state.attempt_number - 1))
+        return backoff * (0.5 + self._jitter.random() / 2)
+
+    def _attempt(self, path: str, payload: dict, validate, what: str) -> dict:
+        try:
+            response = self._session.post(f"{self.base_url}{path}", json=payload, timeout=self.timeout_s)
+        except (requests.ConnectionError, requests.Timeout) as error:
+            raise _Retry(f"{type(error).__name__}") from None
+        if response.status_code == 429 or response.status_code >= 500:
+            after = response.headers.get("Retry-After")
+            raise _Retry(f"HTTP {response.status_code}" + (f" (Retry-After: {after})" if after else ""),
+                         retry_after_seconds(after))
+        if response.status_code >= 400:
+            raise ModelError(f"{what} was refused: HTTP {response.status_code}: {response.text[:200]}")
+        try:
+            body = response.json()
+        except ValueError:
+            raise _Retry("malformed JSON") from None
+        problem = validate(body)
+        if problem:
+            raise _Retry(problem)
+        return body
+
     def _post(self, path: str, payload: dict, validate) -> dict:
         digest = hashlib.sha256(repr(sorted(payload.items())).encode()).hexdigest()[:12]
         what = f"POST {self.base_url}{path} (model {self.model}, request {digest})"
-        last = ""
-        for attempt in range(self.max_retries + 1):
-            try:
-                try:
-                    response = self._session.post(f"{self.base_url}{path}", json=payload, timeout=self.timeout_s)
-                except (requests.ConnectionError, requests.Timeout) as error:
-                    raise _Retry(f"{type(error).__name__}") from None
-                if response.status_code == 429:
-                    after = response.headers.get("Retry-After")
-                    raise _Retry("HTTP 429", float(after) if after and after.replace(".", "", 1).isdigit() else None)
-                if response.status_code >= 500:
-                    raise _Retry(f"HTTP {response.status_code}")
-                if response.status_code >= 400:
-                    raise ModelError(f"{what} was refused: HTTP {response.status_code}: {response.text[:200]}")
-                try:
-                    body = response.json()
-                except ValueError:
-                    raise _Retry("malformed JSON") from None
-                problem = validate(body)
-                if problem:
-                    raise _Retry(problem)
-                return body
-            except _Retry as retry:
-                last = str(retry)
-                if attempt == self.max_retries:
-                    break
-                delay = retry.delay if retry.delay is not None else self.backoff_s * 2**attempt
-                time.sleep(min(self.max_backoff_s, delay) * (0.5 + self._jitter.random() / 2))
-        raise ModelError(f"{what} failed after {self.max_retries + 1} attempts; last error: {last}")
+        retrying = Retrying(stop=stop_after_attempt(self.max_retries + 1), wait=self._wait,
+                            retry=retry_if_exception_type(_Retry), sleep=lambda seconds: self._sleep(seconds))
+        try:
+            return retrying(self._attempt, path, payload, validate, what)
+        except RetryError as error:
+            last = error.last_attempt.exception()
+            raise ModelError(f"{what} failed after {self.max_retries + 1} attempts; last error: {last}") from None
 
     # --- operations ---------------------------------------------------------------------------------------
     def _score_one(self, context: str, continuation: str) -> tuple[tuple[float, ...], int]:
