@@ -1,4 +1,4 @@
-"""``helmlite`` command line: ``fetch``, ``models``, ``run``, ``prompts``, ``leaderboard``, ``config``, ``html``, ``index``.
+"""``helmlite`` command line: ``fetch``, ``models``, ``run``, ``prompts``, ``leaderboard``, ``import``, ``config``, ``html``, ``index``.
 
 Every expected failure — a :class:`~helmlite.errors.HelmliteError` (bad config, unknown name, missing
 data, malformed file) or a command-line usage mistake — ends with exactly one line ``helmlite: error: …``
@@ -137,6 +137,25 @@ def _leaderboard(args) -> None:
                                   seed=args.seed))
 
 
+def _import(args) -> None:
+    from .imports import import_helm, import_lm_eval
+    from .results import read_run
+
+    boot = {"n_resamples": args.n_resamples, "seed": args.bootstrap_seed}
+    folders = []
+    for source in args.paths:
+        if args.action == "helm":
+            folders += import_helm(source, args.results_dir, model=args.model, main_metric=args.main_metric, split=args.split,
+                                   version=args.helm_version, **boot)
+        else:
+            folders.append(import_lm_eval(source, args.results_dir, model=args.model, filter_name=args.filter, **boot))
+    for folder in folders:
+        run = read_run(args.results_dir, folder.name)
+        main = run.stats.metrics[run.main_metric]
+        print(f"{run.run_id}: {run.main_metric} = {main.mean:.3f} [{main.ci_low:.3f}, {main.ci_high:.3f}] "
+              f"(n={run.stats.n_instances}, {main.method}) -> {folder}", flush=True)
+
+
 def _config(args) -> None:
     config = workflow.load_config(args.file)
     print(f"{args.file}: valid; analyses: {', '.join(config['analyses'])}")
@@ -235,6 +254,23 @@ def build_parser() -> argparse.ArgumentParser:
     winrates.add_argument("--n-resamples", type=int, default=2000)
     winrates.add_argument("--seed", type=int, default=0)
     winrates.set_defaults(func=_leaderboard)
+    import_cmd = sub.add_parser("import", help="import runs made by crfm-helm or lm-eval as helmlite runs (per-instance records, CIs)")
+    sources = import_cmd.add_subparsers(dest="action", required=True)
+    for action, paths_help in (("helm", "crfm-helm run folder(s): benchmark_output/runs/<suite>/<run>/"),
+                               ("lm-eval", "lm-eval --log_samples file(s): samples_<task>_<date>.jsonl")):
+        source = sources.add_parser(action, help=f"import {paths_help}")
+        source.add_argument("paths", nargs="+", metavar="PATH", help=paths_help)
+        source.add_argument("--results-dir", default="results/runs")
+        source.add_argument("--model", help="model name of the imported run (default: the one the tool recorded)")
+        source.add_argument("--n-resamples", type=int, default=2000, help="bootstrap resamples of every interval in stats.json")
+        source.add_argument("--bootstrap-seed", type=int, default=0, help="base seed of every bootstrap in stats.json")
+        if action == "helm":
+            source.add_argument("--main-metric", help="main metric (default: exact_match, else HELM's first accuracy metric)")
+            source.add_argument("--split", default="test", help="HELM evaluation split to import (HELM aggregates each apart)")
+            source.add_argument("--helm-version", help="crfm-helm version to record (a HELM run folder does not record it)")
+        else:
+            source.add_argument("--filter", help="lm-eval filter whose responses to import (default: none, else the first)")
+        source.set_defaults(func=_import)
     config = sub.add_parser("config", help="validate a workflow config against the schema shipped with helmlite")
     config.add_argument("file")
     config.set_defaults(func=_config)

@@ -1,0 +1,99 @@
+"""Recipe for the lm-eval import fixtures under ``tests/data/lm_eval/``: real ``--log_samples`` output, two models, 10 MMLU items.
+
+Runs lm-evaluation-harness (the version pinned in ``benchmarks/requirements.txt``) through its own command
+line, offline, on a local custom task over the mirror's MMLU ``us_foreign_policy`` files (5-shot with the
+first five dev questions, as ``compare_lm_eval.py`` does), in the cloze form lm-eval uses for ARC and
+HellaSwag: the choices are the answer texts, so ``acc`` (largest log-likelihood) and ``acc_norm``
+(largest log-likelihood per byte) differ. ``--limit 10`` keeps the first ten test questions. For each
+embedded model it copies lm-eval's ``samples_<task>_<date>.jsonl`` and ``results_<date>.json`` into
+``tests/data/lm_eval/<model>/``.
+
+lm-eval needs ``datasets``/``evaluate`` versions helmlite does not pin, so it goes into its own venv that
+borrows torch and transformers from helmlite's (no second torch download)::
+
+    python -m venv /tmp/lmeval-venv
+    echo "$PWD/.venv/lib/python3.11/site-packages" > /tmp/lmeval-venv/lib/python3.11/site-packages/zz_helmlite.pth
+    /tmp/lmeval-venv/bin/pip install -r benchmarks/requirements.txt
+    HELMLITE_DATA_MIRROR=../shared/data .venv/bin/python benchmarks/lm_eval_import_fixture.py --lm-eval /tmp/lmeval-venv/bin/lm-eval
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from helmlite import data
+from helmlite.models import prepare
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def write_task(folder: Path, subject: str) -> str:
+    """A custom lm-eval task over the registry's MMLU files (dev → few-shot split, first_n sampler), choices = answer texts."""
+    for split in ("dev", "test"):
+        with open(data.fetch(f"helm/datasets/mmlu/{split}/{subject}_{split}.csv"), newline="", encoding="utf-8") as handle:
+            rows = [{"question": r["question"], "choices": [r[f"choice{k}"] for k in range(4)], "answer": int(r["answer"])}
+                    for r in csv.DictReader(handle)]
+        with open(folder / f"{subject}_{split}.jsonl", "w", encoding="utf-8") as handle:
+            handle.writelines(json.dumps(r) + "\n" for r in rows)
+    name = f"helmlite_mmlu_cloze_{subject}"
+    (folder / f"{name}.yaml").write_text(f"""task: {name}
+dataset_path: json
+dataset_kwargs:
+  data_files:
+    dev: {folder / f'{subject}_dev.jsonl'}
+    test: {folder / f'{subject}_test.jsonl'}
+test_split: test
+fewshot_split: dev
+fewshot_config:
+  sampler: first_n
+num_fewshot: 5
+output_type: multiple_choice
+description: "The following are questions (with answers) about {subject.replace('_', ' ')}.\\n\\n"
+doc_to_text: "Question: {{{{question.strip()}}}}\\nAnswer:"
+doc_to_choice: "{{{{choices}}}}"
+doc_to_target: answer
+metric_list:
+  - metric: acc
+  - metric: acc_norm
+metadata:
+  version: 1.0
+""", encoding="utf-8")
+    return name
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lm-eval", default="/tmp/lmeval-venv/bin/lm-eval", help="the lm-eval executable")
+    parser.add_argument("--subject", default="us_foreign_policy")
+    parser.add_argument("--limit", type=int, default=10)
+    parser.add_argument("--models", nargs="+", default=["smollm2-135m", "gemma3-270m"])
+    parser.add_argument("--out", default=str(REPO / "tests" / "data" / "lm_eval"))
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="helmlite-lmeval-"))
+    task = write_task(work, args.subject)
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+           "HF_DATASETS_CACHE": str(work / "hf-datasets")}
+    for model in args.models:
+        path = prepare(model)
+        output = work / "out" / model
+        subprocess.run([args.lm_eval, "run", "--model", "hf", "--model_args", f"pretrained={path},dtype=float32",
+                        "--tasks", task, "--include_path", str(work), "--limit", str(args.limit), "--device", "cpu",
+                        "--batch_size", "4", "--log_samples", "--output_path", str(output), "--seed", "0"],
+                       check=True, env=env)
+        target = Path(args.out) / model
+        target.mkdir(parents=True, exist_ok=True)
+        for old in [*target.glob("samples_*.jsonl"), *target.glob("results_*.json")]:
+            old.unlink()  # one run per model folder
+        for file in [*output.rglob(f"samples_{task}_*.jsonl"), *output.rglob("results_*.json")]:
+            shutil.copyfile(file, target / file.name)
+            print(f"{file} -> {target / file.name}")
+
+
+if __name__ == "__main__":
+    main()
