@@ -33,8 +33,7 @@ def live_claims(model_differences: pd.DataFrame, perturbation_deltas: pd.DataFra
         claims.append(Claim(f"The two models differ on {row.scenario} (instruct vs base)", f"live:model_difference:{row.scenario}",
                             row.difference, row.ci_low, row.ci_high, 0.0, int(row.n), "two-sided", p_value=row.p_value,
                             scale="paired-proportion" if "mcnemar" in row.test else "difference"))
-    robustness = perturbation_deltas[perturbation_deltas["perturbation"] == "robustness"] if len(perturbation_deltas) else []
-    for row in getattr(robustness, "itertuples", lambda: [])():
+    for row in perturbation_deltas[perturbation_deltas["perturbation"] == "robustness"].itertuples():
         claims.append(Claim(f"HELM's robustness perturbation lowers {row.model}'s accuracy on {row.scenario}",
                             f"live:robustness_delta:{row.model}:{row.scenario}", row.delta, row.ci_low, row.ci_high, 0.0,
                             int(row.n), "less", p_value=row.p_value,

@@ -67,6 +67,9 @@ def latency_table(runs: list[Run], *, seed: int, n_resamples: int) -> pd.DataFra
     return pd.DataFrame(rows)
 
 
+PAIRED = ["ci_low", "ci_high", "p_value", "significant", "n", "test"]  # columns of every paired comparison
+
+
 def _paired_row(diff: stats.PairedComparison) -> dict:
     return {"ci_low": diff.ci_low, "ci_high": diff.ci_high, "p_value": diff.p_value, "significant": diff.significant,
             "n": diff.n, "test": diff.method}
@@ -88,7 +91,7 @@ def model_differences(runs: list[Run], a: str, b: str, *, seed: int, n_resamples
         diff = stats.paired_difference(xs, ys, seed=rng(seed, "model-difference", scenario, run_seed), n_resamples=n_resamples)
         rows.append({"scenario": scenario, "seed": run_seed, "metric": run.main_metric, a: xs.mean(), b: ys.mean(),
                      "difference": diff.estimate, **_paired_row(diff)})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["scenario", "seed", "metric", a, b, "difference", *PAIRED])
 
 
 def perturbation_deltas(runs: list[Run], *, seed: int, n_resamples: int) -> pd.DataFrame:
@@ -107,7 +110,7 @@ def perturbation_deltas(runs: list[Run], *, seed: int, n_resamples: int) -> pd.D
                                            seed=rng(seed, "perturbation", run.run_id, variant), n_resamples=n_resamples)
             rows.append({"model": run.model, "scenario": run.scenario, "seed": run.seed, "perturbation": variant,
                          "delta": diff.estimate, **_paired_row(diff)})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["model", "scenario", "seed", "perturbation", "delta", *PAIRED])
 
 
 def group_performance(runs: list[Run], scenario_prefix: str, key: str, *, seed: int, n_resamples: int) -> pd.DataFrame:
@@ -124,7 +127,7 @@ def group_performance(runs: list[Run], scenario_prefix: str, key: str, *, seed: 
             est = stats.mean_estimate(values, seed=rng(seed, "group", run.run_id, group), n_resamples=n_resamples)
             rows.append({"model": run.model, "scenario": run.scenario, "group": group, "estimate": est.estimate,
                          "ci_low": est.ci_low, "ci_high": est.ci_high, "n": est.n, "interval": est.method})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["model", "scenario", "group", "estimate", "ci_low", "ci_high", "n", "interval"])
 
 
 def calibration_table(runs: list[Run], *, seed: int, n_simulations: int = 2000) -> pd.DataFrame:
@@ -142,7 +145,8 @@ def calibration_table(runs: list[Run], *, seed: int, n_simulations: int = 2000) 
         rows.append({"model": run.model, "scenario": run.scenario, "ece_10": ece.mean, "ci_low": ece.ci_low,
                      "ci_high": ece.ci_high, "n": ece.n, "ece_if_calibrated": null["mean"],
                      "ece_if_calibrated_q95": null["q95"], "above_calibrated_q95": bool(ece.mean > null["q95"])})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["model", "scenario", "ece_10", "ci_low", "ci_high", "n", "ece_if_calibrated",
+                                       "ece_if_calibrated_q95", "above_calibrated_q95"])
 
 
 def reliability(runs: list[Run], n_bins: int = 10) -> pd.DataFrame:
