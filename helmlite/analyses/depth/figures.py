@@ -54,7 +54,7 @@ def u_shape(table: pd.DataFrame) -> plt.Figure:
         tested = part[part["primacy_ci_low"].notna()]
         untested = part[part["primacy_ci_low"].isna()]
         ax.errorbar(tested["primacy"], tested["recency"], fmt="o", color=f"C{k}", alpha=0.8,
-                    label=f"{method} ({len(tested)} curves with CIs)",
+                    label=f"{method} ({len(tested)} curves with CIs)" if len(tested) else None,
                     xerr=[tested.primacy - tested.primacy_ci_low, tested.primacy_ci_high - tested.primacy],
                     yerr=[tested.recency - tested.recency_ci_low, tested.recency_ci_high - tested.recency])
         if len(untested):
