@@ -62,3 +62,12 @@ def test_debiased_ece_hand_derived():
     assert debiased_ece([0.6, 0.6, 0.8, 0.8], [1, 0, 1, 1], n_bins=2) == pytest.approx(-0.1)
     assert math.isnan(debiased_ece([0.7], [1]))
     assert math.isnan(ece_under_perfect_calibration([])["mean"])
+
+
+def test_ece_under_perfect_calibration_uses_helms_tie_merging_bins():
+    """Hand-derived, 2 bins over confidences (0.5, 0.5, 0.5, 0.9): HELM's bins put the three tied 0.5s in one
+    bin. Bin {0.5 ×3}: S ~ Binomial(3, 0.5), E|S/3 − 0.5| = 2/8·0.5 + 6/8·(1/6) = 0.25, weight 3/4; bin {0.9}:
+    E|Y − 0.9| = 0.9·0.1 + 0.1·0.9 = 0.18, weight 1/4 → 0.1875 + 0.045 = 0.2325 (a plain split {0.5, 0.5},
+    {0.5, 0.9} would give 0.125 + 0.135 = 0.26)."""
+    result = ece_under_perfect_calibration([0.5, 0.5, 0.5, 0.9], n_bins=2, n_simulations=40_000, seed=3)
+    assert result["mean"] == pytest.approx(0.2325, abs=0.004)
