@@ -307,27 +307,31 @@ def check_claims_table(table: pd.DataFrame) -> None:
         raise InputError(f"claims table: 'supported' with the null inside the interval: {list(bad['claim'])}")
 
 
-def power_table(claims: list[Claim], effect: float = 0.05) -> pd.DataFrame:
-    """Beside the claims: each claim's n, its MDE (80% power) and the n needed to detect a difference of
-    ``effect`` (5 points by default) on its scale — for accuracy-type claims (proportions, paired
-    proportions); correlations and other differences get the n for ``effect`` only through the claim's
-    own scale formula (Fisher z for correlations; the 1/√n scaling of its interval otherwise)."""
-    rows = []
-    for claim in claims:
-        try:
-            if claim.scale == "proportion":
-                p = claim.null if 0 < claim.null < 1 else 0.5
-                needed = _power.required_n(effect, p=p, level=claim.level, power=POWER, one_sample=True)
-            elif claim.scale == "paired-proportion":
-                needed = _power.required_n(effect, p=0.5, level=claim.level, power=POWER, paired=True,
-                                           discordance=claim.discordance)
-            elif claim.scale == "correlation":
-                needed = _power.required_n_correlation(effect, level=claim.level, power=POWER)
-            else:
-                mde = minimum_detectable_effect(claim)
-                needed = math.ceil(claim.n * (mde / effect) ** 2) if math.isfinite(mde) and mde > 0 else None
-        except InputError:
-            needed = None
-        rows.append({"claim": claim.claim, "n": claim.n, "mde": minimum_detectable_effect(claim),
-                     f"n_for_{effect:g}": needed})
-    return pd.DataFrame(rows)
+def n_needed(claim: Claim, effect: float, alpha: float = 0.05) -> float:
+    """Units needed to detect a difference ``effect`` from the claim's null (80% power, two-sided at its
+    level), by the claim's scale, never fewer than :func:`min_units`; NaN when not computable."""
+    level, p = claim.level, (claim.null if 0 < claim.null < 1 else 0.5)
+    try:
+        if claim.scale == "proportion":
+            needed = _power.required_n(effect, p=p, level=level, power=POWER, one_sample=True)
+        elif claim.scale == "paired-proportion":
+            needed = _power.required_n(effect, p=0.5, level=level, power=POWER, paired=True, discordance=claim.discordance)
+        elif claim.scale == "correlation":
+            needed = _power.required_n_correlation(effect, level=level, power=POWER)
+        else:  # the interval's standard error scales as 1/sqrt(n)
+            mde = minimum_detectable_effect(claim)
+            if not (math.isfinite(mde) and mde > 0 and claim.n > 0):
+                return math.nan
+            needed = math.ceil(claim.n * (mde / effect) ** 2)
+    except InputError:
+        return math.nan
+    return float(max(needed, min_units(alpha)))
+
+
+def power_table(claims: list[Claim], effect: float = 0.05, alpha: float = 0.05) -> pd.DataFrame:
+    """The table a notebook prints beside its claims: one row per claim with ``claim, quantity, n, mde,
+    effect, n_needed`` — its independent units, the minimum detectable effect at that n (80% power) and
+    the units needed to detect ``effect`` (5 points on a 0–1 scale by default; NaN when not computable)."""
+    rows = [{"claim": c.claim, "quantity": c.quantity, "n": c.n, "mde": minimum_detectable_effect(c), "effect": effect,
+             "n_needed": n_needed(c, effect, alpha)} for c in claims]
+    return pd.DataFrame(rows, columns=["claim", "quantity", "n", "mde", "effect", "n_needed"])

@@ -1,6 +1,6 @@
 """Notebook 04 — lost in the middle (Liu et al. 2023; HELMET App. E.4): live depth sweeps and the
 published curves. ``sweeps`` builds the statistics and the claims, ``figures`` draws."""
-from .._power import power_table
+from ...claims import power_table
 from . import figures
 from .sweeps import (FLOOR_MARGIN, LITM_GPT35, METRIC, MIN_CONTEXTS, SCORE_NAME, chance_level, claims, curves,
                      depth_records, length_degradation, litm_curves, primacy_recency, published_primacy_recency,

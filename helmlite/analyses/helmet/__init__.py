@@ -1,7 +1,7 @@
 """Notebook 03 — HELMET (Yen et al. 2025): synthetic-vs-downstream Spearman correlations from the released
 128K table. ``correlations`` computes, ``claims`` states the paper's claims, ``reference`` holds the
 paper's published cells, ``figures`` draws."""
-from .._power import power_table
+from ...claims import power_table
 from . import figures, reference
 from .claims import AVERAGE_LIMIT, paper_claims
 from .correlations import (BASE, CATEGORIES, DOWNSTREAM, INSTRUCT, average_against, average_intervals, category_connectedness,
