@@ -182,20 +182,23 @@ def main() -> None:
     ours_wall, ours_rss = timed([sys.executable, "-m", "helmlite", "run", "--spec-json", json.dumps(specs), "--results-dir",
                                  str(results), "--cache", str(cache), "--threads", str(args.threads), "--quiet",
                                  "--n-resamples", "100"], work, env, work / "helmlite-run.log")
+    from helmlite.runner import adapted_prompts
     from helmlite.runspec import RunSpec
 
-    totals = {"items": 0, "prompts": 0, "predictions": 0, "helm_correct": 0, "ours_correct": 0}
+    totals = {"items": 0, "prompts": 0, "dry_prompts": 0, "predictions": 0, "helm_correct": 0, "ours_correct": 0}
     for subject, spec in zip(args.subjects, specs):
         run_id = RunSpec.from_dict(spec).run_id
         ours = [json.loads(line) for line in (results / run_id / "instances.jsonl").read_text().splitlines()]
         theirs = helm_results(runs[subject])
         n_dev = sum(1 for _ in csv.DictReader(open(data.fetch(f"helm/datasets/mmlu/dev/{subject}_dev.csv"), encoding="utf-8")))
-        same_prompt = same_prediction = 0
+        dry = dict(adapted_prompts(RunSpec.from_dict(spec)))  # what `helmlite prompts` prints (no model)
+        same_prompt = same_dry = same_prediction = 0
         for record in ours:
             helm = theirs.get(n_dev + int(record["id"].rsplit("/", 1)[1]))
             if helm is None:
                 continue
             same_prompt += helm["prompt"] == record["prompt"]
+            same_dry += helm["prompt"] == dry.get(record["id"])
             same_prediction += helm["prediction"] == (record["prediction"] or "")
         helm_acc = sum(h["correct"] for h in theirs.values())
         ours_acc = sum(bool(r["correct"]) for r in ours)
@@ -203,12 +206,12 @@ def main() -> None:
               f"accuracy crfm-helm {helm_acc / max(1, len(theirs)):.3f} helmlite {ours_acc / max(1, len(ours)):.3f}")
         if len(theirs) != len(ours):
             print(f"  (crfm-helm evaluated {len(theirs)} items, helmlite {len(ours)})")
-        for key, value in (("items", len(ours)), ("prompts", same_prompt), ("predictions", same_prediction),
+        for key, value in (("items", len(ours)), ("prompts", same_prompt), ("dry_prompts", same_dry), ("predictions", same_prediction),
                            ("helm_correct", helm_acc), ("ours_correct", ours_acc)):
             totals[key] += value
     n = totals["items"]
     print(f"\nMMLU joint, {len(args.subjects)} subjects, {n} items, {args.threads} threads, helmlite joint_decision={args.joint_decision}")
-    print(f"identical prompt strings: {totals['prompts']}/{n}")
+    print(f"identical prompt strings: {totals['prompts']}/{n} (helmlite run), {totals['dry_prompts']}/{n} (helmlite prompts)")
     print(f"identical predictions:    {totals['predictions']}/{n}")
     print(f"accuracy: crfm-helm {totals['helm_correct'] / max(1, n):.4f}, helmlite {totals['ours_correct'] / max(1, n):.4f}")
     print(f"wall (whole process): crfm-helm {helm_wall:.1f} s, helmlite {ours_wall:.1f} s, ratio {helm_wall / ours_wall:.2f}x")
