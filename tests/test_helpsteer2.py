@@ -113,12 +113,14 @@ def test_five_annotators_always_contain_an_agreeing_three():
     assert not hs.aggregate(annotations(*samples))["removed"].any()
 
 
-def test_quadratic_kappa_equals_sklearn():
+def test_quadratic_kappa_equals_sklearn_on_the_rating_scale():
+    """sklearn's quadratic kappa with labels=range(5) is the reference, also when a score is unused."""
     rng = np.random.default_rng(1)
     a = rng.integers(0, 5, 300)
     b = np.clip(a + rng.integers(-2, 3, 300), 0, 4)
-    assert hs.quadratic_kappa(a.astype(float), b.astype(float)) == pytest.approx(
-        cohen_kappa_score(a, b, weights="quadratic"), abs=1e-12)
+    for x, y in ((a, b), (2 * (a // 2), 2 * (b // 2))):  # the second pair uses only 0, 2 and 4
+        assert hs.quadratic_kappa(x.astype(float), y.astype(float)) == pytest.approx(
+            cohen_kappa_score(x, y, weights="quadratic", labels=list(range(5))), abs=1e-12)
 
 
 def write_lines(path, lines):

@@ -184,8 +184,10 @@ def quadratic_kappa(a: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray:
     """Cohen's κ with quadratic weights, vectorised: 1 − E[(a−b)²] / (var a + var b + (ā − b̄)²).
 
     With weights (i−j)², the expected disagreement under independent marginals is
-    E[(a−b')²] = var(a) + var(b) + (mean a − mean b)² (population variances), so this equals
-    ``sklearn.metrics.cohen_kappa_score(a, b, weights="quadratic")`` (Cohen 1968).
+    E[(a−b')²] = var(a) + var(b) + (mean a − mean b)² (population variances) on the 0–4 rating scale,
+    so this equals ``sklearn.metrics.cohen_kappa_score(a, b, weights="quadratic", labels=range(5))``
+    (Cohen 1968). Without ``labels`` sklearn weights by the index among the labels *present*, which
+    differs from the rating distance when a score is unused (e.g. ratings {0, 2, 4}).
     """
     observed = np.mean((a - b) ** 2, axis=axis)
     expected = np.var(a, axis=axis) + np.var(b, axis=axis) + (np.mean(a, axis=axis) - np.mean(b, axis=axis)) ** 2
