@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -51,6 +52,25 @@ def test_partially_cached_chunks_are_recomputed_whole(tmp_path):
     resumed = CachedModel(inner, cache, chunk_size=4, progress=False)
     resumed.score(SCORE)
     assert resumed.hits == 4 and inner.calls == SCORE[4:]
+
+
+class NoisyWordModel(WordModel):
+    """WordModel whose scores differ in the last digits, as another batch composition would give."""
+
+    def score(self, requests):
+        return [replace(s, logprobs=tuple(v + 1e-9 for v in s.logprobs)) for s in super().score(requests)]
+
+
+def test_a_computed_chunk_returns_what_the_cache_holds(tmp_path):
+    """Another job stored some requests first (INSERT OR IGNORE keeps its answer): a computed chunk returns
+    those stored answers, so the run equals a later re-run from the cache, byte for byte."""
+    cache = RequestCache(tmp_path / "c.sqlite")
+    earlier = CachedModel(WordModel(), cache, chunk_size=4, progress=False).score(SCORE[:2])
+    mixed = CachedModel(NoisyWordModel(), cache, chunk_size=4, progress=False).score(SCORE[:4])
+    assert mixed[:2] == earlier and mixed[2:] != CachedModel(WordModel(), RequestCache(tmp_path / "d.sqlite"),
+                                                             chunk_size=4, progress=False).score(SCORE[:4])[2:]
+    rerun = CachedModel(WordModel(), RequestCache(tmp_path / "c.sqlite"), chunk_size=4, progress=False).score(SCORE[:4])
+    assert rerun == mixed
 
 
 def test_corrupted_cache_is_moved_aside_and_rebuilt(tmp_path, capsys):

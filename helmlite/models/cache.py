@@ -7,7 +7,9 @@
 * Determinism: :class:`CachedModel` splits a run's requests into fixed *chunks* (in request order)
   and commits each chunk's results in one transaction. A chunk is either fully cached or recomputed
   whole, so a run resumed after a crash batches exactly as an uninterrupted run did and its outputs
-  are byte-identical (batch composition changes float rounding in the last digits).
+  are byte-identical (batch composition changes float rounding in the last digits). A computed chunk
+  returns what the cache then holds, so a run whose requests another job answered first (two runs
+  share requests) uses that job's answers — exactly what a re-run from the cache will see.
 * A corrupted database is detected on open (``PRAGMA quick_check``), moved aside and rebuilt; opening
   is serialised across processes (a lock file), so a database being created is never taken for corrupt.
 """
@@ -152,8 +154,11 @@ class CachedModel:
             else:
                 outputs = compute(list(requests[start:start + self.chunk_size]))
                 self.calls += len(outputs)
-                values = [asdict(o) for o in outputs]
-                self.cache.put_many(self._model_key, dict(zip(chunk_keys, values)))
+                self.cache.put_many(self._model_key, dict(zip(chunk_keys, (asdict(o) for o in outputs))))
+                # what the cache holds (the first answer stored wins): another job may have stored some of these
+                # requests from a differently composed batch, whose floats differ in the last digits
+                stored = self.cache.get_many(chunk_keys)
+                values = [stored[k] for k in chunk_keys]
             results[start:start + len(values)] = [decode(v) for v in values]
             bar.update(len(chunk_keys))
         bar.close()
