@@ -35,17 +35,29 @@ from helmlite.scenarios.mmlu import SUBJECTS
 LETTERS = ("A", "B", "C", "D")
 
 
-def lm_eval_task(folder: Path, subject: str) -> str:
-    """A custom lm-eval task over the registry's MMLU files (dev → few-shot split, first_n sampler)."""
-    rows = {}
+# the two task layouts over the mirror's MMLU: letters (HELM's joint, compared here) and answer texts (cloze,
+# the lm-eval fixture of tests/data/lm_eval made by benchmarks/lm_eval_import_fixture.py)
+LAYOUTS = {
+    "letters": {"prefix": "helmlite_mmlu", "intro": "multiple choice questions",
+                "doc_to_text": "{{question.strip()}}\\nA. {{choices[0]}}\\nB. {{choices[1]}}\\nC. {{choices[2]}}\\nD. {{choices[3]}}\\nAnswer:",
+                "doc_to_choice": '["A", "B", "C", "D"]', "metrics": ("acc",)},
+    "cloze": {"prefix": "helmlite_mmlu_cloze", "intro": "questions", "doc_to_text": "Question: {{question.strip()}}\\nAnswer:",
+              "doc_to_choice": '"{{choices}}"', "metrics": ("acc", "acc_norm")},
+}
+
+
+def lm_eval_task(folder: Path, subject: str, layout: str = "letters") -> str:
+    """A custom lm-eval task over the registry's MMLU files (dev → few-shot split, first_n sampler), in one of
+    :data:`LAYOUTS`; returns the task name."""
+    form = LAYOUTS[layout]
     for split in ("dev", "test"):
         with open(data.fetch(f"helm/datasets/mmlu/{split}/{subject}_{split}.csv"), newline="", encoding="utf-8") as handle:
-            rows[split] = [{"question": r["question"], "choices": [r[f"choice{k}"] for k in range(4)], "answer": int(r["answer"])}
-                           for r in csv.DictReader(handle)]
+            rows = [{"question": r["question"], "choices": [r[f"choice{k}"] for k in range(4)], "answer": int(r["answer"])}
+                    for r in csv.DictReader(handle)]
         with open(folder / f"{subject}_{split}.jsonl", "w", encoding="utf-8") as handle:
-            handle.writelines(json.dumps(r) + "\n" for r in rows[split])
-    name = f"helmlite_mmlu_{subject}"
-    pretty = subject.replace("_", " ")
+            handle.writelines(json.dumps(r) + "\n" for r in rows)
+    name = f"{form['prefix']}_{subject}"
+    metrics = "".join(f"\n  - metric: {m}" for m in form["metrics"])
     (folder / f"{name}.yaml").write_text(f"""task: {name}
 dataset_path: json
 dataset_kwargs:
@@ -58,13 +70,14 @@ fewshot_config:
   sampler: first_n
 num_fewshot: 5
 output_type: multiple_choice
-description: "The following are multiple choice questions (with answers) about {pretty}.\\n\\n"
-doc_to_text: "{{{{question.strip()}}}}\\nA. {{{{choices[0]}}}}\\nB. {{{{choices[1]}}}}\\nC. {{{{choices[2]}}}}\\nD. {{{{choices[3]}}}}\\nAnswer:"
-doc_to_choice: ["A", "B", "C", "D"]
+description: "The following are {form['intro']} (with answers) about {subject.replace('_', ' ')}.\\n\\n"
+doc_to_text: "{form['doc_to_text']}"
+doc_to_choice: {form['doc_to_choice']}
 doc_to_target: answer
-metric_list:
-  - metric: acc
-""")
+metric_list:{metrics}
+metadata:
+  version: 1.0
+""", encoding="utf-8")
     return name
 
 

@@ -26,14 +26,13 @@ Usage (the embedded models are prepared if absent; the data come from the mirror
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import shutil
 import subprocess
 import tempfile
 from pathlib import Path
 
-from helmlite import data
+from compare_helm import write_mmlu  # benchmarks/ is on sys.path when run as a script
 from helmlite.models import prepare
 
 REPO = Path(__file__).resolve().parents[1]
@@ -64,18 +63,6 @@ def write_prod_env(folder: Path, models: list[str]) -> None:
         (folder / file).write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def write_mmlu(output: Path, subject: str) -> None:
-    """The mirror's MMLU csv (header, 0-3 answers) in HELM's layout (no header, letter answers)."""
-    for split in ("dev", "test"):
-        target = output / "scenarios" / "mmlu" / "data" / split / f"{subject}_{split}.csv"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with open(data.fetch(f"helm/datasets/mmlu/{split}/{subject}_{split}.csv"), newline="", encoding="utf-8") as handle, \
-                open(target, "w", newline="", encoding="utf-8") as out:
-            writer = csv.writer(out)
-            for row in csv.DictReader(handle):
-                writer.writerow([row["question"], *(row[f"choice{k}"] for k in range(4)), "ABCD"[int(row["answer"])]])
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--helm-venv", default="/tmp/helm-venv")
@@ -87,7 +74,7 @@ def main() -> None:
     args = parser.parse_args()
     work = Path(args.workdir or tempfile.mkdtemp(prefix="helmlite-helm-"))
     write_prod_env(work / "prod_env", args.models)
-    write_mmlu(work / "benchmark_output", args.subject)
+    write_mmlu(work / "benchmark_output", [args.subject])
     suite = "helmlite-fixture"
     entries = [f"mmlu:subject={args.subject},method=multiple_choice_joint,model=helmlite/{m}" for m in args.models]
     subprocess.run([f"{args.helm_venv}/bin/helm-run", "--run-entries", *entries, "--suite", suite,

@@ -19,52 +19,16 @@ borrows torch and transformers from helmlite's (no second torch download)::
 from __future__ import annotations
 
 import argparse
-import csv
-import json
 import os
 import shutil
 import subprocess
 import tempfile
 from pathlib import Path
 
-from helmlite import data
+from compare_lm_eval import lm_eval_task  # benchmarks/ is on sys.path when run as a script
 from helmlite.models import prepare
 
 REPO = Path(__file__).resolve().parents[1]
-
-
-def write_task(folder: Path, subject: str) -> str:
-    """A custom lm-eval task over the registry's MMLU files (dev → few-shot split, first_n sampler), choices = answer texts."""
-    for split in ("dev", "test"):
-        with open(data.fetch(f"helm/datasets/mmlu/{split}/{subject}_{split}.csv"), newline="", encoding="utf-8") as handle:
-            rows = [{"question": r["question"], "choices": [r[f"choice{k}"] for k in range(4)], "answer": int(r["answer"])}
-                    for r in csv.DictReader(handle)]
-        with open(folder / f"{subject}_{split}.jsonl", "w", encoding="utf-8") as handle:
-            handle.writelines(json.dumps(r) + "\n" for r in rows)
-    name = f"helmlite_mmlu_cloze_{subject}"
-    (folder / f"{name}.yaml").write_text(f"""task: {name}
-dataset_path: json
-dataset_kwargs:
-  data_files:
-    dev: {folder / f'{subject}_dev.jsonl'}
-    test: {folder / f'{subject}_test.jsonl'}
-test_split: test
-fewshot_split: dev
-fewshot_config:
-  sampler: first_n
-num_fewshot: 5
-output_type: multiple_choice
-description: "The following are questions (with answers) about {subject.replace('_', ' ')}.\\n\\n"
-doc_to_text: "Question: {{{{question.strip()}}}}\\nAnswer:"
-doc_to_choice: "{{{{choices}}}}"
-doc_to_target: answer
-metric_list:
-  - metric: acc
-  - metric: acc_norm
-metadata:
-  version: 1.0
-""", encoding="utf-8")
-    return name
 
 
 def main() -> None:
@@ -76,7 +40,7 @@ def main() -> None:
     parser.add_argument("--out", default=str(REPO / "tests" / "data" / "lm_eval"))
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="helmlite-lmeval-"))
-    task = write_task(work, args.subject)
+    task = lm_eval_task(work, args.subject, "cloze")
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
            "HF_DATASETS_CACHE": str(work / "hf-datasets")}
     for model in args.models:
