@@ -6,7 +6,7 @@ null value, the claimed direction, optionally the claimed size and a p-value) an
 ``tables/<analysis>_claims.csv`` holds, with columns :data:`COLUMNS`::
 
     claim, quantity, estimate, ci_low, ci_high, null, n, mde, verdict, evidence,
-    p_value, p_adjusted, correction, direction, claimed_effect
+    p_value, p_adjusted, correction, direction, claimed_effect, p_claimed, p_claimed_adjusted
 
 **Verdicts** (:func:`verdict`), decided in this order:
 
@@ -14,26 +14,35 @@ null value, the claimed direction, optionally the claimed size and a p-value) an
   carries no uncertainty — e.g. a percentile bootstrap of 8/8 correct); or n below the smallest n at
   which any exact two-sided test of a symmetric null can reach p < α (sign / permutation / McNemar:
   the smallest p is 2·0.5ⁿ, so n >= 6 at α = 0.05).
-* ``contradicted`` when the interval excludes what the claim asserts: it lies entirely on the other
-  side of the null, or it excludes the claimed effect (``claimed_effect`` is the value of the quantity
-  the claim asserts at least — e.g. "A beats B by 5 points": quantity = accuracy(A) − accuracy(B),
-  null = 0, claimed_effect = 0.05; "greater": ci_high < claimed_effect; "less": ci_low >
-  claimed_effect; "two-sided": the interval lies within null ± |claimed_effect − null|).
-* ``supported`` when the interval excludes the null in the claimed direction **and** the p-value,
-  adjusted for the family of claims in the table (Holm 1979 by default; statsmodels
-  ``multipletests``), is below α. A supported claim's interval never contains the null (asserted).
+* ``supported`` when the interval excludes the null in the claimed direction **and** the p-value of
+  "quantity = null", adjusted for the family of claims in the table, is below α. A supported claim's
+  interval never contains the null (asserted).
+* ``contradicted`` when the interval excludes what the claim asserts **and** the matching p-value,
+  adjusted for the same family, is below α: the interval lies entirely on the other side of the null
+  (p of "quantity = null", whose rejection then goes the other way — Shaffer 1980 for directional
+  decisions after Holm), or it excludes the claimed effect (``claimed_effect`` is the value of the
+  quantity the claim asserts at least — e.g. "A beats B by 5 points": quantity = accuracy(A) −
+  accuracy(B), null = 0, claimed_effect = 0.05; "greater": ci_high < claimed_effect; "less": ci_low >
+  claimed_effect; "two-sided": the interval lies within null ± |claimed_effect − null|), with the
+  p-value ``p_claimed`` of "the quantity is as large as claimed" (two-sided: twice the one-sided p;
+  for "two-sided" claims twice the larger of the two one-sided p-values of an equivalence test,
+  Schuirmann 1987). Without the correction a family of 25 true claims read at least one false
+  "contradicted" a third of the time (``benchmarks/coverage.py``).
 * ``inconclusive`` otherwise; the evidence then gives the minimum detectable effect (MDE) at this n
   and the n needed to detect the claimed effect (or, without one, the observed effect), from
   :mod:`helmlite.stats.power`.
 
-P-values are two-sided. A claim without a p-value gets one from its interval by the normal
-approximation (SE = width / (2·z), flagged in the evidence) so that it can join the Holm family.
-Holm controls the family-wise error rate under any dependence between the claims (unlike
-Benjamini–Hochberg, which needs positive dependence).
+P-values are two-sided. A claim without a p-value (or without ``p_claimed``) gets one from its
+interval by the normal approximation (SE = width / (2·z), flagged in the evidence) so that it can
+join the family. The family is every hypothesis the table can reject — each claim's null and, for
+claims with a claimed size, that size — adjusted together (Holm 1979 by default; statsmodels
+``multipletests``). Holm controls the family-wise error rate under any dependence between the claims
+(unlike Benjamini–Hochberg, which needs positive dependence).
 
-**MDE by scale** (80% power, two-sided at the interval's level): ``"proportion"`` — one proportion
-against the null value (arcsine scale, one sample); ``"paired-proportion"`` — a difference of
-accuracies on the same items (McNemar, Connor 1987, with ``discordance``, default 0.5);
+**MDE by scale** (80% power of the test used, at the interval's level, in the claimed direction; the
+larger of the two directions for two-sided claims; :mod:`helmlite.stats.power`): ``"proportion"`` — one
+proportion against the null value (exact binomial test); ``"paired-proportion"`` — a difference of
+accuracies on the same items (exact McNemar test, with ``discordance``, default 0.5);
 ``"correlation"`` — a correlation against 0 (Fisher z); ``"difference"`` (any other quantity) —
 (z_α + z_β)·SE with SE from the interval's width, and n needed scaling as 1/√n.
 """
@@ -51,7 +60,8 @@ from .stats import power as _power
 
 #: The claims-table schema: the ten columns every notebook's claims table starts with, then five more.
 REQUIRED_COLUMNS = ["claim", "quantity", "estimate", "ci_low", "ci_high", "null", "n", "mde", "verdict", "evidence"]
-COLUMNS = REQUIRED_COLUMNS + ["p_value", "p_adjusted", "correction", "direction", "claimed_effect"]
+COLUMNS = REQUIRED_COLUMNS + ["p_value", "p_adjusted", "correction", "direction", "claimed_effect", "p_claimed",
+                              "p_claimed_adjusted"]
 VERDICTS = ("supported", "contradicted", "inconclusive")
 DIRECTIONS = ("greater", "less", "two-sided")
 SCALES = ("proportion", "paired-proportion", "correlation", "difference")
@@ -67,7 +77,8 @@ class Claim:
     "less" or "two-sided" = differs). ``claimed_effect``: optional value of the quantity the claim
     asserts at least (greater), at most (less), or a distance from the null (two-sided).
     ``p_value``: optional two-sided p-value of "quantity = null" (from the same procedure as the
-    interval, or an exact test). ``scale`` picks the MDE formula (see the module docstring);
+    interval, or an exact test); ``p_claimed``: optional p-value of "the quantity is as large as
+    claimed" (see the module docstring; from the interval when absent). ``scale`` picks the MDE formula (see the module docstring);
     ``mde`` overrides it; ``discordance`` is the share of discordant items for "paired-proportion".
     ``n`` counts independent units: items, or clusters when the interval resamples clusters.
     """
@@ -86,6 +97,7 @@ class Claim:
     mde: float | None = None
     level: float = 0.95
     discordance: float | None = None
+    p_claimed: float | None = None
 
     def __post_init__(self):
         if self.direction not in DIRECTIONS:
@@ -96,8 +108,10 @@ class Claim:
             raise InputError(f"claim {self.claim!r}: level must lie strictly between 0 and 1, got {self.level}")
         if self.ci_low > self.ci_high:
             raise InputError(f"claim {self.claim!r}: ci_low {self.ci_low} > ci_high {self.ci_high}")
-        if self.p_value is not None and not (0 <= self.p_value <= 1 or math.isnan(self.p_value)):
-            raise InputError(f"claim {self.claim!r}: p_value must lie in [0, 1], got {self.p_value}")
+        for name in ("p_value", "p_claimed"):
+            value = getattr(self, name)
+            if value is not None and not (0 <= value <= 1 or math.isnan(value)):
+                raise InputError(f"claim {self.claim!r}: {name} must lie in [0, 1], got {value}")
         c = self.claimed_effect
         if c is not None and ((self.direction == "greater" and not c > self.null)
                               or (self.direction == "less" and not c < self.null)
@@ -134,14 +148,45 @@ def _z(level: float) -> float:
     return float(ndtri(1 - (1 - level) / 2))
 
 
-def interval_p_value(claim: Claim) -> float:
-    """Two-sided p-value of "quantity = null" from the interval by the normal approximation
-    (SE = (ci_high − ci_low)/(2·z_{1−α/2})); NaN for a zero-width or non-finite interval."""
+def _se(claim: Claim) -> float:
+    """The standard error the interval implies by the normal approximation, (ci_high − ci_low)/(2·z);
+    NaN for a zero-width or non-finite interval."""
     width = claim.ci_high - claim.ci_low
     if not (math.isfinite(width) and width > 0 and math.isfinite(claim.estimate)):
         return math.nan
-    z = (claim.estimate - claim.null) / (width / (2 * _z(claim.level)))
-    return float(2 * ndtr(-abs(z)))
+    return width / (2 * _z(claim.level))
+
+
+def interval_p_value(claim: Claim) -> float:
+    """Two-sided p-value of "quantity = null" from the interval by the normal approximation
+    (SE = (ci_high − ci_low)/(2·z_{1−α/2})); NaN for a zero-width or non-finite interval."""
+    se = _se(claim)
+    return float(2 * ndtr(-abs(claim.estimate - claim.null) / se)) if math.isfinite(se) else math.nan
+
+
+def claimed_size_p_value(claim: Claim) -> float:
+    """p-value of "the quantity is as large as claimed" from the interval (normal approximation), on the
+    scale of the claim's two-sided interval: "greater": 2·Φ((estimate − c)/SE); "less": 2·Φ((c −
+    estimate)/SE); "two-sided" (the quantity differs from the null by at least |c − null|): twice the
+    larger one-sided p of the equivalence test against null ± margin (Schuirmann 1987). Capped at 1;
+    NaN without a claimed effect or a usable interval. The interval excludes the claimed size exactly
+    when this p < 1 − level."""
+    se, c = _se(claim), claim.claimed_effect
+    if c is None or not math.isfinite(se):
+        return math.nan
+    if claim.direction == "greater":
+        one_sided = ndtr((claim.estimate - c) / se)
+    elif claim.direction == "less":
+        one_sided = ndtr((c - claim.estimate) / se)
+    else:
+        margin = abs(c - claim.null)
+        one_sided = max(ndtr((claim.estimate - (claim.null + margin)) / se),
+                        ndtr(((claim.null - margin) - claim.estimate) / se))
+    return float(min(1.0, 2 * one_sided))
+
+
+def _p_claimed(claim: Claim) -> float:
+    return claim.p_claimed if claim.p_claimed is not None else claimed_size_p_value(claim)
 
 
 def _effect(claim: Claim) -> tuple[float, str]:
@@ -150,84 +195,94 @@ def _effect(claim: Claim) -> tuple[float, str]:
     return abs(claim.estimate - claim.null), "the observed effect"
 
 
+def _baseline(claim: Claim) -> float:
+    return claim.null if 0 < claim.null < 1 else 0.5
+
+
 def minimum_detectable_effect(claim: Claim) -> float:
-    """MDE at the claim's n (80% power, two-sided at its level), by its scale (see the module docstring)."""
+    """MDE at the claim's n (80% power of the test used, in the claimed direction — the larger of the two
+    for a two-sided claim — at its level), by its scale (see the module docstring)."""
     if claim.mde is not None:
         return float(claim.mde)
     n, level = claim.n, claim.level
     if claim.scale == "proportion":
-        p = claim.null if 0 < claim.null < 1 else 0.5
-        return _power.mde_proportion(n, p=p, level=level, power=POWER, one_sample=True)
+        return _power.mde_proportion(n, p=_baseline(claim), level=level, power=POWER, one_sample=True,
+                                     direction=claim.direction)
     if claim.scale == "paired-proportion":
         return _power.mde_proportion(n, p=0.5, level=level, power=POWER, paired=True, discordance=claim.discordance)
     if claim.scale == "correlation":
         return _power.mde_correlation(n, level=level, power=POWER)
-    width = claim.ci_high - claim.ci_low
-    if not (math.isfinite(width) and width > 0):
-        return math.nan
-    return (_z(level) + float(ndtri(POWER))) * width / (2 * _z(level))
+    se = _se(claim)
+    return (_z(level) + float(ndtri(POWER))) * se if math.isfinite(se) else math.nan
 
 
-def _n_needed(claim: Claim, mde: float, alpha: float) -> tuple[int | None, str]:
-    """Units needed to detect the claimed (else observed) effect: the power formula's n, and never fewer
-    than :func:`min_units` (below which no verdict is possible)."""
-    needed, which = _n_by_formula(claim, mde)
-    return (None if needed is None else max(needed, min_units(alpha))), which
-
-
-def _n_by_formula(claim: Claim, mde: float) -> tuple[int | None, str]:
-    effect, which = _effect(claim)
+def n_needed(claim: Claim, effect: float, alpha: float = 0.05) -> float:
+    """Units needed to detect a difference ``effect`` from the claim's null (80% power of the test used,
+    at its level, in its direction), by the claim's scale, never fewer than :func:`min_units` (below
+    which no verdict is possible); NaN when not computable (e.g. p ± effect leaves [0, 1])."""
+    effect = abs(float(effect))
     if not (effect > 0 and math.isfinite(effect)):
-        return None, which
+        return math.nan
+    level = claim.level
     try:
         if claim.scale == "proportion":
-            p = claim.null if 0 < claim.null < 1 else 0.5
-            return _power.required_n(effect, p=p, level=claim.level, power=POWER, one_sample=True), which
-        if claim.scale == "paired-proportion":
-            return _power.required_n(effect, p=0.5, level=claim.level, power=POWER, paired=True,
-                                     discordance=claim.discordance), which
-        if claim.scale == "correlation":
-            return _power.required_n_correlation(min(effect, 0.999), level=claim.level, power=POWER), which
+            needed = _power.required_n(effect, p=_baseline(claim), level=level, power=POWER, one_sample=True,
+                                       direction=claim.direction)
+        elif claim.scale == "paired-proportion":
+            needed = _power.required_n(effect, p=0.5, level=level, power=POWER, paired=True,
+                                       discordance=claim.discordance)
+        elif claim.scale == "correlation":
+            needed = _power.required_n_correlation(min(effect, 0.999), level=level, power=POWER)
+        else:  # the interval's standard error scales as 1/sqrt(n)
+            mde = minimum_detectable_effect(claim)
+            if not (math.isfinite(mde) and mde > 0 and claim.n > 0):
+                return math.nan
+            needed = math.ceil(claim.n * (mde / effect) ** 2)
     except InputError:
-        return None, which
-    if not (math.isfinite(mde) and mde > 0 and claim.n > 0):
-        return None, which
-    return math.ceil(claim.n * (mde / effect) ** 2), which
+        return math.nan
+    return float(max(needed, min_units(alpha)))
 
 
 def _power_note(claim: Claim, mde: float, alpha: float) -> str:
-    needed, which = _n_needed(claim, mde, alpha)
-    effect, _ = _effect(claim)
-    text = f" MDE at n = {claim.n}: {_fmt(mde)} (80% power, two-sided, {claim.level:.0%} level)"
-    if needed is None:
+    effect, which = _effect(claim)
+    needed = n_needed(claim, effect, alpha)
+    text = f" MDE at n = {claim.n}: {_fmt(mde)} (80% power, {claim.direction}, {claim.level:.0%} level)"
+    if math.isnan(needed):
         return text + f"; n needed to detect {which} ({_fmt(effect)}): not computable."
-    return text + f"; about n = {needed} needed to detect {which} ({_fmt(effect)})."
+    return text + f"; about n = {int(needed)} needed to detect {which} ({_fmt(effect)})."
 
 
 def verdict(claim: Claim, *, alpha: float | None = None, p_adjusted: float | None = None,
-            correction_note: str = "single claim") -> dict:
+            p_claimed_adjusted: float | None = None, correction_note: str = "single claim") -> dict:
     """The verdict on one claim and its evidence, as one row of the claims table (see the module docstring).
 
-    ``alpha`` defaults to 1 − the claim's level. ``p_adjusted`` is the claim's p-value adjusted for
-    its family (:func:`claims_table` computes it); without it the claim's own (or interval-derived)
-    p-value is used.
+    ``alpha`` defaults to 1 − the claim's level. ``p_adjusted`` / ``p_claimed_adjusted`` are the claim's
+    p-values of the null and of the claimed size adjusted for its family (:func:`claims_table` computes
+    them); without them the claim's own (or interval-derived) p-values are used.
     """
     alpha = 1 - claim.level if alpha is None else alpha
     low, high, null, n = claim.ci_low, claim.ci_high, claim.null, claim.n
     p_raw = claim.p_value if claim.p_value is not None else interval_p_value(claim)
     p_adj = p_raw if p_adjusted is None else p_adjusted
+    p_size = _p_claimed(claim)
+    p_size_adj = p_size if p_claimed_adjusted is None else p_claimed_adjusted
     mde = minimum_detectable_effect(claim)
     interval = f"{claim.level:.0%} CI [{_fmt(low)}, {_fmt(high)}] (n = {n})"
     c = claim.claimed_effect
     row = {"claim": claim.claim, "quantity": claim.quantity, "estimate": claim.estimate, "ci_low": low,
            "ci_high": high, "null": null, "n": n, "mde": mde, "p_value": p_raw, "p_adjusted": p_adj,
-           "correction": correction_note, "direction": claim.direction, "claimed_effect": c}
+           "correction": correction_note, "direction": claim.direction, "claimed_effect": c, "p_claimed": p_size,
+           "p_claimed_adjusted": p_size_adj}
     source = "" if claim.p_value is not None else " (p from the interval, normal approximation)"
+    size_source = "" if claim.p_claimed is not None else " (from the interval, normal approximation)"
 
     def done(word: str, evidence: str) -> dict:
         if word == "supported" and low <= null <= high:
             raise AssertionError(f"claim {claim.claim!r}: 'supported' with the null {null} inside [{low}, {high}]")
         return {**row, "verdict": word, "evidence": evidence}
+
+    def below_alpha(p) -> bool:
+        return p is not None and math.isfinite(p) and p < alpha
 
     if not all(math.isfinite(v) for v in (claim.estimate, low, high)):
         return done("inconclusive", f"no finite interval ({interval}).{_power_note(claim, mde, alpha)}")
@@ -239,46 +294,56 @@ def verdict(claim: Claim, *, alpha: float | None = None, p_adjusted: float | Non
         return done("inconclusive", f"{interval} has zero width and so carries no uncertainty estimate (use an "
                                     f"exact interval, e.g. helmlite.stats.proportion_ci).{_power_note(claim, mde, alpha)}")
     if claim.direction == "greater":
-        other_side, excludes_claimed = high < null, c is not None and high < c
-        excludes_null = low > null
+        other_side, excludes_claimed, excludes_null = high < null, c is not None and high < c, low > null
     elif claim.direction == "less":
-        other_side, excludes_claimed = low > null, c is not None and low > c
-        excludes_null = high < null
+        other_side, excludes_claimed, excludes_null = low > null, c is not None and low > c, high < null
     else:
         margin = None if c is None else abs(c - null)
         other_side = False
         excludes_claimed = margin is not None and null - margin < low and high < null + margin
         excludes_null = low > null or high < null
-    if other_side:
+    null_test = f"p = {_fmt(p_raw)}{source}, adjusted p = {_fmt(p_adj)}"
+    size_test = f"p of the claimed size = {_fmt(p_size)}{size_source}, adjusted p = {_fmt(p_size_adj)}"
+    if other_side and below_alpha(p_adj):
         return done("contradicted", f"{interval} lies entirely on the other side of the null {_fmt(null)} "
-                                    f"(the claim says {claim.direction}).")
-    if excludes_claimed:
+                                    f"(the claim says {claim.direction}); {null_test} < α = {_fmt(alpha)} "
+                                    f"({correction_note}).")
+    if excludes_claimed and below_alpha(p_size_adj):
         side = {"greater": "below", "less": "above", "two-sided": "within ± the size of"}[claim.direction]
         return done("contradicted", f"{interval} lies {side} the claimed effect {_fmt(c)}: the claimed size is "
-                                    f"excluded" + (" although the effect goes the claimed way." if excludes_null else "."))
-    if excludes_null and p_adj is not None and p_adj < alpha:
-        return done("supported", f"{interval} excludes the null {_fmt(null)} ({claim.direction}); p = {_fmt(p_raw)}"
-                                 f"{source}, adjusted p = {_fmt(p_adj)} < α = {_fmt(alpha)} ({correction_note}).")
-    if excludes_null:
-        return done("inconclusive", f"{interval} excludes the null {_fmt(null)}, but the adjusted p = {_fmt(p_adj)}"
+                                    f"excluded" + (" although the effect goes the claimed way" if excludes_null else "")
+                                    + f"; {size_test} < α = {_fmt(alpha)} ({correction_note}).")
+    if excludes_null and not other_side and below_alpha(p_adj):
+        return done("supported", f"{interval} excludes the null {_fmt(null)} ({claim.direction}); {null_test} "
+                                 f"< α = {_fmt(alpha)} ({correction_note}).")
+    if other_side or excludes_null:
+        where = "lies on the other side of" if other_side else "excludes"
+        return done("inconclusive", f"{interval} {where} the null {_fmt(null)}, but the adjusted p = {_fmt(p_adj)}"
                                     f"{source} is not below α = {_fmt(alpha)} ({correction_note})."
                                     f"{_power_note(claim, mde, alpha)}")
+    if excludes_claimed:
+        return done("inconclusive", f"{interval} excludes the claimed effect {_fmt(c)}, but the adjusted p of the "
+                                    f"claimed size = {_fmt(p_size_adj)}{size_source} is not below α = {_fmt(alpha)} "
+                                    f"({correction_note}).{_power_note(claim, mde, alpha)}")
     return done("inconclusive", f"{interval} includes the null {_fmt(null)}.{_power_note(claim, mde, alpha)}")
 
 
 def claims_table(claims: list[Claim], alpha: float = 0.05, correction: str = "holm") -> pd.DataFrame:
     """Verdicts for a family of claims, p-values adjusted across the family, in the :data:`COLUMNS` schema.
 
-    ``correction``: ``"holm"`` (Holm 1979, the default), ``"bonferroni"`` or ``"none"``, applied by
-    statsmodels ``multipletests`` to the claims' two-sided p-values (interval-derived where a claim
-    has none); the ``correction`` column and each evidence text name it and the family size. Each
-    claim's interval should be at level 1 − ``alpha``.
+    The family is every hypothesis the table can reject: each claim's null (its two-sided p-value,
+    interval-derived where a claim has none) and, for each claim with a claimed size, that size
+    (``p_claimed``). ``correction``: ``"holm"`` (Holm 1979, the default), ``"bonferroni"`` or ``"none"``,
+    applied by statsmodels ``multipletests`` to all of them together, so that "supported" and
+    "contradicted" are both corrected; the ``correction`` column and each evidence text name it and the
+    family size. Each claim's interval should be at level 1 − ``alpha``.
     """
     if correction not in CORRECTIONS:
         raise InputError(f"claims_table: correction must be one of {CORRECTIONS}, got {correction!r}")
     if not claims:
         return pd.DataFrame(columns=COLUMNS)
-    raw = np.array([c.p_value if c.p_value is not None else interval_p_value(c) for c in claims], dtype=float)
+    nulls = [c.p_value if c.p_value is not None else interval_p_value(c) for c in claims]
+    raw = np.array(nulls + [_p_claimed(c) for c in claims], dtype=float)
     adjusted = raw.copy()
     usable = np.isfinite(raw)
     m = int(usable.sum())
@@ -286,10 +351,16 @@ def claims_table(claims: list[Claim], alpha: float = 0.05, correction: str = "ho
         from statsmodels.stats.multitest import multipletests
 
         adjusted[usable] = multipletests(raw[usable], alpha=alpha, method=correction)[1]
-    note = f"{correction} over {m} claims" if correction != "none" and m > 1 else \
-        ("single claim" if m <= 1 else f"no correction over {m} claims")
-    rows = [verdict(c, alpha=alpha, p_adjusted=float(p) if np.isfinite(p) else None, correction_note=note)
-            for c, p in zip(claims, adjusted)]
+    sizes = int(np.isfinite(raw[len(claims):]).sum())
+    family = f"{m} hypotheses: {m - sizes} nulls, {sizes} claimed sizes" if sizes else f"{m} claims"
+    note = f"{correction} over {family}" if correction != "none" and m > 1 else \
+        ("single claim" if m <= 1 else f"no correction over {family}")
+
+    def finite(p):
+        return float(p) if np.isfinite(p) else None
+
+    rows = [verdict(c, alpha=alpha, p_adjusted=finite(adjusted[k]), p_claimed_adjusted=finite(adjusted[len(claims) + k]),
+                    correction_note=note) for k, c in enumerate(claims)]
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -305,27 +376,6 @@ def check_claims_table(table: pd.DataFrame) -> None:
     bad = supported[(supported["ci_low"] <= supported["null"]) & (supported["null"] <= supported["ci_high"])]
     if len(bad):
         raise InputError(f"claims table: 'supported' with the null inside the interval: {list(bad['claim'])}")
-
-
-def n_needed(claim: Claim, effect: float, alpha: float = 0.05) -> float:
-    """Units needed to detect a difference ``effect`` from the claim's null (80% power, two-sided at its
-    level), by the claim's scale, never fewer than :func:`min_units`; NaN when not computable."""
-    level, p = claim.level, (claim.null if 0 < claim.null < 1 else 0.5)
-    try:
-        if claim.scale == "proportion":
-            needed = _power.required_n(effect, p=p, level=level, power=POWER, one_sample=True)
-        elif claim.scale == "paired-proportion":
-            needed = _power.required_n(effect, p=0.5, level=level, power=POWER, paired=True, discordance=claim.discordance)
-        elif claim.scale == "correlation":
-            needed = _power.required_n_correlation(effect, level=level, power=POWER)
-        else:  # the interval's standard error scales as 1/sqrt(n)
-            mde = minimum_detectable_effect(claim)
-            if not (math.isfinite(mde) and mde > 0 and claim.n > 0):
-                return math.nan
-            needed = math.ceil(claim.n * (mde / effect) ** 2)
-    except InputError:
-        return math.nan
-    return float(max(needed, min_units(alpha)))
 
 
 def power_table(claims: list[Claim], effect: float = 0.05, alpha: float = 0.05) -> pd.DataFrame:

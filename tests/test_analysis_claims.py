@@ -16,8 +16,9 @@ def test_live_claims_follow_the_schema_and_small_n_is_inconclusive():
                           "test": "newcombe-score/mcnemar-exact"}])
     deltas = pd.DataFrame([{"model": "m", "scenario": "mmlu", "perturbation": "robustness", "delta": -0.02, "ci_low": -0.1,
                             "ci_high": 0.05, "n": 50, "p_value": 0.6, "test": "newcombe-score/mcnemar-exact"}])
-    calibration = pd.DataFrame([{"model": "m", "scenario": "mmlu", "ece_10": 0.30, "ci_low": 0.25, "ci_high": 0.35, "n": 200,
-                                 "ece_if_calibrated": 0.08}])
+    calibration = pd.DataFrame([{"model": "m", "scenario": "mmlu", "ece_10": 0.30, "n": 200, "ece_if_calibrated": 0.08,
+                                 "ece_if_calibrated_q95": 0.11, "p_calibrated": 1 / 2001, "calibration_error": 0.21,
+                                 "ci_low": 0.17, "ci_high": 0.62, "mde": 0.07}])
     table = claims.claims_table(helm_claims.live_claims(diff, deltas, calibration))
     claims.check_claims_table(table)
     verdicts = dict(zip(table["quantity"], table["verdict"]))
@@ -26,9 +27,11 @@ def test_live_claims_follow_the_schema_and_small_n_is_inconclusive():
     assert verdicts["live:model_difference:boolq"] == "inconclusive"  # n = 3: no verdict possible
     assert "MDE at n = 3" in table.set_index("quantity").loc["live:model_difference:boolq", "evidence"]
     assert verdicts["live:robustness_delta:m:mmlu"] == "inconclusive"
-    # ECE 0.30 vs 0.08 expected if calibrated: excess 0.22, interval [0.17, 0.27] excludes 0
-    assert verdicts["live:ece_excess:m:mmlu"] == "supported"
-    assert table.set_index("quantity").loc["live:ece_excess:m:mmlu", "estimate"] == pytest.approx(0.22)
+    # the calibration test's p = 1/2001 and its dual interval [0.17, 0.62] of the calibration error: supported,
+    # with the test's own MDE
+    row = table.set_index("quantity").loc["live:calibration_error:m:mmlu"]
+    assert row["verdict"] == "supported" and row["estimate"] == pytest.approx(0.21) and row["mde"] == pytest.approx(0.07)
+    assert row["p_value"] == pytest.approx(1 / 2001)
 
 
 def test_sensitivity_claims_report_b_minus_a_and_the_weakest_first_step_contrast():

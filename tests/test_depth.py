@@ -5,7 +5,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from helmlite import claims
+
+from helmlite import claims, stats
 from helmlite.analyses import depth
 from helmlite.models import GenerationRequest, load_model
 
@@ -101,7 +102,11 @@ def test_chance_level_floor_and_chance_corrected_length():
         assert row["chance_corrected"] == pytest.approx((accuracy - 1 / 6) / (5 / 6)) and bool(row["floor"]) is floor
         length = depth.length_degradation(records, seed=0, n_resamples=300).iloc[0]
         assert length["chance_corrected"] == pytest.approx((accuracy - 1 / 6) / (5 / 6))
-        assert length["ci_low"] <= length["chance_corrected"] <= length["ci_high"] and length["interval"].startswith("cluster")
+        assert length["ci_low"] <= length["chance_corrected"] <= length["ci_high"] and length["interval"] == "korn-graubard"
+        # with one chance level the corrected interval is the raw accuracy's Korn–Graubard interval, mapped
+        raw = stats.korn_graubard_ci(records["correct"].to_numpy(), records["context"].to_numpy())
+        assert (length["ci_low"], length["ci_high"]) == pytest.approx(((raw.ci_low - 1 / 6) / (5 / 6),
+                                                                       (raw.ci_high - 1 / 6) / (5 / 6)))
 
 
 def test_depth_records_read_position_and_chance_from_runs():

@@ -87,3 +87,89 @@ def test_bootstrap_apply_drops_undefined_resamples():
     assert est.estimate == 3.0 and 1.0 <= est.ci_low <= est.ci_high <= 3.0
     empty = stats.bootstrap_apply([], spread, n_resamples=999)
     assert empty.n == 0 and math.isnan(empty.estimate)
+
+
+def _korn_graubard_by_hand(values, clusters, level=0.95):
+    """Korn & Graubard (1998) written out with scipy: the ratio mean, the cluster-robust variance, the
+    effective n capped at the rows and shrunk by (t_{M−1}/t_{G−1})², Clopper–Pearson beta quantiles."""
+    from scipy.stats import beta, t
+
+    labels = sorted(set(clusters))
+    sums = np.array([sum(v for v, c in zip(values, clusters) if c == g) for g in labels], dtype=float)
+    sizes = np.array([sum(1 for c in clusters if c == g) for g in labels], dtype=float)
+    groups, rows = len(labels), sizes.sum()
+    p = sums.sum() / rows
+    variance = groups / (groups - 1) * np.sum((sums - p * sizes) ** 2) / rows**2
+    n_eff = min(rows, p * (1 - p) / variance) * (t.ppf(0.975, rows - 1) / t.ppf(0.975, groups - 1)) ** 2
+    x = p * n_eff
+    return p, beta.ppf(0.025, x, n_eff - x + 1), beta.ppf(0.975, x + 1, n_eff - x)
+
+
+def test_korn_graubard_equals_the_hand_computation():
+    """Reference: _korn_graubard_by_hand (scipy beta and t quantiles) on an uneven design: 6 clusters of
+    2–5 rows with 0/1 values, and a bounded design (win rates in [0, 1])."""
+    clusters = [0, 0, 1, 1, 1, 2, 2, 2, 2, 3, 3, 4, 4, 4, 4, 4, 5, 5]
+    values = [1, 0, 1, 1, 0, 0, 0, 1, 0, 1, 1, 0, 0, 1, 0, 0, 1, 0]
+    est = stats.korn_graubard_ci(values, clusters)
+    assert (est.estimate, est.ci_low, est.ci_high) == pytest.approx(_korn_graubard_by_hand(values, clusters), abs=1e-10)
+    assert est.n == 6 and est.method == "korn-graubard"
+    rates = [1.0, 0.9, 1.0, 0.7, 0.95, 1.0, 0.4, 0.85]
+    scenarios = [0, 0, 1, 2, 2, 3, 4, 5]
+    bounded = stats.cluster_mean_estimate(rates, scenarios, bounds=(0.0, 1.0))
+    assert (bounded.estimate, bounded.ci_low, bounded.ci_high) == pytest.approx(
+        _korn_graubard_by_hand(rates, scenarios), abs=1e-10)
+
+
+def test_korn_graubard_without_an_estimable_design_effect_counts_clusters():
+    """Hand-derived: 30 zeros in 5 contexts, or a single 1 among them, say nothing about the design effect,
+    so each context counts once: Clopper–Pearson on 0 of 5 → [0, 1 − 0.025^(1/5)] = [0, 0.5218]; on
+    (1/30)·5 effective successes of 5 (beta quantiles); all ones mirror it. Never zero width."""
+    from scipy.stats import beta
+
+    clusters = np.repeat(np.arange(5), 6)
+    zeros = stats.cluster_mean_estimate(np.zeros(30), clusters)
+    assert (zeros.ci_low, zeros.ci_high) == pytest.approx((0.0, 1 - 0.025 ** (1 / 5)))
+    ones = stats.cluster_mean_estimate(np.ones(30), clusters)
+    assert (ones.ci_low, ones.ci_high) == pytest.approx((0.025 ** (1 / 5), 1.0))
+    single = np.zeros(30)
+    single[7] = 1
+    est = stats.cluster_mean_estimate(single, clusters)
+    x = 5 / 30
+    assert (est.ci_low, est.ci_high) == pytest.approx((beta.ppf(0.025, x, 5 - x + 1), beta.ppf(0.975, x + 1, 5 - x)))
+
+
+@pytest.mark.parametrize("groups", [2, 5, 20])
+def test_no_zero_width_interval_on_a_clustered_share(groups):
+    """Every k = 0…rows of a 0/1 design (rows filled cluster by cluster, and spread one per cluster): the
+    interval has positive width, contains the estimate and stays within [0, 1]."""
+    clusters = np.repeat(np.arange(groups), 3)
+    rows = len(clusters)
+    for k in range(rows + 1):
+        for values in (np.r_[np.ones(k), np.zeros(rows - k)], np.isin(np.arange(rows), (np.arange(k) * 3) % rows)):
+            est = stats.cluster_mean_estimate(values.astype(float), clusters)
+            assert 0 <= est.ci_low <= est.estimate <= est.ci_high <= 1 and est.ci_high - est.ci_low > 0
+
+
+def test_cluster_bootstrap_refuses_0_1_rows_and_bounds_are_checked():
+    with pytest.raises(ValueError, match="cluster_mean_estimate"):
+        stats.cluster_bootstrap_ci([0.0, 1.0, 1.0], [0, 1, 2], n_resamples=999)
+    with pytest.raises(ValueError, match="within the bounds"):
+        stats.cluster_mean_estimate([0.5, 1.5], [0, 1], bounds=(0.0, 1.0))
+
+
+def test_cluster_bootstrap_statistic_resamples_whole_clusters():
+    """Reference: the same cluster draws written out (rows of each drawn cluster concatenated) and the
+    statistic evaluated per resample, for equal clusters (vectorised path) and unequal ones (loop)."""
+    rng = np.random.default_rng(5)
+    for sizes in ([2] * 12, [1, 2, 3, 2, 1, 2, 3, 2, 2, 1, 3, 2]):
+        clusters = np.repeat(np.arange(12), sizes)
+        x = rng.normal(size=len(clusters))
+        y = x + rng.normal(size=len(clusters))
+        est = stats.cluster_bootstrap_statistic((x, y), stats.pearson_r, clusters, n_resamples=199, seed=9)
+        draws = np.random.default_rng(9).integers(0, 12, size=(199, 12))
+        boot = [float(stats.pearson_r(np.concatenate([x[clusters == g] for g in d]),
+                                      np.concatenate([y[clusters == g] for g in d]))) for d in draws]
+        low, high = stats.percentile_interval(boot)
+        assert est.estimate == pytest.approx(float(stats.pearson_r(x, y)))
+        assert (est.ci_low, est.ci_high) == pytest.approx((low, high), abs=1e-12)
+        assert est.n == 12 and est.method == "cluster-percentile"

@@ -1,8 +1,10 @@
-"""Power helpers: minimum detectable effects and required n.
+"""Power helpers: minimum detectable effects and required n, by the power of the test the kit runs.
 
-References: statsmodels ``NormalIndPower`` with ``proportion_effectsize`` (Cohen's h) for unpaired
-proportions, Connor's (1987) equation and the exact power of the exact McNemar test (binomial sums)
-for paired proportions, and hand-derived Fisher-z values for correlations.
+References: statsmodels ``NormalIndPower`` with ``proportion_effectsize`` (Cohen's h) for two independent
+samples; for one proportion the Clopper–Pearson interval of statsmodels ``proportion_confint(method="beta")``
+(the test rejects exactly when it excludes the null) summed over scipy's binomial pmf; for paired
+proportions statsmodels ``mcnemar(exact=True)`` on every 2×2 table, summed over the multinomial
+distribution of the discordant pairs; Fisher-z values derived by hand for correlations.
 """
 from __future__ import annotations
 
@@ -11,74 +13,129 @@ import math
 import numpy as np
 import pytest
 from scipy import stats as sps
+from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.power import NormalIndPower
-from statsmodels.stats.proportion import proportion_effectsize
+from statsmodels.stats.proportion import proportion_confint, proportion_effectsize
 
 from helmlite import stats
 
 Z_A, Z_B = sps.norm.ppf(0.975), sps.norm.ppf(0.8)
 
 
-@pytest.mark.parametrize("n,p", [(20, 0.5), (100, 0.5), (100, 0.8), (500, 0.3), (50, 0.95)])
-@pytest.mark.parametrize("one_sample", [False, True])
-def test_unpaired_mde_has_80_percent_power_in_statsmodels(n, p, one_sample):
-    """Reference: statsmodels NormalIndPower().power(Cohen's h of p → p ± MDE, n, α = 0.05), ratio=1
-    (two samples of n) or ratio=0 (one sample): the MDE's easier direction has power 0.8 (the far tail
-    adds < 1e-5), the other at most 0.8."""
-    mde = stats.mde_proportion(n, p=p, one_sample=one_sample)
-    powers = sorted(NormalIndPower().power(proportion_effectsize(target, p), nobs1=n, alpha=0.05,
-                                           ratio=0 if one_sample else 1)
-                    for target in (p + mde, p - mde) if 0 <= target <= 1)
-    assert powers[-1] == pytest.approx(0.8, abs=1e-4) and powers[0] <= 0.8 + 1e-4
+def clopper_pearson_power(n: int, p0: float, p1: float) -> float:
+    """Independent reference: P(the 95% Clopper–Pearson interval of X ~ Bin(n, p1) excludes p0)."""
+    k = np.arange(n + 1)
+    low, high = proportion_confint(k, n, alpha=0.05, method="beta")
+    excludes = (low > p0) | (high < p0)
+    return float(sps.binom.pmf(k, n, p1)[excludes].sum())
 
 
-def test_unpaired_mde_hand_values_and_direction():
-    """Hand-derived: at p = 0.5 the arcsine MDE is sin²(π/4 + h/2) − 1/2 with h = 2.8016·√(2/n)."""
-    h = (Z_A + Z_B) * math.sqrt(2 / 100)
-    assert stats.mde_proportion(100) == pytest.approx(math.sin(math.pi / 4 + h / 2) ** 2 - 0.5)
-    # near 1 only the downward move is possible
-    assert stats.mde_proportion(8, p=0.95) == pytest.approx(0.95 - math.sin(math.asin(math.sqrt(0.95))
-                                                                      - (Z_A + Z_B) * math.sqrt(2 / 8) / 2) ** 2)
-    assert stats.mde_proportion(0) == math.inf
-
-
-def test_paired_mde_solves_connors_equation_and_has_exact_mcnemar_power():
-    """References: Connor (1987), n = [z_α√ψ + z_β√(ψ − δ²)]²/δ² (hand-derived δ = 0.195776 at n = 100,
-    ψ = 0.5), and the exact power of the exact McNemar test at that δ, summed over the binomial
-    distribution of discordant items (normal approximation: within a few points of 0.8)."""
-    delta = stats.mde_proportion(100, paired=True, discordance=0.5)
-    assert delta == pytest.approx(0.195776, abs=1e-6)
-    assert ((Z_A * math.sqrt(0.5) + Z_B * math.sqrt(0.5 - delta**2)) / delta) ** 2 == pytest.approx(100)
-    p10 = (0.5 + delta) / 2  # discordant in favour of a; p01 = ψ − p10
+def statsmodels_mcnemar_power(n: int, delta: float, psi: float) -> float:
+    """Independent reference: Σ over (discordant d, favouring a k) of P(d, k) · [statsmodels' exact McNemar p < 0.05]."""
     power = 0.0
-    for d in range(101):
-        k = np.arange(d + 1)
-        p_values = np.minimum(1, 2 * sps.binom.cdf(np.minimum(k, d - k), d, 0.5)) if d else np.ones(1)
-        power += sps.binom.pmf(d, 100, 0.5) * np.sum(sps.binom.pmf(k, d, p10 / 0.5)[p_values < 0.05])
-    assert 0.72 <= power <= 0.85
-    assert stats.mde_proportion(100, paired=True) == pytest.approx(delta)  # default ψ = 2p(1 − p) = 0.5
+    for d in range(n + 1):
+        weight = sps.binom.pmf(d, n, psi)
+        for k in range(d + 1):
+            if d and mcnemar([[0, k], [d - k, 0]], exact=True).pvalue < 0.05:
+                power += weight * sps.binom.pmf(k, d, (psi + delta) / (2 * psi))
+    return power
+
+
+@pytest.mark.parametrize("n,p", [(20, 0.5), (100, 0.5), (100, 0.8), (500, 0.3), (50, 0.95)])
+@pytest.mark.parametrize("direction", ["greater", "less", "two-sided"])
+def test_two_sample_mde_has_80_percent_power_in_statsmodels(n, p, direction):
+    """Reference: statsmodels NormalIndPower().power(Cohen's h of p → p ± MDE, n per group, α = 0.05): the
+    claimed direction has power 0.8; a two-sided claim reports the harder direction (power 0.8 there, at
+    least 0.8 the other way), or inf when one direction leaves [0, 1]."""
+    mde = stats.mde_proportion(n, p=p, direction=direction)
+    ups = {"greater": [True], "less": [False], "two-sided": [True, False]}[direction]
+    targets = [p + mde if up else p - mde for up in ups]
+    if not math.isfinite(mde):
+        assert direction != "less" and p == 0.95  # 0.95 + anything detectable at n = 50 passes 1
+        return
+    powers = sorted(NormalIndPower().power(proportion_effectsize(t, p), nobs1=n, alpha=0.05, ratio=1) for t in targets)
+    assert powers[0] == pytest.approx(0.8, abs=1e-4) and powers[-1] >= 0.8 - 1e-4
+
+
+def test_one_proportion_mde_in_the_claimed_direction_issue_example():
+    """The issue's case: at p = 0.9 nothing upward is detectable with 18 or 20 items (18/18 has p = 2·0.9¹⁸ =
+    0.30), so a two-sided or "greater" claim has MDE inf; downward 0.3036 at n = 18 and 0.2665 at n = 20,
+    where the reference power (Clopper–Pearson excludes 0.9) is at least 0.8."""
+    for n in (18, 20):
+        assert stats.mde_proportion(n, p=0.9, one_sample=True) == math.inf
+        assert stats.mde_proportion(n, p=0.9, one_sample=True, direction="greater") == math.inf
+    assert stats.mde_proportion(18, p=0.9, one_sample=True, direction="less") == pytest.approx(0.30358, abs=1e-4)
+    assert stats.mde_proportion(20, p=0.9, one_sample=True, direction="less") == pytest.approx(0.26646, abs=1e-4)
+    for n in (18, 20):
+        mde = stats.mde_proportion(n, p=0.9, one_sample=True, direction="less")
+        assert clopper_pearson_power(n, 0.9, 0.9 - mde) >= 0.8 - 1e-9
+
+
+@pytest.mark.parametrize("p,direction", [(0.5, "greater"), (0.9, "less"), (0.05, "greater"), (0.25, "two-sided")])
+def test_one_proportion_mde_is_monotone_with_at_least_the_stated_power(p, direction):
+    """Reference: clopper_pearson_power. Over n = 5…150 the reported MDE never rises with n, its exact power
+    is >= 0.8 at every n (Chernick & Liu's rule: every larger n keeps it), and exactly 0.8 wherever the
+    saw has no tooth ahead (the MDE of n alone)."""
+    previous, exact_hits = math.inf, 0
+    for n in range(5, 151):
+        mde = stats.mde_proportion(n, p=p, one_sample=True, direction=direction)
+        assert mde <= previous + 1e-9  # the root finder's tolerance
+        previous = mde
+        if math.isfinite(mde):
+            ups = {"greater": [True], "less": [False], "two-sided": [True, False]}[direction]
+            powers = [clopper_pearson_power(n, p, p + mde if up else p - mde) for up in ups]
+            assert min(powers) >= 0.8 - 1e-7
+            exact_hits += abs(min(powers) - 0.8) < 1e-6
+    assert exact_hits >= 20
+
+
+@pytest.mark.parametrize("n,published", [(20, 0.432), (50, 0.288), (100, 0.203)])
+def test_paired_mde_is_the_exact_mcnemar_80_percent_point(n, published):
+    """The issue's true 80% MDEs of the exact McNemar test at ψ = 0.5 (0.432 / 0.288 / 0.203; Connor's
+    approximation gave 0.417 / 0.274 / 0.196), and statsmodels' exact McNemar test summed over all tables
+    gives power 0.8 there."""
+    delta = stats.mde_proportion(n, paired=True, discordance=0.5)
+    assert delta == pytest.approx(published, abs=1e-3)  # the issue printed 3 decimals of its own enumeration
+    assert stats.mcnemar_power(n, delta, 0.5) == pytest.approx(0.8, abs=1e-6)
+    if n <= 50:
+        assert statsmodels_mcnemar_power(n, delta, 0.5) == pytest.approx(0.8, abs=1e-6)
+    assert stats.mde_proportion(n, paired=True) == pytest.approx(delta)  # default ψ = 2p(1 − p) = 0.5
     assert stats.mde_proportion(3, paired=True, discordance=0.5) == math.inf  # 3 items cannot detect anything
 
 
-@pytest.mark.parametrize("kwargs", [{}, {"one_sample": True}, {"p": 0.8}, {"paired": True, "discordance": 0.3},
-                                    {"paired": True, "p": 0.7}])
+def test_paired_mde_is_monotone_in_n():
+    values = [stats.mde_proportion(n, paired=True, discordance=0.2) for n in range(6, 120)]
+    assert all(a >= b for a, b in zip(values, values[1:]))
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"one_sample": True}, {"p": 0.8, "one_sample": True, "direction": "less"},
+                                    {"paired": True, "discordance": 0.3}, {"paired": True, "p": 0.7}])
 @pytest.mark.parametrize("effect", [0.05, 0.1, 0.2])
-def test_required_n_is_the_smallest_n_whose_mde_reaches_the_effect(effect, kwargs):
-    """Reference: mde_proportion itself — required_n(e) is the first n with MDE <= e."""
+def test_required_n_is_the_first_n_whose_mde_reaches_the_effect(effect, kwargs):
+    """Reference: the definition — required_n(e) is the first n with MDE <= e — and, for the exact tests, the
+    independent power references at that n."""
     n = stats.required_n(effect, **kwargs)
     assert stats.mde_proportion(n, **kwargs) <= effect + 1e-9
     assert stats.mde_proportion(n - 1, **kwargs) > effect - 1e-9
+    if kwargs.get("one_sample"):
+        p = kwargs.get("p", 0.5)
+        target = p - effect if kwargs.get("direction") == "less" else p + effect
+        assert clopper_pearson_power(n, p, target) >= 0.8 - 1e-9
 
 
 def test_required_n_hand_values_and_refusals():
-    """Hand-derived: two samples at p = 0.5, effect 0.1: h = 2·asin√0.6 − 2·asin√0.5 = 0.201358,
-    n = 2·(2.801585/0.201358)² = 387.2 → 388 per group (the familiar ~390)."""
+    """Hand-derived: two samples at p = 0.5, effect 0.1 (two-sided, the harder direction is 0.5 → 0.4 or 0.6,
+    symmetric): h = 2·asin√0.6 − 2·asin√0.5 = 0.201358, n = 2·(2.801585/0.201358)² = 387.2 → 388 per group."""
     h = 2 * math.asin(math.sqrt(0.6)) - 2 * math.asin(math.sqrt(0.5))
     assert stats.required_n(0.1) == math.ceil(2 * ((Z_A + Z_B) / h) ** 2) == 388
     with pytest.raises(ValueError, match="discordant"):
         stats.required_n(0.4, paired=True, discordance=0.3)
     with pytest.raises(ValueError, match="non-zero"):
         stats.required_n(0)
+    with pytest.raises(ValueError, match="leaves"):
+        stats.required_n(0.2, p=0.9, one_sample=True)  # two-sided: 0.9 + 0.2 > 1
+    with pytest.raises(ValueError, match="direction"):
+        stats.mde_proportion(20, direction="up")
 
 
 def test_correlation_mde_and_required_n():

@@ -11,6 +11,7 @@ value differs from HELM's only when tied confidences straddle a cut.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -47,15 +48,20 @@ def _by_confidence(confidence, correct) -> np.ndarray:
     return correct[order]
 
 
-def selective_accuracy(confidence, correct, coverage: float = 0.1) -> float:
-    """Accuracy on the instances the model is most confident about, as HELM's ``selective_acc@10``
-    (``cal.get_selective_stats``: ``accs[int(0.1 * n)]`` of the cumulative accuracies in order of
-    decreasing confidence), i.e. on the top ⌊coverage·n⌋ + 1 instances — 2 of 10, 11 of 100 (at most n)."""
+def selective_counts(confidence, correct, coverage: float = 0.1) -> tuple[int, int]:
+    """(correct, instances) among the instances the model is most confident about, as HELM's
+    ``selective_acc@10`` counts them (``cal.get_selective_stats``: ``accs[int(0.1 * n)]`` of the cumulative
+    accuracies in order of decreasing confidence): the top ⌊coverage·n⌋ + 1 instances — 2 of 10, 11 of 100
+    (at most n); (0, 0) without instances."""
     ranked = _by_confidence(confidence, correct)
-    if len(ranked) == 0:
-        return math.nan
     k = min(len(ranked), int(coverage * len(ranked)) + 1)
-    return float(ranked[:k].mean())
+    return int(ranked[:k].sum()), k
+
+
+def selective_accuracy(confidence, correct, coverage: float = 0.1) -> float:
+    """HELM's ``selective_acc@10``: the accuracy on the :func:`selective_counts` instances (NaN without any)."""
+    hits, total = selective_counts(confidence, correct, coverage)
+    return hits / total if total else math.nan
 
 
 def selective_coverage_accuracy_area(confidence, correct) -> float:
@@ -110,20 +116,30 @@ def ece_under_perfect_calibration(confidence, n_bins: int = 10, n_simulations: i
     Vectorised over simulations; ``seed`` is an int or a Generator.
     """
     confidence = np.asarray(confidence, dtype=float)
-    n = len(confidence)
-    if n == 0:
+    if len(confidence) == 0:
         return {"mean": math.nan, "q95": math.nan}
-    order, starts = _equal_mass_bins(confidence, n_bins)
-    ranked = confidence[order]
-    confidence_sums = np.add.reduceat(ranked, starts)
-    rng = np.random.default_rng(seed)  # an int or a Generator (returned as is)
-    values = np.empty(n_simulations)
-    batch = max(1, 2_000_000 // n)
-    for start in range(0, n_simulations, batch):
-        size = min(batch, n_simulations - start)
-        outcomes = (rng.random((size, n)) < ranked).astype(float)
-        values[start:start + size] = np.abs(np.add.reduceat(outcomes, starts, axis=1) - confidence_sums).sum(axis=1) / n
+    values = _EceSimulation(confidence, n_bins, n_simulations, seed).simulate(0.0)
     return {"mean": float(values.mean()), "q95": float(np.quantile(values, 0.95))}
+
+
+class _EceSimulation:
+    """Binned ECEs (HELM's bins for ``confidence``) of simulated outcomes correct_i ~ Bernoulli(P(correct | c_i)),
+    one row of uniform draws per simulation, shared by every model simulated (common random numbers)."""
+
+    def __init__(self, confidence: np.ndarray, n_bins: int, n_simulations: int, seed):
+        self.order, self.starts = _equal_mass_bins(confidence, n_bins)
+        self.ranked = confidence[self.order]
+        self.confidence_sums = np.add.reduceat(self.ranked, self.starts)
+        self.uniforms = np.random.default_rng(seed).random((n_simulations, len(confidence)))  # int or Generator
+
+    def ece(self, ranked_outcomes: np.ndarray) -> np.ndarray:
+        """ECE of outcomes in confidence order (one row per simulation, or one vector)."""
+        sums = np.add.reduceat(ranked_outcomes, self.starts, axis=-1)
+        return np.abs(sums - self.confidence_sums).sum(axis=-1) / len(self.ranked)
+
+    def simulate(self, shift: float) -> np.ndarray:
+        """The ECEs of the model overconfident by ``shift`` (:func:`_shifted`; 0 = perfectly calibrated)."""
+        return self.ece((self.uniforms < _shifted(self.ranked, shift)).astype(float))
 
 
 def debiased_ece(confidence, correct, n_bins: int = 10) -> float:
@@ -151,3 +167,95 @@ def debiased_ece(confidence, correct, n_bins: int = 10) -> float:
         y, c = correct[part], confidence[part]
         total += len(part) * ((y.mean() - c.mean()) ** 2 - y.var(ddof=1) / len(part))
     return float(total / n)
+
+
+@dataclass(frozen=True)
+class CalibrationTest:
+    """The binned ECE's test of perfect calibration and the interval that is its dual (:func:`calibration_error_test`).
+
+    ``ece``: the observed ECE (HELM's bins). ``p_value``: Monte-Carlo p of "perfectly calibrated", the
+    share of calibrated simulations with an ECE at least as large, (k + 1)/(B + 1). ``estimate``,
+    ``ci_low``, ``ci_high``: the calibration error θ = mean_i |P(correct | c_i) − c_i| at the observed
+    confidences — its median-unbiased estimate and the one-sided ``level`` interval [L, largest possible θ]
+    obtained by inverting the same test. ``mde``: the smallest θ the test detects with ``power``, in the
+    harder of the two directions (over- or under-confidence). ``ece_if_calibrated`` / ``..._q95``: the mean
+    and 95th percentile of a calibrated model's ECE here. ``n``: instances.
+    """
+
+    ece: float
+    p_value: float
+    estimate: float
+    ci_low: float
+    ci_high: float
+    mde: float
+    ece_if_calibrated: float
+    ece_if_calibrated_q95: float
+    n: int
+    level: float
+
+
+def _shifted(confidence: np.ndarray, shift: float) -> np.ndarray:
+    """P(correct | c) of the model that is ``shift`` overconfident everywhere (underconfident for shift < 0)."""
+    return np.clip(confidence - shift, 0.0, 1.0)
+
+
+def calibration_error_test(confidence, correct, n_bins: int = 10, n_simulations: int = 2_000,
+                           seed: int | np.random.Generator = 0, level: float = 0.95, power: float = 0.8,
+                           iterations: int = 30) -> CalibrationTest:
+    """Is the model miscalibrated beyond what n instances show by chance? The ECE's test and its dual interval.
+
+    **Test** (the parametric bootstrap test of :func:`ece_under_perfect_calibration`; Bröcker & Smith
+    2007): simulate correct_i ~ Bernoulli(c_i) ``n_simulations`` times and compute the same binned ECE;
+    p = (1 + #{ECE_sim >= ECE_obs}) / (B + 1), never 0. It holds its level (0.030–0.058 at α = 0.05 for
+    n = 8–500 in ``benchmarks/coverage.py``).
+
+    **Interval, the test's dual** (Lehmann & Romano 2005, §3.5): within the family of models that are
+    overconfident by δ everywhere, P(correct | c) = clip(c − δ, 0, 1) (δ < 0: underconfident), whose
+    calibration error at these confidences is θ(δ) = mean_i |clip(c_i − δ, 0, 1) − c_i|, test "θ = θ(δ)"
+    against larger θ with the same statistic (p_δ = the share of simulations under δ with an ECE at least
+    the observed one); the set of θ(δ) not rejected at 1 − ``level`` is [L, θ_max], θ_max the largest
+    calibration error the confidences allow. L > 0 exactly when the test at δ = 0 rejects. The estimate is
+    the θ(δ) at which p_δ = 1/2 (median-unbiased; 0 when even a calibrated model's ECE exceeds the observed
+    one half the time), so it never falls outside its interval. All δ share one set of uniform draws
+    (common random numbers), and δ is found by bisection (``iterations`` steps per quantity and sign).
+    """
+    confidence, correct = np.asarray(confidence, float), np.asarray(correct, float)
+    n = len(confidence)
+    if n == 0:
+        return CalibrationTest(*(math.nan,) * 8, 0, level)
+    simulation = _EceSimulation(confidence, n_bins, n_simulations, seed)
+    observed = float(simulation.ece(correct[simulation.order]))
+    simulated = simulation.simulate
+
+    def p_at(shift: float) -> float:
+        return (1 + int(np.sum(simulated(shift) >= observed - 1e-12))) / (n_simulations + 1)
+
+    def error(shift: float) -> float:
+        return float(np.mean(np.abs(_shifted(confidence, shift) - confidence)))
+
+    null = simulated(0.0)
+    alpha = 1 - level
+    critical = np.sort(null)[min(n_simulations - 1, int(np.ceil((1 - alpha) * (n_simulations + 1))) - 1)]
+
+    def smallest_shift(reaches, sign: int) -> float:
+        """Smallest |δ| in [0, 1] on one side with reaches(δ) true (monotone in |δ|); inf when none."""
+        if reaches(0.0):
+            return 0.0
+        if not reaches(float(sign)):
+            return math.inf
+        low, high = 0.0, 1.0
+        for _ in range(iterations):
+            middle = (low + high) / 2
+            low, high = (low, middle) if reaches(sign * middle) else (middle, high)
+        return high
+
+    def over_signs(reaches, combine) -> float:
+        shifts = [(sign, smallest_shift(reaches, sign)) for sign in (1, -1)]
+        errors = [error(sign * s) if math.isfinite(s) else math.inf for sign, s in shifts]
+        return combine(errors)
+
+    lower = over_signs(lambda s: p_at(s) >= alpha, min)
+    estimate = over_signs(lambda s: p_at(s) >= 0.5, min)
+    mde = over_signs(lambda s: float(np.mean(simulated(s) > critical)) >= power, max)
+    return CalibrationTest(observed, p_at(0.0), estimate, lower, max(error(1.0), error(-1.0)), mde,
+                           float(null.mean()), float(np.quantile(null, 0.95)), n, level)

@@ -17,9 +17,12 @@ values (Liang et al. 2022, §4):
 * ``efficiency`` — prompt and generated tokens per instance (the deterministic inputs of §4.9's
   runtime; measured seconds live in ``timings.json``).
 
-Run-level metrics (calibration, bias, BBQ) get a percentile bootstrap over instances; every interval
-is computed by :mod:`helmlite.stats` with ``n_resamples`` from the config and a generator derived from
-(seed, run id, metric).
+Run-level metrics that are shares of 0/1 items (``selective_acc@10``, ``bbq_accuracy``,
+``bbq_accuracy_ambiguous``, ``bbq_accuracy_disambiguated``) get the exact Clopper–Pearson interval on
+their own items, like every 0/1 mean (a percentile bootstrap covered 0.26 at n = 6, p = 0.05, and gave
+[0, 0] at 0 correct); the other run-level metrics (ECE, SCAA, bias scores) a percentile bootstrap over
+instances. Every interval is computed by :mod:`helmlite.stats` with ``n_resamples`` from the config and
+a generator derived from (seed, run id, metric).
 """
 from __future__ import annotations
 
@@ -30,9 +33,9 @@ import numpy as np
 
 from .. import stats
 from ..seeds import rng
-from .bbq import bbq_scores
+from .bbq import ACCURACY_SHARES, bbq_accuracy_counts, bbq_scores
 from .bias import counts_per_text, metrics_from_counts
-from .calibration import expected_calibration_error, selective_accuracy, selective_coverage_accuracy_area
+from .calibration import expected_calibration_error, selective_coverage_accuracy_area, selective_counts
 from .selection import WORST_CASE, perturbation_kind
 from .toxicity import THRESHOLD
 
@@ -74,17 +77,25 @@ def confidence_of(record) -> float | None:
     return max(record.probabilities) if record.probabilities else None
 
 
+def _confidences(records) -> tuple[list[float], list[bool]]:
+    usable = [(confidence_of(r), r.correct) for r in records if confidence_of(r) is not None]
+    return [c for c, _ in usable], [bool(k) for _, k in usable]
+
+
 def _calibration(records) -> dict[str, Callable]:
     def on(fn):
         def computed(rs):
-            usable = [(confidence_of(r), r.correct) for r in rs if confidence_of(r) is not None]
-            return fn([c for c, _ in usable], [bool(k) for _, k in usable]) if usable else math.nan
+            confidence, correct = _confidences(rs)
+            return fn(confidence, correct) if confidence else math.nan
         return computed
 
     return {"ece_10": on(lambda p, c: expected_calibration_error(p, c, 10)),
             "ece_1": on(lambda p, c: expected_calibration_error(p, c, 1)),
-            "selective_acc@10": on(lambda p, c: selective_accuracy(p, c, 0.1)),
             "scaa": on(selective_coverage_accuracy_area)}
+
+
+def _calibration_shares(records) -> dict[str, tuple[int, int]]:
+    return {"selective_acc@10": selective_counts(*_confidences(records), 0.1)}
 
 
 def _bias(records) -> dict[str, Callable]:
@@ -94,14 +105,21 @@ def _bias(records) -> dict[str, Callable]:
             for name in metrics_from_counts(counts)}
 
 
-def _bbq(records) -> dict[str, Callable]:
-    def rows(rs):
-        return [{**r.metadata, "predicted": r.predicted_index, "correct": r.correct} for r in rs]
+def _bbq_rows(records) -> list[dict]:
+    return [{**r.metadata, "predicted": r.predicted_index, "correct": r.correct} for r in records]
 
-    return {f"bbq_{name}": (lambda rs, name=name: bbq_scores(rows(rs))[name]) for name in bbq_scores(rows(records))}
+
+def _bbq(records) -> dict[str, Callable]:
+    return {f"bbq_{name}": (lambda rs, name=name: bbq_scores(_bbq_rows(rs))[name])
+            for name in bbq_scores(_bbq_rows(records)) if name not in ACCURACY_SHARES}
+
+
+def _bbq_shares(records) -> dict[str, tuple[int, int]]:
+    return {f"bbq_{name}": counts for name, counts in bbq_accuracy_counts(_bbq_rows(records)).items()}
 
 
 _RUN_LEVEL = {"calibration": _calibration, "bias": _bias, "bbq": _bbq}
+_RUN_LEVEL_SHARES = {"calibration": _calibration_shares, "bbq": _bbq_shares}
 
 
 def compute(families: tuple[str, ...], records, *, run_id: str, seed: int, n_resamples: int) -> dict:
@@ -111,6 +129,9 @@ def compute(families: tuple[str, ...], records, *, run_id: str, seed: int, n_res
         if family in _RUN_LEVEL and records:
             for name, fn in _RUN_LEVEL[family](records).items():
                 out[name] = stats.bootstrap_apply(records, fn, n_resamples=n_resamples, seed=rng(seed, run_id, "bootstrap", name))
+        if family in _RUN_LEVEL_SHARES and records:
+            for name, (successes, total) in _RUN_LEVEL_SHARES[family](records).items():
+                out[name] = stats.proportion_estimate(np.repeat([1.0, 0.0], [successes, total - successes]))
     efficiency = {}
     if "efficiency" in families and records:
         efficiency = {"mean_prompt_tokens": float(np.mean([r.prompt_tokens for r in records])),

@@ -7,30 +7,34 @@
   (:func:`permutation_p_value`);
 * means: :func:`mean_estimate` (Clopper–Pearson for 0/1 values, expanded percentile bootstrap otherwise);
 * bootstrap: percentile and BCa (n >= 20) intervals (:func:`bootstrap_ci`, :func:`summary`), a p-value and
-  its dual interval for any resampled distribution (:func:`bootstrap_p_value`, :func:`percentile_interval`), a cluster
-  bootstrap (:func:`cluster_bootstrap_ci`, :func:`cluster_paired_difference`), and the one loop for
-  non-vectorised run-level metrics (:func:`bootstrap_apply`);
+  its dual interval for any resampled distribution (:func:`bootstrap_p_value`, :func:`percentile_interval`), and the
+  one loop for non-vectorised run-level metrics (:func:`bootstrap_apply`);
+* rows that share a cluster: :func:`cluster_mean_estimate` (Korn–Graubard for 0/1 or bounded rows,
+  :func:`korn_graubard_ci`; a cluster bootstrap otherwise, :func:`cluster_bootstrap_ci`), :func:`cluster_paired_difference`, and any statistic with
+  :func:`cluster_bootstrap_statistic`;
 * correlations (:func:`correlation_ci`, :func:`correlation_difference`);
 * variance: seed variance component and "do seeds matter" (:func:`seed_variance_component`,
   :func:`seeds_matter_test`), ANOVA table (:func:`anova_table`);
-* power: :func:`mde_proportion`, :func:`required_n`, :func:`mde_correlation`, :func:`required_n_correlation`.
+* power of the tests used: :func:`mde_proportion`, :func:`required_n`, :func:`mde_correlation`,
+  :func:`required_n_correlation`, and the exact powers :func:`binomial_power`, :func:`mcnemar_power`.
 
 Every ``seed`` takes an int or a ``numpy.random.Generator``.
 """
 from .bootstrap import (BCA_MIN_N, bootstrap_apply, bootstrap_ci, bootstrap_distribution, bootstrap_p_value, mean_estimate,
                         paired_test, percentile_interval, summary)
-from .cluster import cluster_bootstrap_ci, cluster_paired_difference
+from .cluster import (cluster_bootstrap_ci, cluster_bootstrap_statistic, cluster_mean_estimate, cluster_paired_difference,
+                      korn_graubard_ci)
 from .correlation import correlation_ci, correlation_difference, pearson_r, spearman_rho
 from .estimates import Estimate, PairedComparison, Seed
 from .paired import paired_difference, permutation_p_value
-from .power import mde_correlation, mde_proportion, required_n, required_n_correlation
+from .power import binomial_power, mcnemar_power, mde_correlation, mde_proportion, required_n, required_n_correlation
 from .proportions import (is_binary, newcombe_paired_interval, paired_binary_difference, paired_binary_test,
                           proportion_ci, proportion_estimate)
 from .variance import VarianceComponent, anova_table, seed_variance_component, seeds_matter_test
 
 __all__ = ["BCA_MIN_N", "Estimate", "PairedComparison", "Seed", "VarianceComponent", "anova_table",
-           "bootstrap_apply", "bootstrap_ci", "bootstrap_distribution", "bootstrap_p_value", "cluster_bootstrap_ci",
-           "cluster_paired_difference", "correlation_ci", "correlation_difference", "is_binary", "mde_correlation",
+           "binomial_power", "bootstrap_apply", "bootstrap_ci", "bootstrap_distribution", "bootstrap_p_value",
+           "cluster_bootstrap_ci", "cluster_bootstrap_statistic", "cluster_mean_estimate", "cluster_paired_difference", "korn_graubard_ci", "mcnemar_power", "correlation_ci", "correlation_difference", "is_binary", "mde_correlation",
            "mde_proportion", "mean_estimate", "newcombe_paired_interval", "paired_binary_difference", "paired_binary_test",
            "paired_difference", "paired_test", "pearson_r", "percentile_interval", "permutation_p_value", "proportion_ci",
            "proportion_estimate", "required_n", "required_n_correlation", "seed_variance_component",

@@ -121,7 +121,9 @@ def seeds_matter_test(matrix) -> float:
     0/1 scores: Cochran's (1950) Q test (statsmodels ``cochrans_q`` on the items × seeds table; items
     on which all seeds agree carry no information; 1.0 when no item varies). Continuous scores: the
     two-way ANOVA F test of the seed factor, F = MS_seed / MS_residual on (S − 1, (S − 1)(I − 1)) df
-    (the same F as statsmodels ``anova_lm``; p from scipy's F distribution).
+    (the same F as statsmodels ``anova_lm``; p from scipy's F distribution); when the residual mean
+    square is 0 (F undefined) a within-item permutation test of the same statistic. Never 0 (an F p-value
+    below the smallest normal float, 2.2e-308, is reported as that float).
     """
     matrix = _matrix(matrix)
     if is_binary(matrix):
@@ -132,9 +134,41 @@ def seeds_matter_test(matrix) -> float:
         _, p_value, _ = cochrans_q(matrix.T.astype(int))  # unpacks in statsmodels 0.14 and 0.15
         return float(p_value)
     ms_seed, ms_residual, df_seed, df_residual = _two_way(matrix)
-    if ms_residual == 0:
-        return 1.0 if ms_seed == 0 else 0.0
-    return float(sps.f.sf(ms_seed / ms_residual, df_seed, df_residual))
+    if ms_seed == 0:
+        return 1.0
+    if ms_residual <= 1e-12 * ms_seed:  # exactly additive up to rounding: F is infinite
+        return _within_item_permutation_p(matrix)
+    return max(float(sps.f.sf(ms_seed / ms_residual, df_seed, df_residual)), np.finfo(float).tiny)
+
+
+def _within_item_permutation_p(matrix: np.ndarray, n_resamples: int = 9_999, seed: Seed = 0) -> float:
+    """Permutation p-value of "seeds do not matter" when the F test is undefined (no residual variance: the
+    scores are exactly seed + item effects, so F = ∞ and its p would be 0).
+
+    Under the null the seed labels are exchangeable within each item (Good 2005, *Permutation, Parametric
+    and Bootstrap Tests of Hypotheses*, §5), and SS_seed orders the arrangements as F does (the
+    within-item sum of squares is the same for all). All (S!)^(I−1) arrangements are enumerated when
+    there are at most ``n_resamples`` + 1 of them (p = share at least as extreme, the observed one
+    included), else ``n_resamples`` random ones with p = (k + 1)/(B + 1); never 0."""
+    from itertools import permutations, product
+
+    seeds, items = matrix.shape
+
+    def ss_seed(arranged: np.ndarray) -> np.ndarray:  # (..., seeds, items) → SS of the seed means
+        means = arranged.mean(axis=-1)
+        return ((means - means.mean(axis=-1, keepdims=True)) ** 2).sum(axis=-1)
+
+    observed = ss_seed(matrix) * (1 - 1e-9)
+    if math.factorial(seeds) ** (items - 1) <= n_resamples + 1:
+        orders = list(permutations(range(seeds)))
+        columns = [[matrix[list(order), i] for order in orders] for i in range(1, items)]
+        arranged = np.array([np.column_stack([matrix[:, 0], *combo]) for combo in product(*columns)])
+        return float(np.mean(ss_seed(arranged) >= observed))
+    rng = np.random.default_rng(seed)
+    shuffled = np.argsort(rng.random((n_resamples, seeds, items)), axis=1)
+    shuffled[:, :, 0] = np.arange(seeds)
+    arranged = np.take_along_axis(np.broadcast_to(matrix, shuffled.shape), shuffled, axis=1)
+    return float((1 + np.sum(ss_seed(arranged) >= observed)) / (n_resamples + 1))
 
 
 def anova_table(frame: pd.DataFrame, response: str, factors: Sequence[str]) -> pd.DataFrame:

@@ -239,8 +239,10 @@ def litm_curves(tables: pd.DataFrame) -> pd.DataFrame:
 
 def length_degradation(records: pd.DataFrame, *, seed: int, n_resamples: int, min_contexts: int = MIN_CONTEXTS) -> pd.DataFrame:
     """Accuracy averaged over depths per model × task × method × length, raw and **chance-corrected**
-    ((correct − chance) / (1 − chance) per row, then averaged), the latter with a cluster bootstrap over
-    contexts (every context is queried at every depth: its rows are not independent) — only with at
+    ((correct − chance) / (1 − chance) per row, then averaged), the latter with contexts as the units
+    (every context is queried at every depth: its rows are not independent) and the Korn–Graubard interval
+    on the corrected range [−chance/(1 − chance), 1] (:func:`helmlite.stats.cluster_mean_estimate`), which
+    covers at the floor where substring-match curves of small models sit — only with at
     least ``min_contexts`` contexts (else NaN and ``interval`` says inconclusive)."""
     rows = []
     keys = ["model", "task", "method", "length"]
@@ -248,7 +250,9 @@ def length_degradation(records: pd.DataFrame, *, seed: int, n_resamples: int, mi
         chance = part["chance"].to_numpy(dtype=float)
         corrected = chance_corrected(part["correct"], chance)
         contexts = part["context"].nunique()
-        est = stats.cluster_bootstrap_ci(corrected, part["context"].to_numpy(), n_resamples=n_resamples,
+        usable = chance < 1
+        bottom = float(np.min(-chance[usable] / (1 - chance[usable]))) if usable.any() else 0.0
+        est = stats.cluster_mean_estimate(corrected, part["context"].to_numpy(), bounds=(bottom, 1.0), n_resamples=n_resamples,
                                          seed=rng(seed, "length", *key))
         enough = contexts >= min_contexts
         rows.append({**dict(zip(keys, key)), "accuracy": part["correct"].mean(), "chance": chance.mean(),

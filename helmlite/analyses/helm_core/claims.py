@@ -2,7 +2,10 @@
 
 Live runs (the embedded models): the instruction-tuned model differs from the base model per scenario
 (paired, exact McNemar on 0/1 metrics); HELM's robustness perturbation lowers accuracy (paired on the
-same instances); the measured ECE-10 exceeds what a perfectly calibrated model shows at the same n.
+same instances); the model is miscalibrated beyond what a perfectly calibrated model shows at the same n
+— the test of perfect calibration by its ECE-10 (one-sided Monte-Carlo p, the level it claims), with the
+calibration error θ = mean |P(correct | c) − c| and the one-sided interval dual to that test, so interval
+and verdict cannot disagree (:func:`helmlite.metrics.calibration.calibration_error_test`).
 
 Published leaderboard (Liang et al. 2022, §8.1): accuracy correlates strongly with robustness and with
 fairness (Fig. 24), weakly with toxicity and bias; text-davinci-002 wins more than 90% of head-to-head
@@ -39,11 +42,10 @@ def live_claims(model_differences: pd.DataFrame, perturbation_deltas: pd.DataFra
                             int(row.n), "less", p_value=row.p_value,
                             scale="paired-proportion" if "mcnemar" in row.test else "difference"))
     for row in calibration.itertuples():
-        # ECE minus the calibrated expectation at this n; the interval shifts the ECE's bootstrap interval
-        excess = row.ece_10 - row.ece_if_calibrated
+        # the test of perfect calibration (ECE against calibrated simulations) and the interval dual to it
         claims.append(Claim(f"{row.model} is miscalibrated on {row.scenario} beyond small-sample bias",
-                            f"live:ece_excess:{row.model}:{row.scenario}", excess, row.ci_low - row.ece_if_calibrated,
-                            row.ci_high - row.ece_if_calibrated, 0.0, int(row.n), "greater"))
+                            f"live:calibration_error:{row.model}:{row.scenario}", row.calibration_error, row.ci_low,
+                            row.ci_high, 0.0, int(row.n), "greater", p_value=row.p_calibrated, mde=row.mde))
     return claims
 
 

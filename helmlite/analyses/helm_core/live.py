@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ... import stats
-from ...metrics.calibration import ece_under_perfect_calibration, reliability_table
+from ...metrics.calibration import calibration_error_test, reliability_table
 from ...metrics.efficiency import fit_runtime_model
 from ...metrics.families import confidence_of
 from ...results import Run
@@ -130,23 +130,29 @@ def group_performance(runs: list[Run], scenario_prefix: str, key: str, *, seed: 
     return pd.DataFrame(rows, columns=["model", "scenario", "group", "estimate", "ci_low", "ci_high", "n", "interval"])
 
 
+CALIBRATION_COLUMNS = ["model", "scenario", "ece_10", "n", "ece_if_calibrated", "ece_if_calibrated_q95", "p_calibrated",
+                       "calibration_error", "ci_low", "ci_high", "mde"]
+
+
 def calibration_table(runs: list[Run], *, seed: int, n_simulations: int = 2000) -> pd.DataFrame:
-    """ECE-10 per run beside what a perfectly calibrated model with the same confidences would show at
-    this n. Binned ECE is biased upward at small n (a calibrated model has expected ECE-10 ≈ 0.15 at
-    n = 50), so only an ECE above the calibrated 95th percentile points to miscalibration."""
+    """ECE-10 per run beside what a perfectly calibrated model with the same confidences would show at this
+    n, the test of perfect calibration and the calibration error with the interval dual to that test
+    (:func:`helmlite.metrics.calibration.calibration_error_test`). Binned ECE is biased upward at small n
+    (a calibrated model has expected ECE-10 ≈ 0.15 at n = 50), so the question is whether it exceeds what
+    calibration alone would show: ``p_calibrated`` answers it, and ``calibration_error`` (θ = mean |P(correct
+    | c) − c| at these confidences) with its one-sided interval [ci_low, ci_high] and ``mde`` says how large."""
     rows = []
     for run in _first_seed(runs):
-        ece = run.stats.metrics.get("ece_10")
         records = [r for r in run.records if confidence_of(r) is not None]
-        if ece is None or not records:
+        if "ece_10" not in run.stats.metrics or not records:
             continue
-        null = ece_under_perfect_calibration([confidence_of(r) for r in records], n_bins=10, n_simulations=n_simulations,
-                                             seed=rng(seed, "calibration-null", run.run_id))
-        rows.append({"model": run.model, "scenario": run.scenario, "ece_10": ece.mean, "ci_low": ece.ci_low,
-                     "ci_high": ece.ci_high, "n": ece.n, "ece_if_calibrated": null["mean"],
-                     "ece_if_calibrated_q95": null["q95"], "above_calibrated_q95": bool(ece.mean > null["q95"])})
-    return pd.DataFrame(rows, columns=["model", "scenario", "ece_10", "ci_low", "ci_high", "n", "ece_if_calibrated",
-                                       "ece_if_calibrated_q95", "above_calibrated_q95"])
+        test = calibration_error_test([confidence_of(r) for r in records], [bool(r.correct) for r in records],
+                                      n_bins=10, n_simulations=n_simulations, seed=rng(seed, "calibration-null", run.run_id))
+        rows.append({"model": run.model, "scenario": run.scenario, "ece_10": test.ece, "n": test.n,
+                     "ece_if_calibrated": test.ece_if_calibrated, "ece_if_calibrated_q95": test.ece_if_calibrated_q95,
+                     "p_calibrated": test.p_value, "calibration_error": test.estimate, "ci_low": test.ci_low,
+                     "ci_high": test.ci_high, "mde": test.mde})
+    return pd.DataFrame(rows, columns=CALIBRATION_COLUMNS)
 
 
 def reliability(runs: list[Run], n_bins: int = 10) -> pd.DataFrame:

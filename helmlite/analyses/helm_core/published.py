@@ -184,10 +184,10 @@ def explain_gaps(summary: pd.DataFrame) -> str:
 
 def win_rate_intervals(frame: pd.DataFrame, group: str, *, seed: int, n_resamples: int = 2000, models=None,
                        tie_rule: str = "v0.4.0") -> pd.DataFrame:
-    """Mean win rate per model with a bootstrap CI resampling scenarios, and whether each model is
-    statistically tied with the next one down: the paired difference of their column win rates over the
-    columns both have, scenarios resampled, has a CI containing 0 (:func:`helmlite.stats.cluster_bootstrap_ci`,
-    :func:`helmlite.stats.cluster_paired_difference`)."""
+    """Mean win rate per model with a CI over scenarios (Korn–Graubard for values in [0, 1],
+    :func:`helmlite.stats.cluster_mean_estimate`), and whether each model is statistically tied with the
+    next one down: the paired difference of their column win rates over the columns both have, scenarios
+    resampled, has a CI containing 0 (:func:`helmlite.stats.cluster_paired_difference`)."""
     view = RankingView(frame, group, None, models)
     matrix = view.win_rates(tie_rule)
     matrix = matrix.loc[matrix.notna().any(axis=1)]
@@ -201,7 +201,7 @@ def win_rate_intervals(frame: pd.DataFrame, group: str, *, seed: int, n_resample
     rows = []
     for rank, i in enumerate(order, start=1):
         has = np.isfinite(values[i])
-        ci = stats.cluster_bootstrap_ci(values[i, has], clusters[has], n_resamples=n_resamples,
+        ci = stats.cluster_mean_estimate(values[i, has], clusters[has], bounds=(0.0, 1.0), n_resamples=n_resamples,
                                         seed=rng(seed, "win-rate-intervals", group, names[i]))
         tied = None
         if rank < len(order):

@@ -179,9 +179,11 @@ def winrates(frame: pd.DataFrame, group: str = "Accuracy", scenarios=None, tie_r
     value in, and a coverage warning (fewer than half the ranked scenarios of the best-covered model: its win
     rate rests on few comparisons and is not comparable with the others'); sorted best first.
 
-    The CI resamples scenarios with replacement, keeping each scenario's columns together, and takes the
-    model's mean over the resampled columns (:func:`helmlite.stats.cluster_bootstrap_ci`, percentile
-    interval; the column win rates themselves are fixed: they compare models within a column)."""
+    The CI treats scenarios as the independent units (each scenario's columns together) and the win rates
+    as values in [0, 1]: the Korn–Graubard interval (:func:`helmlite.stats.cluster_mean_estimate` with
+    ``bounds=(0, 1)``), which covers at win rates of 1.0, where resampling scenarios collapses (coverage
+    0.906 for text-davinci-002, 11 of whose 16 scenario win rates are 1.0); the column win rates themselves
+    are fixed: they compare models within a column)."""
     check_tie_rule(tie_rule)
     view = RankingView(frame, group, scenarios, models, hide_logprob_issues=hide_logprob_issues)
     matrix = view.win_rates(tie_rule)
@@ -196,8 +198,8 @@ def winrates(frame: pd.DataFrame, group: str = "Accuracy", scenarios=None, tie_r
             rows.append({"model": model, "mean_win_rate": np.nan, "ci_low": np.nan, "ci_high": np.nan, "scenarios": 0,
                          "coverage_warning": "no ranked score in this group"})
             continue
-        est = stats.cluster_bootstrap_ci(v[has], clusters[has], confidence=confidence, n_resamples=n_resamples,
-                                         seed=rng(seed, "winrates-ci", group, tie_rule, model))
+        est = stats.cluster_mean_estimate(v[has], clusters[has], bounds=(0.0, 1.0), confidence=confidence,
+                                          n_resamples=n_resamples, seed=rng(seed, "winrates-ci", group, tie_rule, model))
         warning = f"only {n} of the {best} scenarios of the best-covered model" if n < MIN_COVERAGE * best else ""
         rows.append({"model": model, "mean_win_rate": est.estimate, "ci_low": est.ci_low, "ci_high": est.ci_high,
                      "scenarios": int(n), "coverage_warning": warning})

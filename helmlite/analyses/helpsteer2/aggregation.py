@@ -135,8 +135,8 @@ def annotator_counts(annotations: Annotations) -> pd.DataFrame:
 def removal_summary(aggregated: pd.DataFrame, *, seed: int = 0, n_resamples: int = 2000) -> pd.DataFrame:
     """Share of samples removed by the spread filter — per prompt (the paper's rule: ``removed``) and per
     response (``fails_spread``) — overall and per aggregation rule and annotator count. Responses of a
-    prompt are removed together under the per-prompt rule, so its interval is a cluster bootstrap over
-    prompts; the per-response share gets the exact (Clopper–Pearson) interval."""
+    prompt are removed together under the per-prompt rule, so its interval treats prompts as the units
+    (Korn–Graubard, :func:`helmlite.stats.cluster_mean_estimate`); the per-response share gets the exact (Clopper–Pearson) interval."""
     rows = []
     groups = [("all", aggregated)] + [(f"rule={rule}", part) for rule, part in aggregated.groupby("rule", sort=True)]
     groups += [(f"annotators={k}", part) for k, part in aggregated.groupby("n_annotators", sort=True)]
@@ -144,7 +144,7 @@ def removal_summary(aggregated: pd.DataFrame, *, seed: int = 0, n_resamples: int
         for spread_filter, column in (("per prompt (paper)", "removed"), ("per response", "fails_spread")):
             values = part[column].to_numpy(dtype=float)
             if column == "removed" and len(part) > 1:
-                est = stats.cluster_bootstrap_ci(values, part["prompt_id"].to_numpy(), n_resamples=n_resamples,
+                est = stats.cluster_mean_estimate(values, part["prompt_id"].to_numpy(), n_resamples=n_resamples,
                                                  seed=rng(seed, "removal", label))
             else:
                 est = stats.proportion_estimate(values)
@@ -169,12 +169,15 @@ def rating_distributions(annotations: Annotations, aggregated: pd.DataFrame) -> 
 
 
 def helpfulness_correlations(aggregated: pd.DataFrame, *, seed: int, n_resamples: int) -> pd.DataFrame:
-    """Pearson r of each released attribute with helpfulness over kept samples, bootstrap CI (samples)."""
+    """Pearson r of each released attribute with helpfulness over kept samples, with a cluster-bootstrap CI over
+    **prompts** (the two responses of a prompt share it; :func:`helmlite.stats.cluster_bootstrap_statistic`);
+    ``n`` counts prompts."""
     kept = aggregated[~aggregated["removed"]]
     rows = []
     for attribute in ATTRIBUTES[1:]:
-        est = stats.correlation_ci(kept[attribute].to_numpy(), kept["helpfulness"].to_numpy(), correlation="pearson",
-                                   seed=rng(seed, "correlation", attribute), n_resamples=n_resamples)
+        est = stats.cluster_bootstrap_statistic((kept[attribute].to_numpy(float), kept["helpfulness"].to_numpy(float)),
+                                                stats.pearson_r, kept["prompt_id"].to_numpy(),
+                                                seed=rng(seed, "correlation", attribute), n_resamples=n_resamples)
         rows.append({"attribute": attribute, "pearson_r": est.estimate, "ci_low": est.ci_low, "ci_high": est.ci_high,
                      "n": est.n})
     return pd.DataFrame(rows)
@@ -218,23 +221,29 @@ def agreement(annotations: Annotations, aggregated: pd.DataFrame, *, seed: int, 
       released, so "annotator" means list position): *initial three* = slots 0–2, *most agreeing
       three* = the retained triple; over samples aggregated by the top-3 rule.
     * Krippendorff's α (ordinal) over *all* annotations (every slot, missing = NaN) vs the retained
-      triple. α's resamples run the package once each, so it uses fewer resamples (percentile CI).
+      triple. α's resamples run the package once each, so it uses fewer resamples.
+
+    Intervals: the percentile interval of the cluster bootstrap over **prompts** (the two responses of a
+    prompt share it; :func:`helmlite.stats.cluster_bootstrap_statistic`); ``n`` counts prompts.
     """
     top3 = aggregated["rule"].to_numpy() == "top3"
+    prompts = aggregated["prompt_id"].to_numpy()
     ratings = annotations.ratings[top3]
     slots = np.array([list(map(int, s.split())) for s in aggregated.loc[top3, "slots"]])
     retained = np.take_along_axis(ratings, slots[:, :, None], axis=1)
     rows = []
     for j, attribute in enumerate(ATTRIBUTES):
+        kappa, alpha = "quadratic-weighted kappa", "Krippendorff alpha (ordinal)"
         cases = [
-            ("quadratic-weighted kappa", "initial three", tuple(ratings[:, k, j] for k in range(3)), _mean_pairwise_kappa, n_resamples, "bca"),
-            ("quadratic-weighted kappa", "most agreeing three", tuple(retained[:, k, j] for k in range(3)), _mean_pairwise_kappa, n_resamples, "bca"),
-            ("Krippendorff alpha (ordinal)", "all annotations", tuple(annotations.ratings[:, k, j] for k in range(5)), _ordinal_alpha, n_resamples_alpha, "percentile"),
-            ("Krippendorff alpha (ordinal)", "most agreeing three", tuple(retained[:, k, j] for k in range(3)), _ordinal_alpha, n_resamples_alpha, "percentile"),
+            (kappa, "initial three", tuple(ratings[:, k, j] for k in range(3)), prompts[top3], n_resamples),
+            (kappa, "most agreeing three", tuple(retained[:, k, j] for k in range(3)), prompts[top3], n_resamples),
+            (alpha, "all annotations", tuple(annotations.ratings[:, k, j] for k in range(5)), prompts, n_resamples_alpha),
+            (alpha, "most agreeing three", tuple(retained[:, k, j] for k in range(3)), prompts[top3], n_resamples_alpha),
         ]
-        for measure, stage, data, statistic, resamples, method in cases:
-            est = stats.bootstrap_ci(data, statistic, seed=rng(seed, "agreement", attribute, measure, stage), n_resamples=resamples,
-                                     method=method)
+        for measure, stage, data, clusters, resamples in cases:
+            statistic = _mean_pairwise_kappa if measure == kappa else _ordinal_alpha
+            est = stats.cluster_bootstrap_statistic(data, statistic, clusters, n_resamples=resamples,
+                                                    seed=rng(seed, "agreement", attribute, measure, stage))
             rows.append({"attribute": attribute, "measure": measure, "stage": stage, "estimate": est.estimate,
                          "ci_low": est.ci_low, "ci_high": est.ci_high, "n": est.n})
     return pd.DataFrame(rows)
@@ -394,7 +403,7 @@ def reproduction_check(card: pd.DataFrame, annotations: Annotations, aggregated:
                else "reproduced" if not mean.excludes(CARD_MEAN_ANNOTATORS) else "differs")
     rows.append(row("card:mean_annotators", CARD_MEAN_ANNOTATORS, mean.estimate, verdict, mean.ci_low, mean.ci_high))
     share, tolerance = PUBLISHED["share_removed"][:2]
-    removed = stats.cluster_bootstrap_ci(aggregated["removed"].to_numpy(dtype=float), aggregated["prompt_id"].to_numpy(),
+    removed = stats.cluster_mean_estimate(aggregated["removed"].to_numpy(dtype=float), aggregated["prompt_id"].to_numpy(),
                                          seed=rng(seed, "share-removed"), n_resamples=n_resamples)
     verdict = (f"simulated: calibrated to it (tolerance ±{tolerance}), "
                + ("within" if abs(removed.estimate - share) <= tolerance else "outside") if simulated
