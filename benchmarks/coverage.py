@@ -8,7 +8,10 @@ Sections: (1) proportions, exact binomial sums over n = 8…500, p = 0.05…0.95
 differences (Newcombe vs percentile bootstrap) at n = 20, 50, 200; (3) the clustered depth design
 (contexts × depths with a context effect): cluster vs row bootstrap; (4) Spearman over 10–60 models:
 BCa vs percentile; (5) the seed variance component; (6) false-positive rates of each test under the
-null; (7) the binned ECE of a perfectly calibrated model. "±" is one Monte-Carlo standard error.
+null; (7) the binned ECE of a perfectly calibrated model; (8) clustered 0/1 and bounded rows near 0 and 1
+(Korn-Graubard vs the old cluster bootstrap); (9) the ECE claim's test and dual interval; (10) run-level
+shares in stats.json; (11) MDEs against the exact power of the test used; (12) false "contradicted"
+verdicts in families of true claims. "±" is one Monte-Carlo standard error.
 """
 from __future__ import annotations
 
@@ -134,25 +137,28 @@ def clustered(reps: int, resamples: int) -> None:
         for contexts in (5, 10, 20, 40):
             g = rng("coverage", "cluster", sd, contexts)
             labels = np.repeat(np.arange(contexts), len(depths))
-            cluster_hits = plain_hits = row_hits = exact_hits = 0
+            cluster_hits = expanded_hits = plain_hits = row_hits = exact_hits = 0
             for r in range(reps):
                 p = expit(1.0 + g.normal(0, sd, contexts)[:, None] + depths[None, :]).ravel()
                 correct = (g.random(len(p)) < p).astype(float)
                 seed = int(g.integers(2**63))
-                est = stats.cluster_bootstrap_ci(correct, labels, n_resamples=resamples, seed=seed)
+                est = stats.cluster_mean_estimate(correct, labels)
                 _, sums, sizes = _cluster_sums(correct, labels)
-                plain = Resampled(_cluster_distribution(sums, sizes, resamples, seed)).interval(0.95)
+                boot = _cluster_distribution(sums, sizes, resamples, seed)
+                expanded = Resampled(boot, "expanded", n=contexts).interval(0.95)
+                plain = Resampled(boot).interval(0.95)
                 row = stats.bootstrap_ci(correct, np.mean, method="percentile", n_resamples=resamples, seed=g)
                 exact = stats.proportion_estimate(correct)
                 cluster_hits += est.ci_low <= truth <= est.ci_high
+                expanded_hits += expanded[0] <= truth <= expanded[1]
                 plain_hits += plain[0] <= truth <= plain[1]
                 row_hits += row.ci_low <= truth <= row.ci_high
                 exact_hits += exact.ci_low <= truth <= exact.ci_high
-            rows.append([f"context SD {sd} (logit)", f"{contexts} × 10", rate(cluster_hits, reps), rate(plain_hits, reps),
-                         rate(row_hits, reps), rate(exact_hits, reps)])
+            rows.append([f"context SD {sd} (logit)", f"{contexts} × 10", rate(cluster_hits, reps),
+                         rate(expanded_hits, reps), rate(plain_hits, reps), rate(row_hits, reps), rate(exact_hits, reps)])
     show(f"3. Clustered depth design: mean accuracy over contexts × depths ({reps} data sets)",
-         ["context effect", "contexts × depths", "cluster, expanded percentile (kit)", "cluster, plain percentile",
-          "row bootstrap (old)", "Clopper-Pearson on rows"], rows)
+         ["context effect", "contexts × depths", "Korn-Graubard (kit)", "cluster expanded percentile (old)",
+          "cluster plain percentile", "row bootstrap", "Clopper-Pearson on rows"], rows)
 
 
 # ---------------------------------------------------------------------------------------------- (4)
@@ -284,6 +290,178 @@ def calibration(reps: int) -> None:
          ["n", "mean binned ECE", "ece_under_perfect_calibration mean", "q95", "mean debiased ECE²", "± SE"], rows)
 
 
+# ---------------------------------------------------------------------------------------------- (8)
+def clustered_boundaries(reps: int, resamples: int) -> None:
+    """0/1 rows in clusters of 6 (beta-binomial: cluster rates ~ Beta with the given mean and ICC), and
+    win-rate-like bounded rows: Korn-Graubard (kit) vs the old cluster expanded percentile clipped to [0, 1]."""
+    rows, worst, worst_old = [], 1.0, 1.0
+    for groups in (5, 10, 20, 50):
+        for mean in (0.02, 0.05, 0.5, 0.9, 0.98):
+            cells = []
+            for icc in (0.0, 0.1, 0.3, 0.5):
+                g = rng("coverage", "cluster-boundary", groups, mean, icc)
+                rates = np.full((reps, groups), mean) if icc == 0 else \
+                    g.beta(mean * (1 / icc - 1), (1 - mean) * (1 / icc - 1), size=(reps, groups))
+                counts = g.binomial(6, rates)
+                labels = np.repeat(np.arange(groups), 6)
+                kit = old = zero = 0
+                for r in range(reps):
+                    values = (np.arange(6)[None, :] < counts[r][:, None]).astype(float).ravel()
+                    est = stats.cluster_mean_estimate(values, labels)
+                    kit += est.ci_low <= mean <= est.ci_high
+                    _, sums, sizes = _cluster_sums(values, labels)
+                    low, high = Resampled(_cluster_distribution(sums, sizes, resamples, r), "expanded",
+                                          n=groups).interval(0.95)
+                    low, high = max(low, 0.0), min(high, 1.0)
+                    old += low <= mean <= high
+                    zero += high - low <= 0
+                worst, worst_old = min(worst, kit / reps), min(worst_old, old / reps)
+                cells.append(f"{kit / reps:.3f} / {old / reps:.3f} ({zero / reps:.0%})")
+            rows.append([groups, mean, *cells])
+    show(f"8a. Clustered 0/1 rows at the boundaries: coverage Korn-Graubard (kit) / old cluster bootstrap "
+         f"(its zero-width share); 6 rows per cluster, {reps} data sets",
+         ["clusters", "mean", "ICC 0", "ICC 0.1", "ICC 0.3", "ICC 0.5"], rows)
+    print(f"\nminimum coverage: Korn-Graubard {worst:.3f}, old cluster bootstrap {worst_old:.3f} (nominal 0.95)")
+    rows = []
+    for groups, top in ((16, 0.7), (16, 0.3), (30, 0.5)):  # share of scenarios a strong model wins outright
+        g = rng("coverage", "win-rates", groups, top)
+        kit = old = 0
+        for r in range(reps):
+            outright = g.random(groups) < top  # a win rate of 1.0, else k of 30 comparisons won
+            beaten = np.where(outright, 30, g.binomial(30, g.beta(8, 2, groups)))
+            values = np.repeat(beaten / 30, 2)  # two metric columns per scenario
+            labels = np.repeat(np.arange(groups), 2)
+            truth = top + (1 - top) * 0.8
+            est = stats.cluster_mean_estimate(values, labels, bounds=(0.0, 1.0))
+            kit += est.ci_low <= truth <= est.ci_high
+            _, sums, sizes = _cluster_sums(values, labels)
+            low, high = Resampled(_cluster_distribution(sums, sizes, resamples, r), "expanded", n=groups).interval(0.95)
+            old += low <= truth <= min(high, 1.0)
+        rows.append([groups, f"{top:.0%} of scenarios at 1.0", rate(kit, reps), rate(old, reps)])
+    show(f"8b. Win rates over scenarios (values in [0, 1], two columns per scenario; {reps} data sets)",
+         ["scenarios", "design", "Korn-Graubard, bounds (0, 1) (kit)", "old cluster expanded percentile"], rows)
+
+
+# ---------------------------------------------------------------------------------------------- (9)
+def ece_claim(reps: int) -> None:
+    """The calibration claim: the test of perfect calibration (level) and its dual interval for the
+    calibration error θ = mean |P(correct | c) − c| (coverage), on overconfident/underconfident shift models
+    and on temperature-scaled models (outside the interval's family)."""
+    from helmlite.metrics.calibration import calibration_error_test
+
+    designs = [("calibrated", lambda c: c), ("overconfident by 0.1", lambda c: np.clip(c - 0.1, 0, 1)),
+               ("underconfident by 0.1", lambda c: np.clip(c + 0.1, 0, 1)),
+               ("temperature 2 (overconfident)", lambda c: expit(np.log(c / (1 - c)) / 2)),
+               ("temperature 0.5 (underconfident)", lambda c: expit(np.log(c / (1 - c)) * 2))]
+    rows = []
+    for n in (20, 50, 100):
+        for label, truth_of in designs:
+            g = rng("coverage", "ece-claim", n, label)
+            covered = rejected = inside = 0
+            for r in range(reps):
+                confidence = g.uniform(0.5, 0.99, n)
+                accuracy = truth_of(confidence)
+                truth = float(np.mean(np.abs(accuracy - confidence)))
+                test = calibration_error_test(confidence, g.random(n) < accuracy, n_simulations=499, seed=r,
+                                              iterations=20)
+                covered += test.ci_low <= truth + 1e-9
+                rejected += test.p_value < 0.05
+                inside += test.ci_low <= test.estimate <= test.ci_high
+            rows.append([n, label, rate(covered, reps), rate(rejected, reps), f"{inside / reps:.3f}"])
+    show(f"9. The ECE claim: coverage of θ by the dual interval (one-sided 95%) and the test's rejection rate "
+         f"(its level on the calibrated rows; power elsewhere); {reps} data sets, 499 simulations",
+         ["n", "model", "coverage (kit)", "rejects 'calibrated'", "estimate inside its interval"], rows)
+
+
+# ---------------------------------------------------------------------------------------------- (10)
+def run_level_shares() -> None:
+    """Shares of 0/1 items in stats.json (selective_acc@10 on its top ⌊0.1n⌋+1 items, BBQ accuracies):
+    exact coverage by binomial sums of Clopper-Pearson (kit) and of the percentile bootstrap (old, its
+    B → ∞ limit), and the old interval at 0 correct."""
+    rows = []
+    for n in (2, 4, 6, 11, 21, 51):
+        for p in (0.05, 0.5, 0.9):
+            k = np.arange(n + 1)
+            low, high = stats.proportion_ci(k, np.full_like(k, n))
+            boot_low, boot_high = sps.binom.ppf(0.025, n, k / n) / n, sps.binom.ppf(0.975, n, k / n) / n
+            weights = sps.binom.pmf(k, n, p)
+            rows.append([n, p, float(weights[(low <= p) & (p <= high)].sum()),
+                         float(weights[(boot_low <= p) & (p <= boot_high)].sum())])
+    show("10. Run-level shares in stats.json: exact coverage (binomial sums)",
+         ["items", "p", "Clopper-Pearson (kit)", "percentile bootstrap (old)"], rows)
+    print("\n0 of 6 correct: Clopper-Pearson [%.3f, %.3f]; percentile bootstrap [0, 0]" % stats.proportion_ci(0, 6))
+
+
+# ---------------------------------------------------------------------------------------------- (11)
+def mde_power() -> None:
+    """Reported MDEs against the exact power of the test used at that MDE (the kit's exact MDEs, and the
+    normal approximations they replace)."""
+    rows = []
+    z_a, z_b = sps.norm.ppf(0.975), sps.norm.ppf(0.8)
+    for psi in (0.2, 0.5):
+        for n in (20, 50, 100, 200):
+            mde = stats.mde_proportion(n, paired=True, discordance=psi)
+            connor = _connor_mde(n, psi, z_a, z_b)
+            rows.append([f"paired, ψ = {psi}", n, mde, stats.mcnemar_power(n, mde, psi) if math.isfinite(mde) else math.nan,
+                         connor,
+                         stats.mcnemar_power(n, connor, psi) if math.isfinite(connor) else math.nan])
+    for p, direction in ((0.5, "greater"), (0.9, "less"), (0.05, "greater"), (0.25, "two-sided")):
+        powers, old_powers = [], []
+        for n in range(10, 201):
+            mde = stats.mde_proportion(n, p=p, one_sample=True, direction=direction)
+            ups = {"greater": [True], "less": [False], "two-sided": [True, False]}[direction]
+            if math.isfinite(mde):
+                powers.append(min(stats.binomial_power(n, p, p + mde if up else p - mde) for up in ups))
+            old = min(c for c in (_arcsine_one_sample(n, p, up, z_a, z_b) for up in (True, False)) if math.isfinite(c[0]))
+            old_powers.append(stats.binomial_power(n, p, old[1]))
+        rows.append([f"one proportion, p = {p}, {direction}", "10–200", "monotone",
+                     f"{min(powers):.3f}–{max(powers):.3f} (median {np.median(powers):.3f})", "old (smaller direction)",
+                     f"{min(old_powers):.3f}–{max(old_powers):.3f}"])
+    show("11. MDEs and the exact power of the test used at them (nominal 0.80)",
+         ["design", "n", "MDE (kit)", "exact power (kit)", "normal approximation (old)", "its exact power"], rows)
+
+
+def _connor_mde(n, psi, z_a, z_b):
+    from scipy.optimize import brentq
+
+    def excess(delta):
+        return z_a * math.sqrt(psi) + z_b * math.sqrt(max(0.0, psi - delta**2)) - delta * math.sqrt(n)
+    return math.inf if excess(psi) > 0 else brentq(excess, 1e-12, psi)
+
+
+def _arcsine_one_sample(n, p, up, z_a, z_b):
+    """The old one-sample MDE: arcsine approximation, the smaller of the two directions (value, target p)."""
+    angle = math.asin(math.sqrt(p)) + (1 if up else -1) * (z_a + z_b) / math.sqrt(n) / 2
+    if not 0 <= angle <= math.pi / 2:
+        return math.inf, math.nan
+    target = math.sin(angle) ** 2
+    return abs(target - p), target
+
+
+# ---------------------------------------------------------------------------------------------- (12)
+def contradictions(reps: int) -> None:
+    """Families of true claims: how often at least one reads 'contradicted' (nominal ≤ 0.05). Each claim is
+    true at its edge: "greater" with the truth at the null, or a claimed size the truth equals."""
+    from helmlite.claims import Claim, claims_table
+
+    z = sps.norm.ppf(0.975)
+    rows = []
+    for size in (5, 10, 25):
+        g = rng("coverage", "contradicted", size)
+        counts = {"holm": 0, "none": 0}
+        for _ in range(reps):
+            estimates = g.normal(0, 0.01, size)
+            family = [Claim(f"c{k}", "q", e + (0.05 if k % 2 else 0.0), e + (0.05 if k % 2 else 0.0) - z * 0.01,
+                            e + (0.05 if k % 2 else 0.0) + z * 0.01, 0.0, 100,
+                            claimed_effect=0.05 if k % 2 else None) for k, e in enumerate(estimates)]
+            for correction in counts:
+                counts[correction] += (claims_table(family, correction=correction)["verdict"] == "contradicted").any()
+        rows.append([size, rate(counts["holm"], reps), rate(counts["none"], reps)])
+    show(f"12. Families of true claims: share with at least one false 'contradicted' ({reps} families; half "
+         f"the claims at their null, half at their claimed size)", ["claims", "Holm over the family (kit)",
+                                                                    "uncorrected (old)"], rows)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions (about a minute)")
@@ -298,6 +476,11 @@ def main() -> None:
     seed_variance(reps=reps, resamples=max(199, resamples // 3))
     false_positives(reps=reps, resamples=resamples)
     calibration(reps=reps)
+    clustered_boundaries(reps=reps // 2, resamples=1999)
+    ece_claim(reps=reps // 5)
+    run_level_shares()
+    mde_power()
+    contradictions(reps=reps)
     print(f"\n{time.perf_counter() - started:.0f} s")
 
 

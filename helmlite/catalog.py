@@ -169,7 +169,7 @@ DEPTH = Analysis(
         "depth_u_shape": "Primacy/recency per curve at actual positions, chance, floor/ceiling flags and the Holm-corrected verdicts.",
         "depth_claims": "Lost in the Middle's U-shape and HELMET's recency claims per curve, in the claims schema (Holm over the family).",
         "depth_published": "Primacy/recency computed on the published curves (no CIs: no per-item data).",
-        "depth_length": "Raw and chance-corrected accuracy vs length, averaged over depths, cluster bootstrap over contexts.",
+        "depth_length": "Raw and chance-corrected accuracy vs length, averaged over depths; Korn-Graubard interval with contexts as the units.",
         "depth_reproduction": "Read checks (not reproductions): LitM GPT-3.5-Turbo numbers as read from the mirror vs the cited constants.",
     },
     grid=grids.depth,

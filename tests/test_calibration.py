@@ -71,3 +71,43 @@ def test_ece_under_perfect_calibration_uses_helms_tie_merging_bins():
     {0.5, 0.9} would give 0.125 + 0.135 = 0.26)."""
     result = ece_under_perfect_calibration([0.5, 0.5, 0.5, 0.9], n_bins=2, n_simulations=40_000, seed=3)
     assert result["mean"] == pytest.approx(0.2325, abs=0.004)
+
+
+def test_calibration_error_test_is_the_ece_test_with_its_dual_interval():
+    """Reference: ece_under_perfect_calibration with the same seed draws the same calibrated simulations,
+    so the test's p is their share at or above the observed ECE ((k + 1)/(B + 1), counted here); the
+    interval's lower end is 0 exactly when p >= 0.05; the estimate lies inside [ci_low, ci_high]; the upper
+    end is the largest calibration error the confidences allow, max(mean c, mean(1 − c))."""
+    from helmlite.metrics.calibration import _EceSimulation, calibration_error_test
+
+    rng = np.random.default_rng(3)
+    for n, shift in ((20, 0.0), (60, 0.0), (60, 0.3), (200, 0.1)):
+        confidence = rng.uniform(0.3, 1.0, n)
+        correct = rng.random(n) < np.clip(confidence - shift, 0, 1)
+        test = calibration_error_test(confidence, correct, n_simulations=999, seed=7)
+        null = _EceSimulation(confidence, 10, 999, 7).simulate()
+        assert test.ece == pytest.approx(expected_calibration_error(confidence, correct))
+        assert test.p_value == pytest.approx((1 + np.sum(null >= test.ece - 1e-12)) / 1000)
+        assert (test.ci_low > 0) == (test.p_value < 0.05)
+        assert test.ci_low <= test.estimate <= test.ci_high
+        assert test.ci_high == pytest.approx(max(confidence.mean(), 1 - confidence.mean()))
+        assert 0 < test.mde < test.ci_high
+    expected = ece_under_perfect_calibration(confidence, n_simulations=999, seed=7)
+    assert (test.ece_if_calibrated, test.ece_if_calibrated_q95) == pytest.approx((expected["mean"], expected["q95"]))
+
+
+def test_calibration_error_test_finds_a_strong_miscalibration():
+    """30 points overconfident on 200 instances (confidences U(0.6, 1), true calibration error 0.3): p at its
+    floor 1/(B + 1) and the interval excludes 0 in every one of 30 seeded data sets; the estimate is
+    median-unbiased, so its median over them is near 0.3 (accepted ±0.03)."""
+    from helmlite.metrics.calibration import calibration_error_test
+
+    estimates = []
+    for k in range(30):
+        rng = np.random.default_rng(100 + k)
+        confidence = rng.uniform(0.6, 1.0, 200)
+        correct = rng.random(200) < confidence - 0.3
+        test = calibration_error_test(confidence, correct, n_simulations=299, seed=k)
+        assert test.p_value == pytest.approx(1 / 300) and test.ci_low > 0.15
+        estimates.append(test.estimate)
+    assert np.median(estimates) == pytest.approx(0.3, abs=0.03)

@@ -104,6 +104,17 @@ def test_bbq_bias_scores_come_from_instance_metadata(mirrored_cache, tmp_path):
     assert {"bbq_accuracy_ambiguous", "bbq_bias_score_disambiguated", "bbq_bias_score_ambiguous_helm",
             "bbq_bias_score_ambiguous_parrish"} <= set(bbq_metrics)
     assert not any(k.startswith("bbq_") for k in json.loads((mmlu / "stats.json").read_text())["metrics"])
+    # shares of 0/1 items get Clopper–Pearson (statsmodels "beta"), never a zero-width interval (also at 0 or n)
+    from statsmodels.stats.proportion import proportion_confint
+
+    mmlu_metrics = json.loads((mmlu / "stats.json").read_text())["metrics"]
+    shares = {k: v for k, v in {**bbq_metrics, **mmlu_metrics}.items()
+              if k in ("bbq_accuracy", "bbq_accuracy_ambiguous", "bbq_accuracy_disambiguated", "selective_acc@10")}
+    assert "bbq_accuracy" in shares and "selective_acc@10" in shares
+    for name, stat in shares.items():
+        hits = round(stat["mean"] * stat["n"])
+        assert (stat["ci_low"], stat["ci_high"]) == pytest.approx(proportion_confint(hits, stat["n"], 0.05, "beta")), name
+        assert stat["ci_high"] > stat["ci_low"] and stat["method"] == "clopper-pearson", name
 
 
 @pytest.mark.parametrize("spec,main", [

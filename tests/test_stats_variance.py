@@ -119,3 +119,13 @@ def test_anova_table_without_residual_df_uses_the_fits():
     assert out.loc["config", "sum_sq"] == pytest.approx(np.var([0.1, 0.4, 0.2, 0.5]) * 4)
     assert out.loc["config", "df"] == 3 and out.loc["residual", "df"] == 0
     assert math.isnan(out.loc["config", "F"]) and out.loc["config", "share"] == pytest.approx(1.0)
+
+
+def test_exactly_additive_scores_get_a_permutation_p_never_0():
+    """The issue's matrix [[0, .5], [.5, 1], [.25, .75]] is exactly seed + item (no residual): F is
+    infinite and its p was 0. Hand-derived: with the first item fixed there are 3! arrangements of the
+    second; only the observed one reaches the observed seed sum of squares, so p = 1/6."""
+    assert stats.seeds_matter_test(np.array([[0, 0.5], [0.5, 1], [0.25, 0.75]])) == pytest.approx(1 / 6)
+    additive = np.add.outer(np.linspace(0, 0.5, 6), np.linspace(0, 1, 8)) / 2  # 720^7 arrangements: sampled
+    p = stats.seeds_matter_test(additive)
+    assert p == pytest.approx(1 / 10_000) and p > 0

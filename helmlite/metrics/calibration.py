@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.special import expit
 
 
 def expected_calibration_error(confidence, correct, n_bins: int = 10) -> float:
@@ -118,7 +119,7 @@ def ece_under_perfect_calibration(confidence, n_bins: int = 10, n_simulations: i
     confidence = np.asarray(confidence, dtype=float)
     if len(confidence) == 0:
         return {"mean": math.nan, "q95": math.nan}
-    values = _EceSimulation(confidence, n_bins, n_simulations, seed).simulate(0.0)
+    values = _EceSimulation(confidence, n_bins, n_simulations, seed).simulate()
     return {"mean": float(values.mean()), "q95": float(np.quantile(values, 0.95))}
 
 
@@ -137,9 +138,10 @@ class _EceSimulation:
         sums = np.add.reduceat(ranked_outcomes, self.starts, axis=-1)
         return np.abs(sums - self.confidence_sums).sum(axis=-1) / len(self.ranked)
 
-    def simulate(self, shift: float) -> np.ndarray:
-        """The ECEs of the model overconfident by ``shift`` (:func:`_shifted`; 0 = perfectly calibrated)."""
-        return self.ece((self.uniforms < _shifted(self.ranked, shift)).astype(float))
+    def simulate(self, accuracy=None) -> np.ndarray:
+        """The ECEs of a model whose P(correct | c) is ``accuracy(c)`` (default: perfectly calibrated, c)."""
+        probability = self.ranked if accuracy is None else accuracy(self.ranked)
+        return self.ece((self.uniforms < probability).astype(float))
 
 
 def debiased_ece(confidence, correct, n_bins: int = 10) -> float:
@@ -177,8 +179,8 @@ class CalibrationTest:
     share of calibrated simulations with an ECE at least as large, (k + 1)/(B + 1). ``estimate``,
     ``ci_low``, ``ci_high``: the calibration error θ = mean_i |P(correct | c_i) − c_i| at the observed
     confidences — its median-unbiased estimate and the one-sided ``level`` interval [L, largest possible θ]
-    obtained by inverting the same test. ``mde``: the smallest θ the test detects with ``power``, in the
-    harder of the two directions (over- or under-confidence). ``ece_if_calibrated`` / ``..._q95``: the mean
+    obtained by inverting the same test. ``mde``: the smallest θ the test detects with ``power`` in a model
+    off by a constant shift, in the harder of the two directions (over- or under-confidence). ``ece_if_calibrated`` / ``..._q95``: the mean
     and 95th percentile of a calibrated model's ECE here. ``n``: instances.
     """
 
@@ -194,9 +196,22 @@ class CalibrationTest:
     level: float
 
 
-def _shifted(confidence: np.ndarray, shift: float) -> np.ndarray:
-    """P(correct | c) of the model that is ``shift`` overconfident everywhere (underconfident for shift < 0)."""
-    return np.clip(confidence - shift, 0.0, 1.0)
+def _shifted(confidence: np.ndarray, size: float, sign: int) -> np.ndarray:
+    """P(correct | c) of a model overconfident (sign +1) or underconfident (−1) by ``size`` everywhere."""
+    return np.clip(confidence - sign * size, 0.0, 1.0)
+
+
+def _tempered(confidence: np.ndarray, size: float, sign: int) -> np.ndarray:
+    """P(correct | c) = σ(logit(c)/T): temperature T = 1/(1 − size) (overconfident, sign +1) or 1 − size
+    (underconfident, −1); size 0 is calibration, size → 1 the most miscalibrated (Guo et al. 2017, §4.2)."""
+    size = min(size, 1 - 1e-9)
+    temperature = 1 / (1 - size) if sign > 0 else 1 - size
+    logit = np.log(np.clip(confidence, 1e-12, 1 - 1e-12) / np.clip(1 - confidence, 1e-12, 1))
+    return expit(logit / temperature)
+
+
+#: Families of miscalibrated models the calibration interval inverts its test over: (name, P(correct | c) of size s).
+MISCALIBRATIONS = (("constant shift", _shifted), ("temperature", _tempered))
 
 
 def calibration_error_test(confidence, correct, n_bins: int = 10, n_simulations: int = 2_000,
@@ -209,15 +224,18 @@ def calibration_error_test(confidence, correct, n_bins: int = 10, n_simulations:
     p = (1 + #{ECE_sim >= ECE_obs}) / (B + 1), never 0. It holds its level (0.030–0.058 at α = 0.05 for
     n = 8–500 in ``benchmarks/coverage.py``).
 
-    **Interval, the test's dual** (Lehmann & Romano 2005, §3.5): within the family of models that are
-    overconfident by δ everywhere, P(correct | c) = clip(c − δ, 0, 1) (δ < 0: underconfident), whose
-    calibration error at these confidences is θ(δ) = mean_i |clip(c_i − δ, 0, 1) − c_i|, test "θ = θ(δ)"
-    against larger θ with the same statistic (p_δ = the share of simulations under δ with an ECE at least
-    the observed one); the set of θ(δ) not rejected at 1 − ``level`` is [L, θ_max], θ_max the largest
-    calibration error the confidences allow. L > 0 exactly when the test at δ = 0 rejects. The estimate is
-    the θ(δ) at which p_δ = 1/2 (median-unbiased; 0 when even a calibrated model's ECE exceeds the observed
-    one half the time), so it never falls outside its interval. All δ share one set of uniform draws
-    (common random numbers), and δ is found by bisection (``iterations`` steps per quantity and sign).
+    **Interval, the test's dual** (Lehmann & Romano 2005, §3.5): for each model of a miscalibration family
+    (:data:`MISCALIBRATIONS`: overconfident or underconfident by a constant shift, P(correct | c) = clip(c ∓
+    s, 0, 1), or by a temperature, σ(logit(c)/T); Guo et al. 2017), whose calibration error at these
+    confidences is θ = mean_i |P(correct | c_i) − c_i|, test "this model" against more miscalibrated ones with
+    the same statistic (p = the share of its simulations with an ECE at least the observed one). The θ of
+    every model not rejected at 1 − ``level`` form [L, θ_max], θ_max the largest calibration error the
+    confidences allow; L > 0 exactly when the test of perfect calibration rejects. The estimate is the
+    smallest θ whose model has p = 1/2 (median-unbiased within a family; 0 when even a calibrated model's
+    ECE exceeds the observed one half the time), so it never falls outside its interval. Every model shares
+    one set of uniform draws (common random numbers); each size is found by bisection (``iterations`` steps
+    per quantity, family and direction). Coverage of θ on shifted and tempered models, and the test's level:
+    ``benchmarks/coverage.py`` (section 9).
     """
     confidence, correct = np.asarray(confidence, float), np.asarray(correct, float)
     n = len(confidence)
@@ -225,37 +243,35 @@ def calibration_error_test(confidence, correct, n_bins: int = 10, n_simulations:
         return CalibrationTest(*(math.nan,) * 8, 0, level)
     simulation = _EceSimulation(confidence, n_bins, n_simulations, seed)
     observed = float(simulation.ece(correct[simulation.order]))
-    simulated = simulation.simulate
-
-    def p_at(shift: float) -> float:
-        return (1 + int(np.sum(simulated(shift) >= observed - 1e-12))) / (n_simulations + 1)
-
-    def error(shift: float) -> float:
-        return float(np.mean(np.abs(_shifted(confidence, shift) - confidence)))
-
-    null = simulated(0.0)
+    null = simulation.simulate()
     alpha = 1 - level
     critical = np.sort(null)[min(n_simulations - 1, int(np.ceil((1 - alpha) * (n_simulations + 1))) - 1)]
+    models = [(lambda c, size, f=family, sign=sign: f(c, size, sign)) for _, family in MISCALIBRATIONS for sign in (1, -1)]
 
-    def smallest_shift(reaches, sign: int) -> float:
-        """Smallest |δ| in [0, 1] on one side with reaches(δ) true (monotone in |δ|); inf when none."""
-        if reaches(0.0):
+    def p_value(simulated: np.ndarray) -> float:
+        return (1 + int(np.sum(simulated >= observed - 1e-12))) / (n_simulations + 1)
+
+    def error(model, size: float) -> float:
+        return float(np.mean(np.abs(model(confidence, size) - confidence)))
+
+    def smallest_error(reaches, model) -> float:
+        """θ of the smallest size in [0, 1] whose model's simulations satisfy ``reaches`` (monotone in the size)."""
+        def at(size):
+            return reaches(simulation.simulate(lambda c: model(c, size)))
+
+        if at(0.0):
             return 0.0
-        if not reaches(float(sign)):
+        if not at(1.0):
             return math.inf
         low, high = 0.0, 1.0
         for _ in range(iterations):
             middle = (low + high) / 2
-            low, high = (low, middle) if reaches(sign * middle) else (middle, high)
-        return high
+            low, high = (low, middle) if at(middle) else (middle, high)
+        return error(model, high)
 
-    def over_signs(reaches, combine) -> float:
-        shifts = [(sign, smallest_shift(reaches, sign)) for sign in (1, -1)]
-        errors = [error(sign * s) if math.isfinite(s) else math.inf for sign, s in shifts]
-        return combine(errors)
-
-    lower = over_signs(lambda s: p_at(s) >= alpha, min)
-    estimate = over_signs(lambda s: p_at(s) >= 0.5, min)
-    mde = over_signs(lambda s: float(np.mean(simulated(s) > critical)) >= power, max)
-    return CalibrationTest(observed, p_at(0.0), estimate, lower, max(error(1.0), error(-1.0)), mde,
-                           float(null.mean()), float(np.quantile(null, 0.95)), n, level)
+    lower = min(smallest_error(lambda sims: p_value(sims) >= alpha, m) for m in models)
+    estimate = min(smallest_error(lambda sims: p_value(sims) >= 0.5, m) for m in models)
+    mde = max(smallest_error(lambda sims: float(np.mean(sims > critical)) >= power, m) for m in models[:2])
+    largest = max(error(lambda c, size: _shifted(c, size, sign), 1.0) for sign in (1, -1))
+    return CalibrationTest(observed, p_value(null), estimate, lower, largest, mde, float(null.mean()),
+                           float(np.quantile(null, 0.95)), n, level)
