@@ -11,7 +11,8 @@ BCa vs percentile; (5) the seed variance component; (6) false-positive rates of 
 null; (7) the binned ECE of a perfectly calibrated model; (8) clustered 0/1 and bounded rows near 0 and 1
 (Korn-Graubard vs the old cluster bootstrap); (9) the ECE claim's test and dual interval; (10) run-level
 shares in stats.json; (11) MDEs against the exact power of the test used; (12) false "contradicted"
-verdicts in families of true claims. "±" is one Monte-Carlo standard error.
+verdicts in families of true claims; (13) correlations over responses that share a prompt. "±" is one
+Monte-Carlo standard error.
 """
 from __future__ import annotations
 
@@ -255,7 +256,7 @@ def false_positives(reps: int, resamples: int) -> None:
             rows.append(["", n, "bootstrap BCa", rate(counts["bca"], boot_reps)])
             rows.append(["", n, f"permutation ({resamples} flips; {perm_reps} data sets)",
                          rate(counts["permutation"], perm_reps)])
-    for seeds, items in ((5, 50), (5, 200), (10, 100)):
+    for seeds, items in ((3, 4), (5, 50), (5, 200), (10, 100)):
         g = rng("coverage", "fpr-seeds", seeds, items)
         q = f = 0
         for _ in range(reps):
@@ -263,7 +264,9 @@ def false_positives(reps: int, resamples: int) -> None:
             q += stats.seeds_matter_test((g.random((seeds, items)) < difficulty).astype(float)) < 0.05
             f += stats.seeds_matter_test(g.normal(size=(1, items)) + g.normal(size=(seeds, items))) < 0.05
         rows.append([f"seeds × items {seeds} × {items}", seeds * items, "Cochran's Q (0/1)", rate(q, reps)])
-        rows.append(["", seeds * items, "two-way ANOVA F (continuous)", rate(f, reps)])
+        exact = math.factorial(seeds) ** (items - 1) <= 10_000
+        rows.append(["", seeds * items, "within-item permutation, exact (continuous; tiny design)" if exact
+                     else "two-way ANOVA F (continuous)", rate(f, reps)])
     show(f"6. False-positive rate under the null at α = 0.05 ({reps} data sets, {resamples} resamples)",
          ["design", "n", "test", "rejection rate"], rows)
 
@@ -340,6 +343,25 @@ def clustered_boundaries(reps: int, resamples: int) -> None:
         rows.append([groups, f"{top:.0%} of scenarios at 1.0", rate(kit, reps), rate(old, reps)])
     show(f"8b. Win rates over scenarios (values in [0, 1], two columns per scenario; {reps} data sets)",
          ["scenarios", "design", "Korn-Graubard, bounds (0, 1) (kit)", "old cluster expanded percentile"], rows)
+
+    rows = []
+    for groups in (10, 30):
+        for delta in (0.0, 0.1):
+            g = rng("coverage", "cluster-paired", groups, delta)
+            covered = rejected = zero = 0
+            labels = np.repeat(np.arange(groups), 6)
+            for _ in range(reps):
+                ease = g.beta(2, 2, groups)[labels]  # a shared difficulty per cluster (the pairing's unit too)
+                a = (g.random(len(labels)) < np.clip(ease + delta / 2, 0, 1)).astype(float)
+                b = (g.random(len(labels)) < np.clip(ease - delta / 2, 0, 1)).astype(float)
+                diff = stats.cluster_paired_difference(a, b, labels)
+                covered += diff.ci_low <= delta <= diff.ci_high
+                rejected += diff.significant
+                zero += diff.ci_high - diff.ci_low <= 0
+            rows.append([groups, delta, rate(covered, reps), rate(rejected, reps), zero])
+    show(f"8c. Paired 0/1 outcomes in clusters of 6 (Korn-Graubard on the differences, p from the same intervals; "
+         f"{reps} data sets)", ["clusters", "true difference", "coverage", "rejects 0 (level at 0, power else)",
+                                "zero-width intervals"], rows)
 
 
 # ---------------------------------------------------------------------------------------------- (9)
@@ -462,6 +484,32 @@ def contradictions(reps: int) -> None:
                                                                     "uncorrected (old)"], rows)
 
 
+
+# ---------------------------------------------------------------------------------------------- (13)
+def prompt_clusters(reps: int) -> None:
+    """HelpSteer2's design: two responses per prompt share the prompt's effect on both ratings (noise SD 0.5, so
+    the prompt explains 80% of each rating); Pearson r
+    over responses, resampling responses (old) vs prompts (kit), coverage of the population r."""
+    rows = []
+    for prompts, share in ((100, 0.5), (300, 0.8)):
+        g = rng("coverage", "prompt-clusters", prompts, share)
+        big = g.normal(size=(400_000, 2))
+        shared_x, shared_y = big[:, 0], share * big[:, 0] + math.sqrt(1 - share**2) * big[:, 1]
+        truth = float(np.corrcoef(shared_x + 0.5 * g.normal(size=400_000), shared_y + 0.5 * g.normal(size=400_000))[0, 1])
+        kit = old = 0
+        labels = np.repeat(np.arange(prompts), 2)
+        for r in range(reps):
+            effect = g.normal(size=(prompts, 2))
+            x = effect[labels, 0] + 0.5 * g.normal(size=2 * prompts)
+            y = share * effect[labels, 0] + math.sqrt(1 - share**2) * effect[labels, 1] + 0.5 * g.normal(size=2 * prompts)
+            est = stats.cluster_bootstrap_statistic((x, y), stats.pearson_r, labels, n_resamples=999, seed=r)
+            kit += est.ci_low <= truth <= est.ci_high
+            row = stats.correlation_ci(x, y, correlation="pearson", n_resamples=999, seed=r)
+            old += row.ci_low <= truth <= row.ci_high
+        rows.append([prompts, f"{truth:.2f}", rate(kit, reps), rate(old, reps)])
+    show(f"13. Correlations over responses that share a prompt (2 per prompt; {reps} data sets)",
+         ["prompts", "true r", "prompts resampled (kit)", "responses resampled (old)"], rows)
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions (about a minute)")
@@ -481,6 +529,7 @@ def main() -> None:
     run_level_shares()
     mde_power()
     contradictions(reps=reps)
+    prompt_clusters(reps=reps // 3)
     print(f"\n{time.perf_counter() - started:.0f} s")
 
 

@@ -39,8 +39,9 @@ claims with a claimed size, that size — adjusted together (Holm 1979 by defaul
 ``multipletests``). Holm controls the family-wise error rate under any dependence between the claims
 (unlike Benjamini–Hochberg, which needs positive dependence).
 
-**MDE by scale** (80% power of the test used, at the interval's level, in the claimed direction; the
-larger of the two directions for two-sided claims; :mod:`helmlite.stats.power`): ``"proportion"`` — one
+**MDE by scale** (80% power of the test used, at the interval's level — before the family's correction,
+which a large family makes stricter — in the claimed direction; the larger of the two directions for
+two-sided claims; :mod:`helmlite.stats.power`): ``"proportion"`` — one
 proportion against the null value (exact binomial test); ``"paired-proportion"`` — a difference of
 accuracies on the same items (exact McNemar test, with ``discordance``, default 0.5);
 ``"correlation"`` — a correlation against 0 (Fisher z); ``"difference"`` (any other quantity) —
@@ -58,7 +59,7 @@ from scipy.special import ndtr, ndtri
 from .errors import InputError
 from .stats import power as _power
 
-#: The claims-table schema: the ten columns every notebook's claims table starts with, then five more.
+#: The claims-table schema: the ten columns every notebook's claims table starts with, then seven more.
 REQUIRED_COLUMNS = ["claim", "quantity", "estimate", "ci_low", "ci_high", "null", "n", "mde", "verdict", "evidence"]
 COLUMNS = REQUIRED_COLUMNS + ["p_value", "p_adjusted", "correction", "direction", "claimed_effect", "p_claimed",
                               "p_claimed_adjusted"]
@@ -76,8 +77,9 @@ class Claim:
     ``direction``: what the claim asserts about the quantity relative to ``null`` ("greater",
     "less" or "two-sided" = differs). ``claimed_effect``: optional value of the quantity the claim
     asserts at least (greater), at most (less), or a distance from the null (two-sided).
-    ``p_value``: optional two-sided p-value of "quantity = null" (from the same procedure as the
-    interval, or an exact test); ``p_claimed``: optional p-value of "the quantity is as large as
+    ``p_value``: optional p-value of "quantity = null" (from the same procedure as the interval, or an
+    exact test): two-sided, or one-sided where the null lies on the edge of what the quantity can be (a
+    calibration error θ >= 0 against θ = 0, whose test can only reject upward); ``p_claimed``: optional p-value of "the quantity is as large as
     claimed" (see the module docstring; from the interval when absent). ``scale`` picks the MDE formula (see the module docstring);
     ``mde`` overrides it; ``discordance`` is the share of discordant items for "paired-proportion".
     ``n`` counts independent units: items, or clusters when the interval resamples clusters.

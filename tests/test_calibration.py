@@ -77,7 +77,7 @@ def test_calibration_error_test_is_the_ece_test_with_its_dual_interval():
     """Reference: ece_under_perfect_calibration with the same seed draws the same calibrated simulations,
     so the test's p is their share at or above the observed ECE ((k + 1)/(B + 1), counted here); the
     interval's lower end is 0 exactly when p >= 0.05; the estimate lies inside [ci_low, ci_high]; the upper
-    end is the largest calibration error the confidences allow, max(mean c, mean(1 − c))."""
+    end is the largest calibration error the confidences allow, mean max(c, 1 − c)."""
     from helmlite.metrics.calibration import _EceSimulation, calibration_error_test
 
     rng = np.random.default_rng(3)
@@ -90,7 +90,7 @@ def test_calibration_error_test_is_the_ece_test_with_its_dual_interval():
         assert test.p_value == pytest.approx((1 + np.sum(null >= test.ece - 1e-12)) / 1000)
         assert (test.ci_low > 0) == (test.p_value < 0.05)
         assert test.ci_low <= test.estimate <= test.ci_high
-        assert test.ci_high == pytest.approx(max(confidence.mean(), 1 - confidence.mean()))
+        assert test.ci_high == pytest.approx(np.mean(np.maximum(confidence, 1 - confidence)))
         assert 0 < test.mde < test.ci_high
     expected = ece_under_perfect_calibration(confidence, n_simulations=999, seed=7)
     assert (test.ece_if_calibrated, test.ece_if_calibrated_q95) == pytest.approx((expected["mean"], expected["q95"]))
@@ -111,3 +111,18 @@ def test_calibration_error_test_finds_a_strong_miscalibration():
         assert test.p_value == pytest.approx(1 / 300) and test.ci_low > 0.15
         estimates.append(test.estimate)
     assert np.median(estimates) == pytest.approx(0.3, abs=0.03)
+
+
+def test_calibration_interval_with_confidences_on_both_sides_of_one_half():
+    """The reviewer's case: confidences 0.1 and 0.9 (20 each) with every outcome reversed — the most
+    miscalibrated data these confidences allow. Hand-derived: θ_max = mean max(c, 1 − c) = 0.9, and the
+    ECE is 0.9 (the tied confidences make two bins, |1 − 0.1| and |0 − 0.9|); the interval is finite,
+    excludes 0, ends at 0.9 and holds its estimate; p is at its floor 1/(B + 1)."""
+    from helmlite.metrics.calibration import calibration_error_test
+
+    confidence = np.r_[np.full(20, 0.1), np.full(20, 0.9)]
+    correct = np.r_[np.ones(20), np.zeros(20)]
+    test = calibration_error_test(confidence, correct, n_simulations=499, seed=0)
+    assert test.ece == pytest.approx(0.9)
+    assert test.ci_high == pytest.approx(0.9) and 0 < test.ci_low <= test.estimate <= test.ci_high
+    assert test.p_value == pytest.approx(1 / 500)

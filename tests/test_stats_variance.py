@@ -129,3 +129,5 @@ def test_exactly_additive_scores_get_a_permutation_p_never_0():
     additive = np.add.outer(np.linspace(0, 0.5, 6), np.linspace(0, 1, 8)) / 2  # 720^7 arrangements: sampled
     p = stats.seeds_matter_test(additive)
     assert p == pytest.approx(1 / 10_000) and p > 0
+    nearly = np.array([[1e-6, 0.5], [0.5, 1], [0.25, 0.75]])  # a tiny design is permuted exactly: no jump
+    assert stats.seeds_matter_test(nearly) == pytest.approx(1 / 6)

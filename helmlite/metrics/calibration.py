@@ -210,8 +210,17 @@ def _tempered(confidence: np.ndarray, size: float, sign: int) -> np.ndarray:
     return expit(logit / temperature)
 
 
-#: Families of miscalibrated models the calibration interval inverts its test over: (name, P(correct | c) of size s).
-MISCALIBRATIONS = (("constant shift", _shifted), ("temperature", _tempered))
+def _mixed(confidence: np.ndarray, size: float, sign: int) -> np.ndarray:
+    """P(correct | c) = (1 − size)·c + size·e(c), a mixture with a deterministic extreme: e(c) = 1[c < 1/2]
+    (sign +1: wrong exactly when confident — at size 1 the largest calibration error, mean max(c, 1 − c)) or
+    1[c >= 1/2] (−1: right exactly when confident)."""
+    extreme = (confidence < 0.5) if sign > 0 else (confidence >= 0.5)
+    return (1 - size) * confidence + size * extreme.astype(float)
+
+
+#: Families of miscalibrated models the calibration interval inverts its test over: (name, P(correct | c) of
+#: size s in [0, 1], s = 0 calibrated). The constant shift comes first: the MDE is stated for it.
+MISCALIBRATIONS = (("constant shift", _shifted), ("temperature", _tempered), ("mixture with an extreme", _mixed))
 
 
 def calibration_error_test(confidence, correct, n_bins: int = 10, n_simulations: int = 2_000,
@@ -226,11 +235,12 @@ def calibration_error_test(confidence, correct, n_bins: int = 10, n_simulations:
 
     **Interval, the test's dual** (Lehmann & Romano 2005, §3.5): for each model of a miscalibration family
     (:data:`MISCALIBRATIONS`: overconfident or underconfident by a constant shift, P(correct | c) = clip(c ∓
-    s, 0, 1), or by a temperature, σ(logit(c)/T); Guo et al. 2017), whose calibration error at these
+    s, 0, 1), by a temperature, σ(logit(c)/T) (Guo et al. 2017), or by mixing c with a deterministic
+    extreme), whose calibration error at these
     confidences is θ = mean_i |P(correct | c_i) − c_i|, test "this model" against more miscalibrated ones with
     the same statistic (p = the share of its simulations with an ECE at least the observed one). The θ of
-    every model not rejected at 1 − ``level`` form [L, θ_max], θ_max the largest calibration error the
-    confidences allow; L > 0 exactly when the test of perfect calibration rejects. The estimate is the
+    every model not rejected at 1 − ``level`` form [L, θ_max], θ_max = mean_i max(c_i, 1 − c_i) the largest
+    calibration error the confidences allow; L > 0 exactly when the test of perfect calibration rejects. The estimate is the
     smallest θ whose model has p = 1/2 (median-unbiased within a family; 0 when even a calibrated model's
     ECE exceeds the observed one half the time), so it never falls outside its interval. Every model shares
     one set of uniform draws (common random numbers); each size is found by bisection (``iterations`` steps
@@ -245,11 +255,17 @@ def calibration_error_test(confidence, correct, n_bins: int = 10, n_simulations:
     observed = float(simulation.ece(correct[simulation.order]))
     null = simulation.simulate()
     alpha = 1 - level
-    critical = np.sort(null)[min(n_simulations - 1, int(np.ceil((1 - alpha) * (n_simulations + 1))) - 1)]
     models = [(lambda c, size, f=family, sign=sign: f(c, size, sign)) for _, family in MISCALIBRATIONS for sign in (1, -1)]
+
+    ranked_null = np.sort(null)
 
     def p_value(simulated: np.ndarray) -> float:
         return (1 + int(np.sum(simulated >= observed - 1e-12))) / (n_simulations + 1)
+
+    def rejects_calibration(simulated: np.ndarray) -> np.ndarray:
+        """Whether the test of perfect calibration rejects on each simulated ECE (its p < α, as for the data)."""
+        at_least = n_simulations - np.searchsorted(ranked_null, simulated - 1e-12, side="left")
+        return (1 + at_least) / (n_simulations + 1) < alpha
 
     def error(model, size: float) -> float:
         return float(np.mean(np.abs(model(confidence, size) - confidence)))
@@ -271,7 +287,8 @@ def calibration_error_test(confidence, correct, n_bins: int = 10, n_simulations:
 
     lower = min(smallest_error(lambda sims: p_value(sims) >= alpha, m) for m in models)
     estimate = min(smallest_error(lambda sims: p_value(sims) >= 0.5, m) for m in models)
-    mde = max(smallest_error(lambda sims: float(np.mean(sims > critical)) >= power, m) for m in models[:2])
-    largest = max(error(lambda c, size: _shifted(c, size, sign), 1.0) for sign in (1, -1))
+    mde = max(smallest_error(lambda sims: float(np.mean(rejects_calibration(sims))) >= power, m) for m in models[:2])
+    largest = max(error(model, 1.0) for model in models)  # = mean max(c, 1 − c), the mixture's extreme
+    lower, estimate = min(lower, largest), min(estimate, largest)  # data beyond every model: θ_max
     return CalibrationTest(observed, p_value(null), estimate, lower, largest, mde, float(null.mean()),
                            float(np.quantile(null, 0.95)), n, level)

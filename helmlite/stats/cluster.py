@@ -18,10 +18,11 @@ the clusters, so ``Estimate.n`` counts clusters.
   bootstrap cannot: at a mean near 0 or 1 the bootstrap distribution collapses onto the few clusters that
   vary (coverage 0.58 at 5 clusters and mean 0.05; 42% of its intervals had zero width). When the
   design effect cannot be estimated — the rarer outcome (a row above the range's bottom, or below its
-  top) occurs in fewer than two clusters, or v̂ = 0 — n* is the number of clusters (every cluster counts
+  top) occurs in fewer than two clusters — n* is the number of clusters (every cluster counts
   as one observation, the most conservative design effect): 30 zeros in 5 contexts give [0, 0.52],
-  Clopper–Pearson's 0/5, because nothing in them says the contexts are alike. Measured coverage: ≥ 0.94 at 5–50 clusters,
-  means 0.02–0.98, intra-cluster correlation 0–0.5 (``benchmarks/coverage.py``); never zero width.
+  Clopper–Pearson's 0/5, because nothing in them says the contexts are alike. Measured coverage
+  (``benchmarks/coverage.py``, section 8): at least 0.93 at 5–50 clusters, means 0.02–0.98,
+  intra-cluster correlation 0–0.5; never zero width.
 * **other (continuous) rows**: :func:`cluster_bootstrap_ci`, the nonparametric bootstrap of clusters
   (Davison & Hinkley 1997, §3.8, "strategy 1": resample clusters with replacement, keep each cluster's
   rows as they are; Field & Welsh 2007), vectorised: a resample is a vector of cluster counts drawn from
@@ -123,7 +124,9 @@ def korn_graubard_ci(values, clusters, *, bounds: tuple[float, float] = (0.0, 1.
         [low, high] = [B(α/2; p̂n*, n* − p̂n* + 1), B(1 − α/2; p̂n* + 1, n* − p̂n*)]
 
     (0 and 1 at p̂ = 0 and 1), with n* = G (no df factor: nothing was estimated) when the rarer side
-    occurs in fewer than two clusters or v̂ = 0 (no design effect can be estimated from the data).
+    occurs in fewer than two clusters (no design effect can be estimated from the data). The switch is a
+    step: one success in one cluster of 10 × 10 rows gives an upper bound of 0.32, one success in each of
+    two clusters 0.08, because two clusters alike say the clusters are alike.
     """
     if not 0 < confidence < 1:
         raise InputError(f"korn_graubard_ci: confidence must lie strictly between 0 and 1, got {confidence}")
@@ -144,10 +147,10 @@ def korn_graubard_ci(values, clusters, *, bounds: tuple[float, float] = (0.0, 1.
     variance = groups / (groups - 1) * float(np.sum((sums - share * sizes) ** 2)) / rows**2
     above = int(np.sum(sums > 1e-12))  # clusters with a row above the bottom of the range
     below = int(np.sum(sums < sizes - 1e-12))  # clusters with a row below its top
-    if min(above, below) < 2 or variance <= 0:
+    if min(above, below) < 2:
         effective = float(groups)  # nothing estimated: each cluster counts once, no df correction
-    else:
-        effective = min(rows, share * (1 - share) / variance)
+    else:  # a design effect below 1 (v̂ = 0 included: equal clusters) counts as 1, as Korn & Graubard do
+        effective = rows if variance <= 0 else min(rows, share * (1 - share) / variance)
         effective *= (stdtrit(rows - 1, 1 - alpha / 2) / stdtrit(groups - 1, 1 - alpha / 2)) ** 2
     hits = share * effective
     low = 0.0 if hits <= 0 else float(betaincinv(hits, effective - hits + 1, alpha / 2))
@@ -172,21 +175,45 @@ def cluster_paired_difference(a, b, clusters, *, statistic: str = "mean", confid
     Row i holds the two conditions' scores for the same unit (``a[i]``, ``b[i]``) and ``clusters[i]``
     its cluster. The two-sided p-value against 0 comes from the same resamples with the (k+1)/(B+1)
     correction, so ``significant`` (p < 1 − confidence) holds exactly when the interval excludes 0.
-    Rows with a NaN side are dropped; ``n`` counts clusters (Davison & Hinkley 1997, §3.8).
+    Rows with a NaN side are dropped; ``n`` counts clusters (Davison & Hinkley 1997, §3.8). For 0/1 rows
+    on both sides the differences lie in {−1, 0, 1}: the Korn–Graubard interval on that range
+    (:func:`korn_graubard_ci`, ``bounds=(-1, 1)``; never zero width) with the p-value of the same
+    procedure, the smallest 1 − level whose interval excludes 0.
     """
     _check_statistic(statistic)
     _check_resamples(n_resamples, confidence)
     a, b = np.asarray(a, dtype=float).ravel(), np.asarray(b, dtype=float).ravel()
     if a.shape != b.shape:
         raise InputError(f"cluster_paired_difference: paired arrays need equal lengths, got {len(a)} and {len(b)}")
+    keep = ~(np.isnan(a) | np.isnan(b))
+    if is_binary(a[keep]) and is_binary(b[keep]):
+        return _korn_graubard_difference(a - b, clusters, confidence)
     estimate, sums, sizes = _cluster_sums(a - b, clusters)
     if len(sums) < 2:
         return PairedComparison(estimate, math.nan, math.nan, len(sums), confidence, METHOD, p_value=math.nan)
     resampled = Resampled(_cluster_distribution(sums, sizes, n_resamples, seed), "expanded", n=len(sums))
     low, high = resampled.interval(confidence)
-    if is_binary(a) and is_binary(b):
-        low, high = max(low, -1.0), min(high, 1.0)
     return PairedComparison(estimate, low, high, len(sums), confidence, METHOD, p_value=resampled.p_value(0.0))
+
+
+def _korn_graubard_difference(differences: np.ndarray, clusters, confidence: float) -> PairedComparison:
+    """Paired 0/1 differences in clusters: the Korn–Graubard interval on [−1, 1] and, from the same family
+    of intervals (nested in the level), p = the smallest α whose 1 − α interval excludes 0 (bisection)."""
+    def at(level: float) -> Estimate:
+        return korn_graubard_ci(differences, clusters, bounds=(-1.0, 1.0), confidence=level)
+
+    est = at(confidence)
+    if est.n < 2 or not math.isfinite(est.ci_low):
+        return PairedComparison(est.estimate, est.ci_low, est.ci_high, est.n, confidence, BOUNDED_METHOD, p_value=math.nan)
+    low, high = 1e-12, 1.0  # α: 0 is inside the 1 − α interval at low, outside at high (if anywhere)
+    if est.estimate == 0 or at(1 - 1e-12).excludes(0.0):
+        p_value = 1.0 if est.estimate == 0 else 1e-12
+    else:
+        for _ in range(50):
+            middle = (low + high) / 2
+            low, high = (low, middle) if at(1 - middle).excludes(0.0) else (middle, high)
+        p_value = high
+    return PairedComparison(est.estimate, est.ci_low, est.ci_high, est.n, confidence, BOUNDED_METHOD, p_value=p_value)
 
 
 def cluster_bootstrap_statistic(data, statistic, clusters, *, confidence: float = 0.95, n_resamples: int = 2_000,

@@ -101,9 +101,10 @@ def mcnemar_power(n: int, delta: float, discordance: float, level: float = 0.95)
 # --- monotone MDEs (Chernick & Liu 2002) --------------------------------------------------------------------
 
 def _window(n: int) -> np.ndarray:
-    """The sample sizes whose power the reported MDE at n must reach: n and the next n // 2 + 50 (the saw's
-    teeth are local — beyond 1.5·n + 50 the exact MDE is well below the one at n)."""
-    return np.arange(n, n + n // 2 + 51)
+    """The sample sizes whose power the reported MDE at n must reach: n and the next min(n // 2, 200) + 50.
+    The saw's teeth are local: beyond 1.5·n + 50 the exact MDE is well below the one at n, and 250 sizes
+    span more than two teeth for any null in [0.01, 0.99] (their period is about 1/min(p, 1 − p))."""
+    return np.arange(n, n + min(n // 2, 200) + 51)
 
 
 def _binomial_critical(sizes: np.ndarray, p0: float, alpha: float) -> tuple[np.ndarray, np.ndarray]:
@@ -126,8 +127,10 @@ def _binomial_curve(sizes: np.ndarray, p0: float, p1: float, level: float) -> np
 
 def _mcnemar_curve(sizes: np.ndarray, delta: float, psi: float, level: float) -> np.ndarray:
     """Exact McNemar power at each sample size in ``sizes``: the rejection probability given d discordant
-    pairs does not depend on n, so power(n) = Σ_d Bin(d; n, ψ)·P(reject | d) for all n at once."""
-    d = np.arange(sizes.max() + 1)
+    pairs does not depend on n, so power(n) = Σ_d Bin(d; n, ψ)·P(reject | d) for all n at once (d only
+    within 12 standard deviations of the number of discordant pairs: the rest carries < 1e-30 of the mass)."""
+    spread = 12 * np.sqrt(sizes.max() * psi * (1 - psi)) + 2
+    d = np.arange(max(0, int(sizes.min() * psi - spread)), int(min(sizes.max(), sizes.max() * psi + spread)) + 1)
     c = _mcnemar_lower_critical(d, 1 - level)
     share = min(1.0, max(0.0, (psi + delta) / (2 * psi)))
     reject = np.where(c >= 0, binom.cdf(c, d, share) + binom.sf(d - c - 1, d, share), 0.0)

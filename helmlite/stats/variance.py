@@ -122,8 +122,11 @@ def seeds_matter_test(matrix) -> float:
     on which all seeds agree carry no information; 1.0 when no item varies). Continuous scores: the
     two-way ANOVA F test of the seed factor, F = MS_seed / MS_residual on (S − 1, (S − 1)(I − 1)) df
     (the same F as statsmodels ``anova_lm``; p from scipy's F distribution); when the residual mean
-    square is 0 (F undefined) a within-item permutation test of the same statistic. Never 0 (an F p-value
-    below the smallest normal float, 2.2e-308, is reported as that float).
+    square is 0 (F undefined), and for designs small enough to enumerate ((S!)^(I − 1) <= 10,000
+    arrangements, e.g. 3 seeds × 6 items), the exact within-item permutation test of the same statistic:
+    the F test's normal theory means little there, and its p jumps from 1/6 to 1e-12 between exactly and
+    nearly additive 3 × 2 matrices. Never 0 (an F p-value below the smallest normal float, 2.2e-308, is
+    reported as that float).
     """
     matrix = _matrix(matrix)
     if is_binary(matrix):
@@ -136,14 +139,18 @@ def seeds_matter_test(matrix) -> float:
     ms_seed, ms_residual, df_seed, df_residual = _two_way(matrix)
     if ms_seed == 0:
         return 1.0
-    if ms_residual <= 1e-12 * ms_seed:  # exactly additive up to rounding: F is infinite
-        return _within_item_permutation_p(matrix)
+    seeds, items = matrix.shape
+    if math.factorial(seeds) ** (items - 1) <= _EXACT_ARRANGEMENTS or ms_residual <= 1e-12 * ms_seed:
+        return _within_item_permutation_p(matrix)  # tiny designs, or exactly additive scores (F infinite)
     return max(float(sps.f.sf(ms_seed / ms_residual, df_seed, df_residual)), np.finfo(float).tiny)
 
 
+_EXACT_ARRANGEMENTS = 10_000  # designs with at most this many within-item arrangements are permuted exactly
+
+
 def _within_item_permutation_p(matrix: np.ndarray, n_resamples: int = 9_999, seed: Seed = 0) -> float:
-    """Permutation p-value of "seeds do not matter" when the F test is undefined (no residual variance: the
-    scores are exactly seed + item effects, so F = ∞ and its p would be 0).
+    """Permutation p-value of "seeds do not matter": for designs small enough to enumerate, and when the F
+    test is undefined (no residual variance: the scores are exactly seed + item effects, so F = ∞).
 
     Under the null the seed labels are exchangeable within each item (Good 2005, *Permutation, Parametric
     and Bootstrap Tests of Hypotheses*, §5), and SS_seed orders the arrangements as F does (the
@@ -159,7 +166,7 @@ def _within_item_permutation_p(matrix: np.ndarray, n_resamples: int = 9_999, see
         return ((means - means.mean(axis=-1, keepdims=True)) ** 2).sum(axis=-1)
 
     observed = ss_seed(matrix) * (1 - 1e-9)
-    if math.factorial(seeds) ** (items - 1) <= n_resamples + 1:
+    if math.factorial(seeds) ** (items - 1) <= max(n_resamples + 1, _EXACT_ARRANGEMENTS):
         orders = list(permutations(range(seeds)))
         columns = [[matrix[list(order), i] for order in orders] for i in range(1, items)]
         arranged = np.array([np.column_stack([matrix[:, 0], *combo]) for combo in product(*columns)])

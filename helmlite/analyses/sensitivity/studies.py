@@ -188,7 +188,7 @@ def variance_decomposition(frame: pd.DataFrame, factors=("scenario", "seed", "sh
         row = {"component": f, "sum_sq": sum_sq, "df": df, "levels": data[f].nunique(), "F": np.nan, "p_value": np.nan}
         if full.df_resid > 0 and full.ssr > 0 and df > 0:
             row["F"] = (sum_sq / df) / (full.ssr / full.df_resid)
-            row["p_value"] = float(f_distribution.sf(row["F"], df, full.df_resid))
+            row["p_value"] = max(float(f_distribution.sf(row["F"], df, full.df_resid)), np.finfo(float).tiny)
         rows.append(row)
     rows.append({"component": "residual", "sum_sq": full.ssr, "df": full.df_resid, "levels": np.nan, "F": np.nan, "p_value": np.nan})
     out = pd.DataFrame(rows)
