@@ -55,6 +55,7 @@ e2e: venv
 	snakemake --cores 2 --configfile $(TEST_CONFIG)
 	snakemake --cores 2 --configfile $(TEST_CONFIG) --dry-run > build/test/dry-run.log 2>&1
 	grep -q "Nothing to be done" build/test/dry-run.log  # (a pipe into grep -q can break snakemake's pipe)
+	$(PY) -c 'from helmlite.report import check_figures_shown; check_figures_shown("$(TEST_CONFIG)")'  # reports show their figures
 # Determinism: a second run with fresh runs, tables, figures and reports (the same request cache, so no
 # model calls; fresh-cache runs are compared byte for byte in tests/test_reliability.py) gives identical
 # CSV tables and identical PNG/PDF figures (written without timestamps).

@@ -1,7 +1,8 @@
 """One figure style for every notebook, and ``save(fig, name)`` → ``figures/<name>.png`` and ``.pdf``.
 
 Files are written atomically and without timestamps or software-version metadata, so the same
-figure drawn twice gives the same bytes.
+figure drawn twice gives the same bytes. Inside a notebook (an IPython kernel) ``save`` also shows the
+PNG it wrote as the cell's output, so the executed notebook and its HTML report carry every figure.
 """
 from __future__ import annotations
 
@@ -30,7 +31,6 @@ def use_style() -> None:
     })
 
 
-
 def save(fig: plt.Figure, name: str, outdir: str | os.PathLike = "figures") -> list[Path]:
     """Write ``fig`` as ``<outdir>/<name>.png`` and ``.pdf`` (atomic, metadata-free); return the paths."""
     paths = []
@@ -39,4 +39,19 @@ def save(fig: plt.Figure, name: str, outdir: str | os.PathLike = "figures") -> l
         with atomic_path(target) as tmp:
             fig.savefig(tmp, format=ext, metadata=metadata)
         paths.append(target)
+    _show(paths[0])
     return paths
+
+
+def _show(png: Path) -> None:
+    """Display the written PNG as the cell's output when running in a notebook kernel (a no-op elsewhere)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is None or getattr(shell, "kernel", None) is None:
+        return
+    from IPython.display import Image, display
+
+    display(Image(data=png.read_bytes(), format="png"))
