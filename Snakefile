@@ -1,8 +1,8 @@
 # helmlite workflow: fetch data → (model runs) → papermill notebooks → HTML reports → reports/index.html
 # Thin on purpose: rules live in rules/*.smk, what each notebook reads/writes in helmlite/catalog.py.
-from snakemake.utils import min_version, validate
+from snakemake.utils import min_version
 
-from helmlite.workflow import SCHEMA
+from helmlite.workflow import validated_for_snakemake
 
 min_version("9.0")
 
@@ -10,7 +10,8 @@ min_version("9.0")
 configfile: "config/config.yaml"
 
 
-validate(config, str(SCHEMA))
+# the schema (helmlite/schema.yaml) and the names; one line and exit status 2 when bad
+validated_for_snakemake(config, workflow.config_settings.configfiles)
 
 
 include: "rules/common.smk"

@@ -345,7 +345,7 @@ def clustered_boundaries(reps: int, resamples: int) -> None:
          ["scenarios", "design", "Korn-Graubard, bounds (0, 1) (kit)", "old cluster expanded percentile"], rows)
 
     rows = []
-    for groups in (10, 30):
+    for groups in (5, 10, 30):
         for delta in (0.0, 0.1):
             g = rng("coverage", "cluster-paired", groups, delta)
             covered = rejected = zero = 0
@@ -354,12 +354,13 @@ def clustered_boundaries(reps: int, resamples: int) -> None:
                 ease = g.beta(2, 2, groups)[labels]  # a shared difficulty per cluster (the pairing's unit too)
                 a = (g.random(len(labels)) < np.clip(ease + delta / 2, 0, 1)).astype(float)
                 b = (g.random(len(labels)) < np.clip(ease - delta / 2, 0, 1)).astype(float)
-                diff = stats.cluster_paired_difference(a, b, labels)
+                diff = stats.cluster_paired_difference(a, b, labels, n_resamples=resamples, seed=int(g.integers(2**31)))
                 covered += diff.ci_low <= delta <= diff.ci_high
                 rejected += diff.significant
                 zero += diff.ci_high - diff.ci_low <= 0
             rows.append([groups, delta, rate(covered, reps), rate(rejected, reps), zero])
-    show(f"8c. Paired 0/1 outcomes in clusters of 6 (Korn-Graubard on the differences, p from the same intervals; "
+    show(f"8c. Paired 0/1 outcomes in clusters of 6 (cluster bootstrap, p from the same resamples; ± the bound of "
+         f"the discordant share when no row differs; "
          f"{reps} data sets)", ["clusters", "true difference", "coverage", "rejects 0 (level at 0, power else)",
                                 "zero-width intervals"], rows)
 
@@ -369,7 +370,7 @@ def ece_claim(reps: int) -> None:
     """The calibration claim: the test of perfect calibration (level) and its dual interval for the
     calibration error θ = mean |P(correct | c) − c| (coverage), on overconfident/underconfident shift models
     and on temperature-scaled models (outside the interval's family)."""
-    from helmlite.metrics.calibration import calibration_error_test
+    from helmlite.metrics.calibration import _EceSimulation, calibration_error_test
 
     designs = [("calibrated", lambda c: c), ("overconfident by 0.1", lambda c: np.clip(c - 0.1, 0, 1)),
                ("underconfident by 0.1", lambda c: np.clip(c + 0.1, 0, 1)),
@@ -390,6 +391,17 @@ def ece_claim(reps: int) -> None:
                 rejected += test.p_value < 0.05
                 inside += test.ci_low <= test.estimate <= test.ci_high
             rows.append([n, label, rate(covered, reps), rate(rejected, reps), f"{inside / reps:.3f}"])
+    levels = []
+    for n in (20, 50, 100):  # the test alone on many calibrated data sets: its level
+        g = rng("coverage", "ece-level", n)
+        rejected = 0
+        for r in range(10 * reps):
+            confidence = g.uniform(0.5, 0.99, n)
+            simulation = _EceSimulation(confidence, 10, 499, r)
+            observed = simulation.ece((g.random(n) < confidence)[simulation.order].astype(float))
+            rejected += (1 + np.sum(simulation.simulate() >= observed - 1e-12)) / 500 < 0.05
+        levels.append(f"n = {n}: {rate(rejected, 10 * reps)}")
+    rows.append(["", f"level of the test alone ({10 * reps} calibrated data sets)", "; ".join(levels), "", ""])
     show(f"9. The ECE claim: coverage of θ by the dual interval (one-sided 95%) and the test's rejection rate "
          f"(its level on the calibrated rows; power elsewhere); {reps} data sets, 499 simulations",
          ["n", "model", "coverage (kit)", "rejects 'calibrated'", "estimate inside its interval"], rows)

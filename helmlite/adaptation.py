@@ -54,6 +54,7 @@ import numpy as np
 
 from .models import GenerationRequest, LanguageModel, ModelError, ScoreRequest
 from .scenarios import Instance
+from ._names import did_you_mean
 from .errors import InputError
 from .seeds import derive_seed
 
@@ -85,7 +86,8 @@ class AdapterSpec:
 
     def __post_init__(self):
         if self.method not in METHODS:
-            raise InputError(f"adapter method must be one of {METHODS}, got {self.method!r}")
+            raise InputError(f"adapter method must be one of {METHODS}, got {self.method!r}."
+                             f"{did_you_mean(str(self.method), METHODS)}")
         if self.max_train_instances < 0:
             raise InputError("adapter max_train_instances must be ≥ 0")
         for name, allowed in (("selection", SELECTIONS), ("joint_decision", JOINT_DECISIONS), ("separate_score", SEPARATE_SCORES)):

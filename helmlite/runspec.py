@@ -34,7 +34,14 @@ class RunSpec:
     metrics: tuple[str, ...] = ()  # metric families (helmlite.metrics.selection); from_dict fills the defaults
 
     def __post_init__(self):
-        """Metric families: validated when given, else the scenario's and method's defaults."""
+        """Instance count and data seed checked; metric families validated when given, else the scenario's
+        and method's defaults."""
+        count = self.max_instances
+        if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 1):
+            raise RunError(f"run spec: max_instances must be a whole number >= 1 (or absent for all instances), "
+                           f"got {count!r}")
+        if isinstance(self.data_seed, bool) or not isinstance(self.data_seed, int) or self.data_seed < 0:
+            raise RunError(f"run spec: data_seed must be a whole number >= 0, got {self.data_seed!r}")
         families = check_families(self.metrics) if self.metrics else default_families(
             self.adapter.method, self.perturbations, scenario(self.scenario).metrics)
         object.__setattr__(self, "metrics", families)

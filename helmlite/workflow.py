@@ -49,6 +49,45 @@ def parse_config(text: str, source: str) -> dict:
     return validate_config(config, source)
 
 
+def check_names(config: dict, source: str = "config") -> None:
+    """Every run the config asks for names a known scenario, method, metric family and model: one
+    :class:`ConfigError` naming the source, the config section and the name (with a did-you-mean), before
+    any job starts — the schema checks shapes, this checks the names the registries know."""
+    from .models import unknown_model_message
+    from .runspec import RunSpec
+
+    sections = [("runs", [{"spec": run} for run in config.get("runs", [])])]
+    sections += [(analysis.key, [{"spec": item.spec} for item in analysis.grid(config.get(analysis.key, {}))])
+                 for analysis in enabled(config) if analysis.grid]
+    for key, items in sections:
+        for item in items:
+            try:
+                spec = RunSpec.from_dict(item["spec"])
+            except UserError as error:
+                raise ConfigError(f"{source}: {key}: {error}") from None
+            problem = unknown_model_message(spec.model)
+            if problem:
+                raise ConfigError(f"{source}: {key}: {problem}")
+
+
+def validated_for_snakemake(config: dict, configfiles=()) -> dict:
+    """The Snakefile's check of the config it was given: the schema (defaults filled in place) and the
+    names. A bad config stops Snakemake with one line on stderr and exit status 2, not a traceback with the
+    schema dumped."""
+    import sys
+
+    source = "config from " + (", ".join(str(f) for f in configfiles) or "config/config.yaml")
+    try:
+        checked = validate_config(config, source)
+        check_names(checked, source)
+    except ConfigError as error:
+        print(f"helmlite: error: {error}", file=sys.stderr)
+        raise SystemExit(2) from None
+    config.clear()
+    config.update(checked)
+    return config
+
+
 def load_config(path: str | os.PathLike) -> dict:
     path = Path(path)
     if not path.is_file():

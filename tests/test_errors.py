@@ -5,6 +5,7 @@ The table lists the case, the call that must fail, and text the message must con
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -20,6 +21,8 @@ from helmlite.runner import RunError, RunSpec, execute
 from helmlite.scenarios import Instance, Reference, UnknownScenarioError, scenario
 
 from .fakes import WordModel
+
+REPO = Path(__file__).resolve().parent.parent
 
 
 def write(tmp_path, name, text):
@@ -115,6 +118,12 @@ def test_cli_exits_non_zero_with_one_line(tmp_path, capsys):
     (["run", "--spec-json", "{not json"], "helmlite: error: --spec-json: not valid JSON"),
     (["run", "--spec-json", "[]"], "helmlite: error: run spec: expected a mapping"),
     (["run", "--spec-json", '{"scenario": "mmlu", "model": "w", "adapter": {"method": "joint"}}'], "helmlite: error: adapter method must be one of"),
+    (["run", "--scenario", "mmlu", "--model", "smollm2-135m", "--max-instances", "-1"],
+     "helmlite: error: run spec: max_instances must be a whole number >= 1"),
+    (["run", "--scenario", "mmlu", "--model", "smollm2-135m", "--max-instances", "0"],
+     "helmlite: error: run spec: max_instances must be a whole number >= 1"),
+    (["run", "--spec-json", '{"scenario": "mmlu", "model": "w", "max_instances": "two"}'],
+     "helmlite: error: run spec: max_instances must be a whole number >= 1 (or absent for all instances), got 'two'"),
 ])
 def test_cli_bad_run_specs_get_one_line(argv, message, capsys, mirrored_cache):
     """User mistakes end in one line and exit status 2; bugs (plain ValueError) would keep their traceback."""
@@ -123,3 +132,32 @@ def test_cli_bad_run_specs_get_one_line(argv, message, capsys, mirrored_cache):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith(message) and "Traceback" not in err
+
+
+@pytest.mark.parametrize("line,replacement,message", [
+    ("  models: [smollm2-135m, gemma3-270m]", "  models: [gpt-5-nano, gemma3-270m]", "helm_core: unknown model 'gpt-5-nano'"),
+    ("    - {scenario: mmlu, args: {subject: computer_security}}", "    - {scenario: mmlux, args: {subject: computer_security}}",
+     "helm_core: unknown scenario 'mmlux'; known: "),
+    ("analyses:", "analysess:", "invalid configuration at top level: Additional properties are not allowed"),
+])
+def test_config_names_are_checked_by_helmlite_config_and_snakemake(tmp_path, capsys, line, replacement, message):
+    """A config naming an unknown model or scenario (or a typo'd key) is refused by `helmlite config` and at
+    Snakemake start-up with one line and exit status 2 (not 'valid', not a traceback with the schema)."""
+    import subprocess
+    import sys
+
+    from helmlite.cli import main
+
+    text = (REPO / "config" / "test.yaml").read_text()
+    assert line in text
+    config = tmp_path / "bad.yaml"
+    config.write_text(text.replace(line, replacement, 1))
+    assert main(["config", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+    if "mmlux" in replacement:
+        assert "Did you mean: mmlu?" in err
+    done = subprocess.run([sys.executable, "-m", "snakemake", "--dry-run", "--cores", "1", "--configfile", str(config)],
+                          cwd=REPO, capture_output=True, text=True)
+    assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) <= 2  # Snakemake's own "config extended" note, then our line

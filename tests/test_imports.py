@@ -199,6 +199,8 @@ def _lm_eval_cases():
         ("log-likelihoods of the wrong length", lines(lambda rows: rows[1]["filtered_resps"].pop()),
          "line 2.filtered_resps has 3 log-likelihoods for 4 requests"),
         ("duplicate documents", lines(lambda rows: rows.append(rows[0])), "doc_id 0 appears twice"),
+        ("samples cut at a line boundary", lambda p: p.write_text("".join(p.read_text().splitlines(True)[:5])),
+         "5 samples of filter 'none', but results_2026-11-30T21-33-35.657980.json says lm-eval evaluated 10"),
         ("empty file", lambda p: p.write_text(""), "no samples (an empty file"),
         ("truncated results json", lambda p: next(p.parent.glob("results_*.json")).write_text('{"results": {'),
          "not valid JSON (Expecting property name enclosed in double quotes at line 1, column 14 — truncated?)"),

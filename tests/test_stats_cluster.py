@@ -175,21 +175,15 @@ def test_cluster_bootstrap_statistic_resamples_whole_clusters():
         assert est.n == 12 and est.method == "cluster-percentile"
 
 
-def test_clustered_paired_0_1_difference_is_korn_graubard_with_its_own_p():
-    """0/1 outcomes of two systems on rows in clusters: the interval is korn_graubard_ci of the differences
-    on [−1, 1]; its p-value is the smallest α whose 1 − α interval excludes 0, so the flag and the
-    interval agree (checked just inside and outside p); identical systems give p = 1 and a positive width."""
+def test_clustered_paired_0_1_rows_that_never_differ_get_a_bound_not_zero_width():
+    """Hand-derived: 12 clusters of 5 rows where both systems agree everywhere: |p_a − p_b| <= the share of
+    discordant rows, 0 of 60 with each cluster counting once → Clopper–Pearson 0 of 12, [0, 1 − 0.025^(1/12)];
+    the interval is ± that bound and p = 1. Rows that do differ keep the cluster bootstrap."""
     rng = np.random.default_rng(6)
     clusters = np.repeat(np.arange(12), 5)
     a = (rng.random(60) < 0.7).astype(float)
-    b = (rng.random(60) < 0.45).astype(float)
-    diff = stats.cluster_paired_difference(a, b, clusters)
-    reference = stats.korn_graubard_ci(a - b, clusters, bounds=(-1.0, 1.0))
-    assert (diff.estimate, diff.ci_low, diff.ci_high) == pytest.approx((reference.estimate, reference.ci_low,
-                                                                         reference.ci_high))
-    assert diff.method == "korn-graubard" and diff.significant == (diff.ci_low > 0 or diff.ci_high < 0)
-    inside = stats.korn_graubard_ci(a - b, clusters, bounds=(-1.0, 1.0), confidence=1 - diff.p_value * 0.999)
-    outside = stats.korn_graubard_ci(a - b, clusters, bounds=(-1.0, 1.0), confidence=1 - diff.p_value * 1.001)
-    assert outside.excludes(0.0) and not inside.excludes(0.0)
     same = stats.cluster_paired_difference(a, a, clusters)
-    assert same.p_value == 1.0 and same.ci_low < 0 < same.ci_high
+    bound = 1 - 0.025 ** (1 / 12)
+    assert (same.estimate, same.ci_low, same.ci_high, same.p_value) == pytest.approx((0.0, -bound, bound, 1.0))
+    b = (rng.random(60) < 0.45).astype(float)
+    assert stats.cluster_paired_difference(a, b, clusters, n_resamples=999).method == "cluster-expanded-percentile"

@@ -137,6 +137,11 @@ def import_lm_eval(samples: str | Path, results_dir: str | Path = "results/runs"
         kinds.add("mc" if records[-1].scores is not None else "generation")
     if len(kinds) > 1:
         raise ImportFormatError(f"{path}: mixes multiple-choice and generation samples; expected one task's output")
+    expected = (((results or {}).get("n-samples") or {}).get(task) or {}).get("effective")
+    if isinstance(expected, int) and len(records) != expected:
+        raise ImportFormatError(f"{path}: {len(records)} samples of filter {chosen!r}, but {results_path.name} says lm-eval "
+                                f"evaluated {expected} (n-samples.effective): the samples file is incomplete (cut short?) "
+                                f"or from another run; export both files of one run again")
     metric_names = list(dict.fromkeys(m for r in records for m in r.metrics))
     main = "acc" if "acc" in metric_names else (metric_names[0] if metric_names else None)
     if main is None:

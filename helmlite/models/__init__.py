@@ -5,10 +5,11 @@ from pathlib import Path
 
 from ._base import (Generation, GenerationRequest, LanguageModel, ModelError, Scores, ScoreRequest,
                     apply_stop)
+from .._names import did_you_mean
 from .embedded import EMBEDDED, model_dir, prepare, status
 
 __all__ = ["EMBEDDED", "Generation", "GenerationRequest", "LanguageModel", "ModelError", "Scores", "ScoreRequest",
-           "apply_stop", "load_model", "model_dir", "prepare", "status"]
+           "apply_stop", "load_model", "model_dir", "prepare", "status", "unknown_model_message"]
 
 
 def load_model(name: str, *, threads: int = 1, batch_size: int = 8) -> LanguageModel:
@@ -32,6 +33,13 @@ def load_model(name: str, *, threads: int = 1, batch_size: int = 8) -> LanguageM
         from .transformers_backend import TransformersModel
 
         return TransformersModel(path, threads=threads, batch_size=batch_size)
-    known = ", ".join(EMBEDDED)
-    raise ModelError(f"unknown model {name!r}: not an embedded model ({known}), not 'openai:<model>', "
-                     "and not a local model directory")
+    raise ModelError(unknown_model_message(name))
+
+
+def unknown_model_message(name: str) -> str | None:
+    """Why ``name`` names no model (None when it does): an embedded model, ``openai:<model>`` or a local
+    directory. Cheap (no engine import), so a config can be checked before any run starts."""
+    if name in EMBEDDED or name.startswith("openai:") or Path(name).is_dir():
+        return None
+    return (f"unknown model {name!r}: not an embedded model ({', '.join(EMBEDDED)}), not 'openai:<model>', "
+            f"and not a local model directory.{did_you_mean(name, EMBEDDED, 0.4)}")

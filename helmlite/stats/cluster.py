@@ -175,10 +175,10 @@ def cluster_paired_difference(a, b, clusters, *, statistic: str = "mean", confid
     Row i holds the two conditions' scores for the same unit (``a[i]``, ``b[i]``) and ``clusters[i]``
     its cluster. The two-sided p-value against 0 comes from the same resamples with the (k+1)/(B+1)
     correction, so ``significant`` (p < 1 − confidence) holds exactly when the interval excludes 0.
-    Rows with a NaN side are dropped; ``n`` counts clusters (Davison & Hinkley 1997, §3.8). For 0/1 rows
-    on both sides the differences lie in {−1, 0, 1}: the Korn–Graubard interval on that range
-    (:func:`korn_graubard_ci`, ``bounds=(-1, 1)``; never zero width) with the p-value of the same
-    procedure, the smallest 1 − level whose interval excludes 0.
+    Rows with a NaN side are dropped; ``n`` counts clusters (Davison & Hinkley 1997, §3.8). 0/1 rows that
+    never differ would give the zero-width [0, 0]: their interval is ± the Korn–Graubard upper bound of
+    the discordant share (which bounds |p_a − p_b|), p = 1. Coverage and level on clustered 0/1 pairs:
+    ``benchmarks/coverage.py`` (section 8c).
     """
     _check_statistic(statistic)
     _check_resamples(n_resamples, confidence)
@@ -186,8 +186,8 @@ def cluster_paired_difference(a, b, clusters, *, statistic: str = "mean", confid
     if a.shape != b.shape:
         raise InputError(f"cluster_paired_difference: paired arrays need equal lengths, got {len(a)} and {len(b)}")
     keep = ~(np.isnan(a) | np.isnan(b))
-    if is_binary(a[keep]) and is_binary(b[keep]):
-        return _korn_graubard_difference(a - b, clusters, confidence)
+    if is_binary(a[keep]) and is_binary(b[keep]) and not np.any(a[keep] != b[keep]):
+        return _no_discordance(np.asarray(clusters)[keep], confidence, int(keep.sum()))
     estimate, sums, sizes = _cluster_sums(a - b, clusters)
     if len(sums) < 2:
         return PairedComparison(estimate, math.nan, math.nan, len(sums), confidence, METHOD, p_value=math.nan)
@@ -196,24 +196,13 @@ def cluster_paired_difference(a, b, clusters, *, statistic: str = "mean", confid
     return PairedComparison(estimate, low, high, len(sums), confidence, METHOD, p_value=resampled.p_value(0.0))
 
 
-def _korn_graubard_difference(differences: np.ndarray, clusters, confidence: float) -> PairedComparison:
-    """Paired 0/1 differences in clusters: the Korn–Graubard interval on [−1, 1] and, from the same family
-    of intervals (nested in the level), p = the smallest α whose 1 − α interval excludes 0 (bisection)."""
-    def at(level: float) -> Estimate:
-        return korn_graubard_ci(differences, clusters, bounds=(-1.0, 1.0), confidence=level)
-
-    est = at(confidence)
-    if est.n < 2 or not math.isfinite(est.ci_low):
-        return PairedComparison(est.estimate, est.ci_low, est.ci_high, est.n, confidence, BOUNDED_METHOD, p_value=math.nan)
-    low, high = 1e-12, 1.0  # α: 0 is inside the 1 − α interval at low, outside at high (if anywhere)
-    if est.estimate == 0 or at(1 - 1e-12).excludes(0.0):
-        p_value = 1.0 if est.estimate == 0 else 1e-12
-    else:
-        for _ in range(50):
-            middle = (low + high) / 2
-            low, high = (low, middle) if at(1 - middle).excludes(0.0) else (middle, high)
-        p_value = high
-    return PairedComparison(est.estimate, est.ci_low, est.ci_high, est.n, confidence, BOUNDED_METHOD, p_value=p_value)
+def _no_discordance(clusters, confidence: float, n: int) -> PairedComparison:
+    """Paired 0/1 rows that never differ: the difference is 0 and |p_a − p_b| is at most the share of
+    discordant rows, whose Korn–Graubard upper bound (0 of the rows, each cluster counting once) bounds it
+    on both sides; p = 1 (no discordant row, no evidence)."""
+    bound = korn_graubard_ci(np.zeros(n), clusters, confidence=confidence).ci_high
+    return PairedComparison(0.0, -bound, bound, len(set(np.asarray(clusters).tolist())), confidence,
+                            f"{METHOD}/no-discordance-bound", p_value=1.0)
 
 
 def cluster_bootstrap_statistic(data, statistic, clusters, *, confidence: float = 0.95, n_resamples: int = 2_000,
