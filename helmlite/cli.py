@@ -1,4 +1,5 @@
-"""``helmlite`` command line: ``fetch``, ``models``, ``run``, ``prompts``, ``leaderboard``, ``import``, ``config``, ``html``, ``index``.
+"""``helmlite`` command line: ``fetch``, ``models``, ``run``, ``prompts``, ``leaderboard``, ``import``, ``config``, ``notebook``,
+``html``, ``index``.
 
 Every expected failure — a :class:`~helmlite.errors.HelmliteError` (bad config, unknown name, missing
 data, malformed file) or a command-line usage mistake — ends with exactly one line ``helmlite: error: …``
@@ -142,24 +143,62 @@ def _import(args) -> None:
     from .results import read_run
 
     boot = {"n_resamples": args.n_resamples, "seed": args.bootstrap_seed}
-    folders = []
+    written = []
     for source in args.paths:
-        if args.action == "helm":
-            folders += import_helm(source, args.results_dir, model=args.model, main_metric=args.main_metric, split=args.split,
-                                   version=args.helm_version, **boot)
-        else:
-            folders.append(import_lm_eval(source, args.results_dir, model=args.model, filter_name=args.filter, **boot))
-    for folder in folders:
-        run = read_run(args.results_dir, folder.name)
-        main = run.stats.metrics[run.main_metric]
-        print(f"{run.run_id}: {run.main_metric} = {main.mean:.3f} [{main.ci_low:.3f}, {main.ci_high:.3f}] "
-              f"(n={run.stats.n_instances}, {main.method}) -> {folder}", flush=True)
+        try:
+            if args.action == "helm":
+                folders = import_helm(source, args.results_dir, model=args.model, main_metric=args.main_metric,
+                                      split=args.split, version=args.helm_version, **boot)
+            else:
+                folders = [import_lm_eval(source, args.results_dir, model=args.model, filter_name=args.filter, **boot)]
+        except HelmliteError as error:  # say what the sources before this one already wrote
+            if not written:
+                raise
+            raise type(error)(f"{error} (imported before it: {', '.join(f.name for f in written)}; nothing of "
+                              f"{source} was written)") from None
+        for folder in folders:  # one line per run as soon as it is written
+            run = read_run(args.results_dir, folder.name)
+            main = run.stats.metrics[run.main_metric]
+            print(f"{run.run_id}: {run.main_metric} = {main.mean:.3f} [{main.ci_low:.3f}, {main.ci_high:.3f}] "
+                  f"(n={run.stats.n_instances}, {main.method}) -> {folder}", flush=True)
+        written += folders
 
 
 def _config(args) -> None:
     config = workflow.load_config(args.file)
     workflow.check_names(config, args.file)
     print(f"{args.file}: valid; analyses: {', '.join(config['analyses'])}")
+
+
+class NotebookError(HelmliteError):
+    """An analysis notebook stopped with an error; the message is the notebook's own last error line."""
+
+
+def _notebook(args) -> None:
+    """Execute a notebook with papermill into ``out`` (a temp file renamed on success): the cell outputs go
+    to stderr as papermill logs them, and a failing cell ends in one line — the exception the notebook
+    raised (e.g. a results reader's message naming the file and the fix) — not its traceback."""
+    import logging
+
+    import papermill
+
+    from ._io import atomic_path
+
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    parameters = json.loads(args.parameters_json) if args.parameters_json else {}
+    if not isinstance(parameters, dict):
+        raise UserError(f"notebook: --parameters-json must be a JSON object of notebook parameters, got {parameters!r}")
+    try:
+        with atomic_path(Path(args.out)) as tmp:
+            executed = tmp.with_name(tmp.name + ".ipynb")  # papermill wants a notebook's extension
+            try:
+                papermill.execute_notebook(args.notebook, str(executed), parameters=parameters, kernel_name=args.kernel,
+                                           cwd=".", log_output=True, progress_bar=False)
+                executed.replace(tmp)
+            finally:
+                executed.unlink(missing_ok=True)
+    except papermill.PapermillExecutionError as error:
+        raise NotebookError(f"{args.notebook}: {error.ename}: {error.evalue}") from None
 
 
 def _html(args) -> None:
@@ -275,6 +314,12 @@ def build_parser() -> argparse.ArgumentParser:
     config = sub.add_parser("config", help="validate a workflow config against the schema shipped with helmlite")
     config.add_argument("file")
     config.set_defaults(func=_config)
+    notebook = sub.add_parser("notebook", help="execute an analysis notebook with papermill (what the workflow runs)")
+    notebook.add_argument("notebook")
+    notebook.add_argument("out")
+    notebook.add_argument("--parameters-json", help="the notebook parameters as a JSON object")
+    notebook.add_argument("--kernel", default="helmlite", help="Jupyter kernel (default: helmlite)")
+    notebook.set_defaults(func=_notebook)
     html = sub.add_parser("html", help="render an executed notebook as self-contained HTML")
     html.add_argument("notebook")
     html.add_argument("out")

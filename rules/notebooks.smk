@@ -1,5 +1,6 @@
-# One rule per analysis notebook: papermill executes it with parameters from the config (passed as
-# YAML with -y), into a temporary file that is renamed onto reports/<notebook>.ipynb only on success.
+# One rule per analysis notebook: `helmlite notebook` runs papermill with parameters from the config (as
+# JSON) into a temporary file renamed onto reports/<notebook>.ipynb only on success; a failing notebook
+# ends its log with one line (its error), which the rule shows.
 for analysis in ANALYSES:
 
     rule:
@@ -27,7 +28,5 @@ for analysis in ANALYSES:
         conda:
             "../environment.yml"
         shell:
-            "papermill {input.notebook:q} {output.notebook:q}.part --kernel helmlite --cwd . "
-            "-y {params.parameters} --log-output > {log:q} 2>&1 "
-            "&& mv {output.notebook:q}.part {output.notebook:q} "
-            "|| (rm -f {output.notebook:q}.part; tail -n 40 {log:q} >&2; exit 1)"
+            "helmlite notebook {input.notebook:q} {output.notebook:q} --parameters-json {params.parameters} "
+            "> {log:q} 2>&1 || (tail -n 1 {log:q} >&2; echo 'cell outputs: {log}' >&2; exit 1)"

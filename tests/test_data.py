@@ -169,3 +169,21 @@ def test_data_readme_lists_every_source_with_license_and_citation():
     from .conftest import REPO
 
     assert data.sources_markdown() in (REPO / "data" / "README.md").read_text()
+
+
+def test_offline_with_a_mirror_that_lacks_the_file_names_the_missing_path(cache, tmp_path, monkeypatch, capsys):
+    """With HELMLITE_DATA_MIRROR set (to a folder without the file) and offline, the error says which path
+    the mirror lacks — not "set HELMLITE_DATA_MIRROR" — for a mirror-only file and a downloadable one;
+    `helmlite fetch` prints it as one line with exit status 2."""
+    from helmlite import cli
+
+    empty = tmp_path / "mirror"
+    empty.mkdir()
+    monkeypatch.setenv("HELMLITE_DATA_MIRROR", str(empty))
+    for name in (CARD, "helm/datasets/mmlu/test/econometrics_test.csv"):
+        with pytest.raises(data.FetchError) as error:
+            data.fetch(name)
+        assert f"the mirror HELMLITE_DATA_MIRROR={empty} has no {empty / name}" in str(error.value)
+    assert cli.main(["fetch", CARD]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and str(empty / CARD) in err

@@ -382,3 +382,18 @@ def test_budget_analyses_on_the_mirror(mirrored_cache):
     curve = pub.random_subset_curve(frame, seed=0, draws=50)
     assert len(curve) == 16 and curve["mean_tau"].iloc[-1] == pytest.approx(1.0)
     assert curve["mean_tau"].iloc[0] < curve["mean_tau"].iloc[8] < curve["mean_tau"].iloc[-1]
+
+
+def test_a_leaderboard_cut_mid_row_is_refused_with_one_line(tmp_path, capsys):
+    """A long-format table cut in the middle of its last row (pandas would pad it with empty cells and rank
+    the rest): `helmlite leaderboard winrates` exits 2 naming the file, the line and the cut."""
+    from helmlite import cli
+
+    path = write_long(tmp_path / "board.csv", FRACTIONS, "score", False)
+    text = path.read_text()
+    path.write_text(text[: text.rstrip("\n").rfind(",")])  # drop the last row's final field
+    with pytest.raises(ValueError, match="line .* has .* fields, the header .* the file looks cut short"):
+        leaderboard.load_leaderboard(path)
+    assert cli.main(["leaderboard", "winrates", "--table", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and str(path) in err

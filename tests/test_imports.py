@@ -230,6 +230,18 @@ def test_missing_sources_exit_2_naming_the_path(tmp_path, capsys):
     assert "file not found (expected lm-eval --log_samples output" in capsys.readouterr().err
 
 
+def test_import_of_good_then_bad_sources_says_what_was_written(tmp_path, capsys):
+    """`helmlite import helm good/ bad/`: the good run is written and announced at once; the error on the bad
+    one is one line that names what was already imported, exit status 2."""
+    out = tmp_path / "out"
+    assert cli.main(["import", "helm", str(helm_dir("smollm2-135m")), str(tmp_path / "absent"),
+                     "--results-dir", str(out), "--n-resamples", "200"]) == 2
+    captured = capsys.readouterr()
+    (written,) = [p.name for p in out.iterdir()]
+    assert captured.out.startswith(f"{written}: ") and len(captured.err.splitlines()) == 1
+    assert f"(imported before it: {written}; nothing of {tmp_path / 'absent'} was written)" in captured.err
+
+
 def test_samples_without_results_file_need_a_model_name(tmp_path):
     path = tmp_path / "samples_task.jsonl"
     shutil.copyfile(samples_file("smollm2-135m"), path)

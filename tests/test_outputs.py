@@ -88,3 +88,27 @@ def test_index_page_shows_thumbnails_and_what_the_run_decided(tmp_path):
     assert "<em>supported</em>: A beats B — 0.1 [0.05, 0.15], n = 200" in page and "<em>contradicted</em>: B beats C" in page
     assert "C beats D" not in page
     assert page.count("<img src='../figures/demo_") == 2
+
+
+def test_a_failing_notebook_ends_in_one_line(tmp_path, capsys):
+    """`helmlite notebook` (what the workflow's notebook rules run): a cell that raises — here as a results
+    reader does on a truncated instances.jsonl — ends the command with exit status 2 and one stderr line
+    naming the notebook and the error, and leaves no output notebook behind; a good one is written."""
+    import nbformat
+
+    from helmlite import cli
+
+    def notebook(code: str):
+        path = tmp_path / f"nb{len(list(tmp_path.glob('*.ipynb')))}.ipynb"
+        nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)]), str(path))
+        return path
+
+    bad = notebook("raise ValueError('results/runs/r/instances.jsonl: line 3: truncated (re-run the run job)')")
+    assert cli.main(["notebook", str(bad), str(tmp_path / "out.ipynb")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1] == (f"helmlite: error: {bad}: ValueError: results/runs/r/instances.jsonl: line 3: truncated "
+                       f"(re-run the run job)")
+    assert not (tmp_path / "out.ipynb").exists() and not list(tmp_path.glob(".out.ipynb.*"))
+    good = notebook("x = 1 + 1")
+    assert cli.main(["notebook", str(good), str(tmp_path / "out.ipynb"), "--parameters-json", "{}"]) == 0
+    assert (tmp_path / "out.ipynb").is_file()

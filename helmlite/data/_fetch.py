@@ -99,7 +99,16 @@ def _from_mirror(item: DataFile, target: Path, mirror: Path) -> Path | None:
         return None
 
 
-def _download(item: DataFile, target: Path) -> Path:
+def _missing(item: DataFile, mirror: Path | None) -> str:
+    """Where the file was looked for, and how to provide it: the exact path the mirror lacks, or how to set one."""
+    if mirror is not None:
+        return (f"the mirror HELMLITE_DATA_MIRROR={mirror} has no {mirror / item.name} (put the file there, or point "
+                f"the variable at a mirror that holds it)")
+    return (f"no mirror is set (HELMLITE_DATA_MIRROR unset): set it to a folder that holds {item.name}, "
+            f"e.g. HELMLITE_DATA_MIRROR=../shared/data")
+
+
+def _download(item: DataFile, target: Path, mirror: Path | None) -> Path:
     def produce(tmp: Path) -> None:
         with requests.get(item.url, stream=True, timeout=(CONNECT_TIMEOUT_S, READ_TIMEOUT_S)) as response:
             response.raise_for_status()
@@ -110,10 +119,8 @@ def _download(item: DataFile, target: Path) -> Path:
     try:
         return _install(item, target, produce)
     except requests.RequestException as error:
-        raise FetchError(
-            f"could not download {item.name} from {item.url} ({type(error).__name__}). If this machine is offline, "
-            f"set HELMLITE_DATA_MIRROR to a folder that holds {item.name} (e.g. HELMLITE_DATA_MIRROR=../shared/data), "
-            f"or place the file at {target}") from None
+        raise FetchError(f"could not download {item.name} from {item.url} ({type(error).__name__}), and "
+                         f"{_missing(item, mirror)}; or place the file at {target}") from None
 
 
 def fetch(name: str) -> Path:
@@ -126,15 +133,13 @@ def fetch(name: str) -> Path:
     mirror = mirror_dir()
     if mirror is not None and (path := _from_mirror(item, target, mirror)) is not None:
         return path
-    where = f"mirror {mirror}" if mirror else "no mirror (HELMLITE_DATA_MIRROR unset)"
     if item.mirror_only:
-        raise FetchError(
-            f"{item.name} is mirror-only ({item.note.split(':')[0]}; canonical source: {item.canonical}) and was not found "
-            f"in {where}. Set HELMLITE_DATA_MIRROR to a folder holding it, e.g. HELMLITE_DATA_MIRROR=../shared/data")
+        raise FetchError(f"{item.name} is mirror-only ({item.note.split(':')[0]}; canonical source: {item.canonical}), "
+                         f"and {_missing(item, mirror)}")
     if os.environ.get("HELMLITE_OFFLINE") == "1":
-        raise FetchError(f"{item.name} is not cached and not in {where}, and HELMLITE_OFFLINE=1 forbids downloading "
-                         f"{item.url}. Set HELMLITE_DATA_MIRROR to a folder holding it")
-    return _download(item, target)
+        raise FetchError(f"{item.name} is not cached, HELMLITE_OFFLINE=1 forbids downloading {item.url}, and "
+                         f"{_missing(item, mirror)}")
+    return _download(item, target, mirror)
 
 
 def try_fetch(name: str) -> Path | None:

@@ -163,10 +163,24 @@ def _from_json(path: Path) -> pd.DataFrame:
 
 
 def _read_csv(path: Path) -> pd.DataFrame:
+    """The table as text cells; a row with fewer or more fields than the header (e.g. a file cut mid-row,
+    which pandas would silently pad with empty cells) is refused with its line number."""
+    import csv
+
+    sep = "\t" if path.suffix in (".tsv", ".tab") else ","
     try:
-        return pd.read_csv(path, sep="\t" if path.suffix in (".tsv", ".tab") else ",", dtype=str, keep_default_na=False)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
+        with path.open(newline="", encoding="utf-8") as handle:
+            rows = list(csv.reader(handle, delimiter=sep))
+        frame = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, csv.Error) as error:
         raise LeaderboardFormatError(f"{path}: not a readable CSV table ({error}); expected {_expected()}") from None
+    width = len(rows[0]) if rows else 0
+    for number, row in enumerate(rows[1:], start=2):
+        if row and len(row) != width:
+            cut = " — the file looks cut short" if number == len(rows) else ""
+            raise LeaderboardFormatError(f"{path}: line {number} has {len(row)} fields, the header {width}{cut}; "
+                                         f"expected complete rows of {_expected()}")
+    return frame
 
 
 def _numbers(column: pd.Series, where: str) -> tuple[pd.Series, pd.Series]:
