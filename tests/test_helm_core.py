@@ -15,3 +15,28 @@ def test_paired_model_difference_uses_the_exact_mcnemar_test():
     diff = helm_core.model_differences(runs, "a", "b", seed=0, n_resamples=500).iloc[0]
     assert diff["difference"] == pytest.approx(0.9) and diff["significant"]
     assert diff["p_value"] == pytest.approx(2 * 0.5**18)
+
+
+def test_figures_mark_undefined_intervals_instead_of_printing_infinities():
+    """The score matrix's cells say why an interval is missing (no ±inf, no NaN), and the forest plot draws a
+    row without an interval as a hollow marker labelled 'no CI (n = 2)'."""
+    import math
+
+    import pandas as pd
+
+    from helmlite.analyses.helm_core.figures import cell_text, forest
+
+    assert cell_text(0.5, 0.12, 0.88, 6) == "0.50\n[0.12,0.88]"
+    assert cell_text(170.0, -math.inf, math.inf, 2, 0) == "170\nno CI: n = 2"
+    assert cell_text(0.5, math.nan, math.nan, 1) == "0.50\nno CI: n = 1"
+    assert cell_text(0.5, 0.5, 0.5, 4) == "0.50\nno CI: no spread"
+    table = pd.DataFrame({"scenario": ["mmlu", "boolq"], "difference": [0.2, 0.5], "ci_low": [0.05, math.nan],
+                          "ci_high": [0.35, math.nan], "n": [40, 2]})
+    fig = forest(table, "scenario", "difference", "t", "x")
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert texts == ["no CI (n = 2)"]
+    from matplotlib.collections import PathCollection
+
+    markers = [c for c in fig.axes[0].collections if isinstance(c, PathCollection)]
+    hollow = [c for c in markers if len(c.get_offsets()) and not c.get_facecolors().any()]
+    assert len(hollow) == 1 and list(hollow[0].get_offsets()[0]) == [0.5, 1]

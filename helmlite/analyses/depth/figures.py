@@ -8,7 +8,8 @@ import pandas as pd
 def live_curves(curves: pd.DataFrame) -> plt.Figure:
     """Accuracy vs the target's actual position, one line per length, panels = task × (model, scoring):
     95% CIs where a curve has >= 10 contexts (hollow markers without bars below that), and each
-    curve's chance level as a dashed line in its colour."""
+    curve's chance level as a dashed line in its colour. A panel whose task × (model, scoring) was not run
+    says so."""
     curves = curves.assign(column=curves["model"] + "\n" + curves["method"])
     tasks, columns = sorted(curves["task"].unique()), sorted(curves["column"].unique())
     fig, axes = plt.subplots(len(tasks), len(columns), figsize=(3.0 * len(columns), 2.5 * len(tasks)), squeeze=False,
@@ -19,6 +20,9 @@ def live_curves(curves: pd.DataFrame) -> plt.Figure:
         for j, column in enumerate(columns):
             ax = axes[i][j]
             part = curves[(curves["task"] == task) & (curves["column"] == column)]
+            if part.empty:  # this model × scoring was not run on this task: say so, not a blank panel
+                ax.text(0.5, 0.5, f"not run:\n{column.replace(chr(10), ' ')}\nis not configured for {task}", ha="center",
+                        va="center", fontsize=7, color="grey", transform=ax.transAxes)
             for length, line in part.groupby("length"):
                 line = line.sort_values("position")
                 colour = colours[length]

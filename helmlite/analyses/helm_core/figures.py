@@ -9,8 +9,20 @@ import seaborn as sns
 from .live import EFFICIENCY
 
 
+def cell_text(estimate: float, low: float, high: float, n: int, digits: int = 2) -> str:
+    """'estimate\\n[low, high]', or the estimate and why it has no interval: too few units for a finite one,
+    or resamples that never varied (a zero-width interval carries no uncertainty estimate)."""
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return f"{estimate:.{digits}f}\nno CI: n = {n}"
+    if high - low <= 0:
+        return f"{estimate:.{digits}f}\nno CI: no spread"
+    return f"{estimate:.{digits}f}\n[{low:.{digits}f},{high:.{digits}f}]"
+
+
 def score_heatmaps(matrix: pd.DataFrame) -> plt.Figure:
-    """Per model: scenarios × metric families, each cell 'estimate\\n[low, high]' (colour = estimate)."""
+    """Per model: scenarios × metric families, each cell 'estimate\\n[low, high]' (:func:`cell_text`). Colour
+    says how good a cell is on its own metric's direction: the estimate where higher is better, 1 − the
+    estimate where lower is (ECE, toxic fraction, gender representation); token counts are not coloured."""
     models = sorted(matrix["model"].unique())
     families = [f for f in matrix["family"].unique()]
     scenarios = sorted(matrix["scenario"].unique())
@@ -18,15 +30,19 @@ def score_heatmaps(matrix: pd.DataFrame) -> plt.Figure:
                              squeeze=False)
     for ax, model in zip(axes[0], models):
         part = matrix[matrix["model"] == model]
-        values = part.pivot_table(index="scenario", columns="family", values="estimate").reindex(index=scenarios, columns=families)
+        goodness = np.where(part["lower_is_better"].astype(bool), 1 - part["estimate"], part["estimate"])
+        values = part.assign(goodness=goodness).pivot_table(index="scenario", columns="family", values="goodness") \
+            .reindex(index=scenarios, columns=families)
         digits = np.where(part.family == EFFICIENCY, 0, 2)
-        labels = part.assign(text=[f"{e:.{d}f}\n[{lo:.{d}f},{hi:.{d}f}]" for e, lo, hi, d in zip(part.estimate, part.ci_low, part.ci_high, digits)]) \
-            .pivot_table(index="scenario", columns="family", values="text", aggfunc="first").reindex(index=scenarios, columns=families)
+        texts = [cell_text(e, lo, hi, n, d) for e, lo, hi, n, d in zip(part.estimate, part.ci_low, part.ci_high, part.n, digits)]
+        labels = part.assign(text=texts).pivot_table(index="scenario", columns="family", values="text", aggfunc="first") \
+            .reindex(index=scenarios, columns=families)
         shown = values.copy()
         if EFFICIENCY in shown:  # tokens, not a 0–1 score: annotated but not coloured
             shown[EFFICIENCY] = np.nan
         sns.heatmap(shown.astype(float), annot=labels.fillna(""), fmt="", cmap="viridis", vmin=0, vmax=1, ax=ax, cbar=ax is axes[0][-1],
-                    annot_kws={"fontsize": 6.5}, linewidths=0.5, cbar_kws={"label": "score (efficiency not coloured)"})
+                    annot_kws={"fontsize": 6.5}, linewidths=0.5,
+                    cbar_kws={"label": "how good (1 = best): ECE, toxicity, bias as 1 − value;\nefficiency not coloured"})
         if EFFICIENCY in labels:  # seaborn leaves NaN cells unannotated: write these by hand
             column = list(labels.columns).index(EFFICIENCY)
             for row_index, text in enumerate(labels[EFFICIENCY]):
@@ -37,7 +53,7 @@ def score_heatmaps(matrix: pd.DataFrame) -> plt.Figure:
         ax.tick_params(axis="x", rotation=35, labelsize=8)
         for label in ax.get_xticklabels():
             label.set_horizontalalignment("right")
-    fig.suptitle("HELM core metrics, live runs (estimate and 95% bootstrap CI)")
+    fig.suptitle("HELM core metrics, live runs (estimate and 95% CI: exact for shares of items, bootstrap otherwise)")
     fig.tight_layout()
     return fig
 
@@ -64,13 +80,25 @@ def accuracy_vs(matrix: pd.DataFrame, others=("robustness", "fairness")) -> plt.
 
 
 def forest(table: pd.DataFrame, label: str, value: str, title: str, xlabel: str) -> plt.Figure:
-    """Point estimates with CIs, one row per label; red rows exclude 0."""
+    """Point estimates with CIs, one row per label; red rows exclude 0. A row without a finite interval is
+    drawn as a hollow grey marker labelled "no CI" (with its n), so it does not look exact."""
     table = table.reset_index(drop=True)
     fig, ax = plt.subplots(figsize=(8, 0.32 * len(table) + 1.4))
     y = np.arange(len(table))
+    defined = np.isfinite(table["ci_low"]) & np.isfinite(table["ci_high"])
     colors = np.where((table["ci_low"] > 0) | (table["ci_high"] < 0), "C3", "C0")
-    ax.errorbar(table[value], y, xerr=[table[value] - table["ci_low"], table["ci_high"] - table[value]], fmt="none", ecolor=colors)
-    ax.scatter(table[value], y, c=colors, zorder=3)
+    ax.errorbar(table[value][defined], y[defined], xerr=[(table[value] - table["ci_low"])[defined],
+                                                         (table["ci_high"] - table[value])[defined]],
+                fmt="none", ecolor=colors[defined])
+    ax.scatter(table[value][defined], y[defined], c=colors[defined], zorder=3)
+    ax.scatter(table[value][~defined], y[~defined], facecolors="none", edgecolors="grey", zorder=3,
+               label="no CI (too few units)" if (~defined).any() else None)
+    for k in np.flatnonzero(~defined):
+        n = f" (n = {int(table['n'][k])})" if "n" in table and np.isfinite(table["n"][k]) else ""
+        ax.annotate(f"no CI{n}", (table[value][k], y[k]), xytext=(6, -3), textcoords="offset points", fontsize=7,
+                    color="grey")
+    if (~defined).any():
+        ax.legend(fontsize=7, loc="lower right")
     ax.axvline(0, color="grey", lw=0.8)
     ax.set_yticks(y, table[label], fontsize=8)
     ax.invert_yaxis()
