@@ -83,6 +83,8 @@ def forest(table: pd.DataFrame, label: str, value: str, title: str, xlabel: str)
     """Point estimates with CIs, one row per label; red rows exclude 0. A row without a finite interval is
     drawn as a hollow grey marker labelled "no CI" (with its n), so it does not look exact."""
     table = table.reset_index(drop=True)
+    for column in (value, "ci_low", "ci_high", *(["n"] if "n" in table else [])):  # empty tables are object-typed
+        table[column] = pd.to_numeric(table[column], errors="coerce")
     fig, ax = plt.subplots(figsize=(8, 0.32 * len(table) + 1.4))
     y = np.arange(len(table))
     defined = np.isfinite(table["ci_low"]) & np.isfinite(table["ci_high"])
@@ -108,8 +110,14 @@ def forest(table: pd.DataFrame, label: str, value: str, title: str, xlabel: str)
 
 
 def reliability_diagrams(table: pd.DataFrame) -> plt.Figure:
-    """Equal-mass reliability diagrams per classification scenario and model."""
+    """Equal-mass reliability diagrams per classification scenario and model (a note when no run records a
+    confidence, e.g. imported runs whose tool kept none)."""
     scenarios = sorted(table["scenario"].unique())
+    if not scenarios:
+        fig, ax = plt.subplots(figsize=(5, 2))
+        ax.text(0.5, 0.5, "no run records a confidence: no reliability diagram", ha="center", va="center", fontsize=9)
+        ax.set_axis_off()
+        return fig
     cols = min(4, len(scenarios))
     rows = int(np.ceil(len(scenarios) / cols))
     fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 3.0 * rows), squeeze=False)

@@ -164,7 +164,7 @@ def reliability(runs: list[Run], n_bins: int = 10) -> pd.DataFrame:
             continue
         table = reliability_table([confidence_of(r) for r in records], [r.correct for r in records], n_bins)
         rows += [{"model": run.model, "scenario": run.scenario, **b} for b in table]
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["model", "scenario", "bin", "confidence", "accuracy", "n"])
 
 
 BBQ_SCORES = {  # stats.json key → label (helmlite.metrics.bbq)
