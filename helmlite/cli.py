@@ -167,7 +167,7 @@ def _import(args) -> None:
 def _config(args) -> None:
     config = workflow.load_config(args.file)
     workflow.check_names(config, args.file)
-    print(f"{args.file}: valid; analyses: {', '.join(config['analyses'])}")
+    print(f"{args.file}: valid; analyses: {', '.join(config['analyses'])}; {workflow.plan_summary(config)}")
 
 
 class NotebookError(HelmliteError):

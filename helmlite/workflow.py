@@ -192,6 +192,12 @@ def run_batches(config: dict) -> dict[str, list]:
     return batches
 
 
+def plan_summary(config: dict) -> str:
+    """'N runs in J run jobs (analysis n, ...)': what the workflow will run, as README and `helmlite config` say it."""
+    counts = ", ".join(f"{a.key} {len(analysis_runs(config, a))}" for a in enabled(config) if a.grid)
+    return f"{len(run_specs(config))} runs in {len(run_batches(config))} run jobs ({counts})"
+
+
 def required_data(config: dict) -> list[str]:
     """Registry names every enabled notebook needs, in a stable order."""
     from .scenarios import scenario
