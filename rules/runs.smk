@@ -2,7 +2,8 @@
 # A job holds up to engine.runs_per_job runs of one model (the model is loaded once; start-up
 # costs ~6-10 s per job on a CPU); runs_per_job: 1 gives one job per run spec. Jobs share the SQLite request
 # cache, so a crashed or interrupted job resumes without repeating model calls, and a cluster profile can
-# spread them (each job declares threads and memory).
+# spread them (each job declares threads and memory). Each finished run prints one line (its main metric,
+# interval, model calls and cache hits), which Snakemake shows as the job goes and the job log keeps.
 for batch_id, batch in hw.run_batches(config).items():
 
     rule:
@@ -33,9 +34,9 @@ for batch_id, batch in hw.run_batches(config).items():
         conda:
             "../environment.yml"
         shell:
-            "helmlite run --spec-json {params.specs} --threads {threads} --batch-size {params.batch_size} "
+            ": > {log:q}; helmlite run --spec-json {params.specs} --threads {threads} --batch-size {params.batch_size} "
             "--chunk-size {params.chunk_size} --n-resamples {params.n_resamples} --bootstrap-seed {params.seed} "
-            "--results-dir {params.results_dir:q} --cache {params.cache:q} --quiet > {log:q} 2>&1 "
+            "--results-dir {params.results_dir:q} --cache {params.cache:q} --quiet 2>> {log:q} | tee -a {log:q} "
             "|| (tail -n 20 {log:q} >&2; exit 1)"
 
 

@@ -1,0 +1,84 @@
+"""README's commands stay true: every command in its ```bash blocks is checked against the project.
+
+Each `helmlite …` line must parse with the CLI's own parser (placeholders such as <suite> are plain
+arguments), and the cheap ones run (no model: `helmlite models list`, `helmlite prompts`); `papermill`
+lines name an existing notebook and only its parameters; `snakemake` lines name existing config files,
+profiles and targets the workflow knows (checked with a dry run); `make` targets exist in the Makefile;
+scripts under benchmarks/ exist. Commands that need a GPU, SLURM or hours are checked, not run.
+"""
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from helmlite import cli
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def readme_commands() -> list[str]:
+    """Every command line of README's bash blocks: continuations joined, comments and env assignments dropped."""
+    text = (REPO / "README.md").read_text()
+    lines = []
+    for block in re.findall(r"```bash\n(.*?)```", text, re.S):
+        for line in re.sub(r"\\\n\s*", " ", block).splitlines():
+            line = re.sub(r"\s+#\s.*$", "", line).strip()
+            if line and not line.startswith("#"):
+                lines.append(re.sub(r"^(?:[A-Z_]+=\S+\s+)+", "", line))
+    return lines
+
+
+def notebook_parameters(path: Path) -> set[str]:
+    cells = json.loads(path.read_text())["cells"]
+    source = next("".join(c["source"]) for c in cells if "parameters" in c.get("metadata", {}).get("tags", []))
+    return set(re.findall(r"^(\w+)\s*=", source, re.M))
+
+
+COMMANDS = readme_commands()
+
+
+def test_readme_has_commands_of_every_kind():
+    kinds = {command.split()[0].rsplit("/", 1)[-1] for command in COMMANDS}
+    assert {"make", "papermill", "snakemake", "helmlite"} <= kinds
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_readme_command_is_true(command, mirrored_cache, capsys):
+    words = shlex.split(command)
+    program = words[0].rsplit("/", 1)[-1]
+    if program == "helmlite":
+        cli.build_parser().parse_args(words[1:])  # a usage mistake raises
+        if words[1:3] == ["models", "list"] or words[1] == "prompts":
+            assert cli.main(words[1:]) == 0
+            assert capsys.readouterr().out.strip()
+    elif program == "papermill":
+        notebook = REPO / words[1]
+        assert notebook.is_file(), command
+        given = [words[k + 1] for k, word in enumerate(words) if word == "-p"]
+        assert set(given) <= notebook_parameters(notebook), command
+        for k, word in enumerate(words):
+            if word == "-y":  # the YAML it passes names parameters too
+                assert re.match(r"(\w+):", words[k + 1]).group(1) in notebook_parameters(notebook)
+    elif program == "snakemake":
+        for flag in ("--configfile", "--workflow-profile"):
+            if flag in words:
+                assert (REPO / words[words.index(flag) + 1]).exists(), command
+        if "--workflow-profile" not in words:  # a cluster profile needs the cluster: its config is checked above
+            targets = [w for w in words[1:] if not w.startswith("-") and not w.isdigit()
+                       and words[words.index(w) - 1] not in ("--configfile", "--cores")]
+            done = subprocess.run([sys.executable, "-m", "snakemake", *targets, "--dry-run", "--quiet", "--cores", "1"],
+                                  cwd=REPO, capture_output=True, text=True)
+            assert done.returncode == 0, done.stderr[-2000:]
+    elif program == "make":
+        assert re.search(rf"^{re.escape(words[1])}:", (REPO / "Makefile").read_text(), re.M), command
+    elif program in ("python", "bash", "pip"):
+        scripts = [w for w in words if w.startswith("benchmarks/")]
+        assert scripts and all((REPO / s).is_file() for s in scripts), command
+    else:
+        pytest.fail(f"README command of an unknown kind: {command}")
