@@ -7,7 +7,11 @@ from helmlite.workflow import validated_for_snakemake
 min_version("9.0")
 
 
-configfile: "config/config.yaml"
+# Exactly the config it is given: --configfile FILE alone, or config/config.yaml when none is given (a
+# `configfile:` directive would be deep-merged with --configfile, planning runs from both files).
+if not workflow.config_settings.configfiles:
+
+    configfile: "config/config.yaml"
 
 
 # the schema (helmlite/schema.yaml) and the names; one line and exit status 2 when bad

@@ -101,3 +101,26 @@ def test_readme_states_the_default_plan():
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     stated = re.search(r"The default config plans (.+?\)), both embedded", readme.replace("\n", " ")).group(1)
     assert stated == workflow.plan_summary(workflow.load_config(Path(__file__).resolve().parent.parent / "config" / "config.yaml"))
+
+
+@pytest.mark.parametrize("configfile", [None, "config/test.yaml", "config/config.yaml", "config/paper.yaml"])
+def test_snakemake_plans_exactly_the_runs_of_the_config_it_is_given(configfile):
+    """The workflow reads exactly the file given with --configfile (config/config.yaml when none): its planned
+    run folders (snakemake --summary) are the run ids helmlite's own reading of that file lists — before, the
+    Snakefile's default was deep-merged with the given file (test.yaml gained config.yaml's formats)."""
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from helmlite import workflow
+
+    repo = Path(__file__).resolve().parent.parent
+    args = [sys.executable, "-m", "snakemake", "--summary", "--cores", "1"]
+    if configfile:
+        args += ["--configfile", configfile]
+    done = subprocess.run(args, cwd=repo, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    planned = set(re.findall(r"/runs/([^/\s]+)/stats\.json", done.stdout))
+    expected = set(workflow.run_specs(workflow.load_config(repo / (configfile or "config/config.yaml"))))
+    assert planned == expected and planned
