@@ -85,7 +85,13 @@ def write_json(target: str | os.PathLike, obj) -> Path:
 
 
 def write_csv(target: str | os.PathLike, frame: pd.DataFrame, float_format: str = "%.6g") -> Path:
-    """Write a table as CSV atomically, with a fixed float format so re-runs are byte-identical."""
+    """Write a table as CSV atomically, with a fixed float format so re-runs are byte-identical. A value that is
+    not defined — ±inf: an interval with no finite bound, an MDE where nothing is detectable — is written as an
+    empty cell, like NaN; the row's own columns say why (its n, its interval method, a claim's evidence)."""
+    numeric = frame.select_dtypes(include="number").columns
+    if len(numeric):
+        frame = frame.copy()
+        frame[numeric] = frame[numeric].replace([math.inf, -math.inf], math.nan)
     with atomic_open(target, "w", encoding="utf-8", newline="") as handle:
         frame.to_csv(handle, index=False, float_format=float_format, lineterminator="\n")
     return Path(target)

@@ -60,3 +60,18 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary_file(tmp_path):
         raise RuntimeError("interrupted")
     assert target.read_text() == '{\n  "n": 1\n}\n'
     assert [p.name for p in tmp_path.iterdir()] == ["stats.json"]
+
+
+def test_write_csv_leaves_undefined_values_empty(tmp_path):
+    """Hand-built: ±inf (no finite bound, nothing detectable) is written as an empty cell like NaN; other
+    values, text columns and the caller's frame are untouched."""
+    import math
+
+    import pandas as pd
+
+    from helmlite._io import write_csv
+
+    frame = pd.DataFrame({"claim": ["a", "b"], "ci_low": [-math.inf, 0.25], "mde": [math.inf, 0.1], "n": [2, 40]})
+    path = write_csv(tmp_path / "t.csv", frame)
+    assert path.read_text() == "claim,ci_low,mde,n\na,,,2\nb,0.25,0.1,40\n"
+    assert math.isinf(frame["mde"][0])
