@@ -5,6 +5,7 @@ The Snakefile and the ``helmlite`` CLI both go through here, so the two never di
 from __future__ import annotations
 
 import copy
+import hashlib
 import os
 import re
 from importlib import resources
@@ -165,31 +166,44 @@ def analysis_runs(config: dict, analysis: Analysis) -> dict:
     return {run_id: RunSpec.from_dict(item.spec) for run_id, item in grid_runs(config, analysis)}
 
 
-def run_specs(config: dict) -> dict:
-    """Every run the config asks for, by run id (explicit ``runs`` plus the notebooks' grids)."""
+def runs_by_analysis(config: dict) -> dict[str, dict]:
+    """Every run the config asks for, grouped by the analysis that asks first (``runs`` for the explicit
+    ``runs:`` list, then the enabled analyses in config order): analysis key → {run id: spec}. A run
+    two analyses share (the 5-shot MMLU run of several sensitivity studies) appears once."""
     from .runspec import RunSpec
 
-    specs = {s.run_id: s for s in (RunSpec.from_dict(run) for run in config.get("runs", []))}
+    groups = {"runs": {s.run_id: s for s in (RunSpec.from_dict(run) for run in config.get("runs", []))}}
+    seen = set(groups["runs"])
     for analysis in enabled(config):
-        specs.update(analysis_runs(config, analysis))
-    return specs
+        mine = {run_id: spec for run_id, spec in analysis_runs(config, analysis).items() if run_id not in seen}
+        seen |= set(mine)
+        groups[analysis.key] = mine
+    return {key: runs for key, runs in groups.items() if runs}
+
+
+def run_specs(config: dict) -> dict:
+    """Every run the config asks for, by run id (explicit ``runs`` plus the notebooks' grids)."""
+    return {run_id: spec for runs in runs_by_analysis(config).values() for run_id, spec in runs.items()}
+
+
+def _bucket(run_id: str, n_buckets: int) -> int:
+    """A run's job within its model and analysis: a hash of its id, so it never depends on the other runs."""
+    return int(hashlib.sha256(run_id.encode()).hexdigest()[:12], 16) % n_buckets
 
 
 def run_batches(config: dict) -> dict[str, list]:
-    """The run specs grouped into Snakemake jobs, by job id: runs of one model, at most
-    ``engine.runs_per_job`` per job (the model is loaded once per job, not once per run). Runs are dealt
-    round-robin in run-id order, so each job gets a similar mix of scenarios and the jobs balance across
-    cores. Ids are stable identifiers, ``<model>_<k>``."""
-    size = config["engine"]["runs_per_job"]
-    by_model: dict[str, list] = {}
-    for run_id, spec in sorted(run_specs(config).items()):
-        by_model.setdefault(spec.model, []).append(spec)
-    batches = {}
-    for model, specs in sorted(by_model.items()):
-        n_jobs = -(-len(specs) // size)
-        for k in range(n_jobs):
-            batches[re.sub(r"[^0-9A-Za-z]+", "_", f"{model}_{k + 1}")] = specs[k::n_jobs]
-    return batches
+    """The run specs grouped into Snakemake jobs, by job id ``<model>_<analysis>_<k>``: runs of one model
+    for one analysis (the model is loaded once per job), spread over up to ``engine.jobs_per_analysis``
+    jobs by a hash of the run id. A run's job depends on nothing but its own id, so adding or removing a
+    run changes only the job it lands in, and Snakemake re-runs nothing else. Empty buckets make no job;
+    runs within a job are in run-id order."""
+    n_buckets = config["engine"]["jobs_per_analysis"]
+    batches: dict[str, list] = {}
+    for key, runs in runs_by_analysis(config).items():
+        for run_id, spec in sorted(runs.items()):
+            job = re.sub(r"[^0-9A-Za-z]+", "_", f"{spec.model}_{key}_{_bucket(run_id, n_buckets) + 1}")
+            batches.setdefault(job, []).append(spec)
+    return dict(sorted(batches.items()))
 
 
 def plan_summary(config: dict) -> str:

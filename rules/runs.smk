@@ -1,6 +1,7 @@
 # Run jobs: each writes its run specs' folders results/runs/<run_id>/ (layout: helmlite.results).
-# A job holds up to engine.runs_per_job runs of one model (the model is loaded once; start-up
-# costs ~6-10 s per job on a CPU); runs_per_job: 1 gives one job per run spec. Jobs share the SQLite request
+# A job holds runs of one model for one analysis (the model is loaded once; start-up costs ~6-10 s per job
+# on a CPU), hashed by run id into engine.jobs_per_analysis jobs, so adding a run re-runs only the job it
+# lands in (helmlite.workflow.run_batches). Jobs share the SQLite request
 # cache, so a crashed or interrupted job resumes without repeating model calls, and a cluster profile can
 # spread them (each job declares threads and memory). Each finished run prints one line (its main metric,
 # interval, model calls and cache hits), which Snakemake shows as the job goes and the job log keeps.

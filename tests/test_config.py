@@ -62,22 +62,48 @@ def test_notebook_parameters_come_from_the_config():
     assert len(outputs["figures"]) == 2 * len(analysis.figures)
 
 
-@pytest.mark.parametrize("per_job", [1, 4, 10])
-def test_run_batches_cover_every_run_once_per_model(per_job):
-    """Run jobs: every run spec in exactly one job, a job holds one model and at most ``engine.runs_per_job``
-    runs, and the jobs of one model differ in size by at most one (balanced)."""
+@pytest.mark.parametrize("per_analysis", [1, 2, 8])
+def test_run_batches_cover_every_run_once_per_model_and_analysis(per_analysis):
+    """Run jobs: every run spec in exactly one job; a job holds one model and one analysis; a model and
+    analysis get at most ``engine.jobs_per_analysis`` jobs; job ids are identifiers naming both."""
     config = workflow.load_config(REPO / "config" / "config.yaml")
-    config["engine"]["runs_per_job"] = per_job
+    config["engine"]["jobs_per_analysis"] = per_analysis
     batches = workflow.run_batches(config)
     ids = [spec.run_id for batch in batches.values() for spec in batch]
     assert sorted(ids) == sorted(workflow.run_specs(config)) and len(ids) == len(set(ids))
-    sizes: dict[str, list[int]] = {}
+    by_analysis = {run_id: key for key, runs in workflow.runs_by_analysis(config).items() for run_id in runs}
+    jobs: dict[tuple, int] = {}
     for batch_id, batch in batches.items():
-        assert batch_id.isidentifier() and 1 <= len(batch) <= per_job
-        assert len({spec.model for spec in batch}) == 1
-        sizes.setdefault(batch[0].model, []).append(len(batch))
-    assert all(max(s) - min(s) <= 1 for s in sizes.values())
-    assert len(batches) == sum(-(-sum(s) // per_job) for s in sizes.values())
+        assert batch_id.isidentifier() and batch
+        (model,) = {spec.model for spec in batch}
+        (key,) = {by_analysis[spec.run_id] for spec in batch}
+        assert batch_id.startswith(f"{model.replace('-', '_')}_{key}_")
+        jobs[model, key] = jobs.get((model, key), 0) + 1
+    assert max(jobs.values()) <= per_analysis
+    if per_analysis == 1:
+        assert len(batches) == len(jobs)
+
+
+def _job_parameters(config: dict) -> dict[str, list[str]]:
+    return {job: [spec.run_id for spec in batch] for job, batch in workflow.run_batches(config).items()}
+
+
+@pytest.mark.parametrize("configfile", ["config/config.yaml", "config/test.yaml"])
+def test_adding_a_scenario_leaves_every_other_job_unchanged(configfile):
+    """Stable assignment (issue 24 §1): a scenario added to a config lands its runs in some jobs; every
+    job that got none of them keeps exactly the runs it had (its Snakemake parameters are unchanged, so it
+    is not re-run), and the jobs that got them only gained the new runs."""
+    config = workflow.load_config(REPO / configfile)
+    before = _job_parameters(config)
+    config["helm_core"]["scenarios"].append({"scenario": "mmlu", "args": {"subject": "econometrics"}})
+    after = _job_parameters(config)
+    new_runs = set(workflow.run_specs(config)) - {r for runs in before.values() for r in runs}
+    assert new_runs, "the added scenario must add runs"
+    changed = {job for job in after if after[job] != before.get(job)}
+    assert changed and all(set(after[job]) - set(before.get(job, [])) <= new_runs for job in changed)
+    assert all(set(before.get(job, [])) <= set(after[job]) for job in changed)
+    assert {job: runs for job, runs in after.items() if job not in changed} == \
+        {job: runs for job, runs in before.items() if job not in changed}
 
 
 def test_wall_clock_tables_are_kept_apart_from_tables():
