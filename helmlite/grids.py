@@ -63,13 +63,15 @@ def sensitivity(section: dict) -> list[GridRun]:
 
 def depth(section: dict) -> list[GridRun]:
     """Notebook 04: every task × length × model × scoring method (a task's own ``lengths``/``methods`` override
-    the section's)."""
+    the section's). Log-probability runs also score each instance's baseline (the same candidates under a
+    query the context cannot answer: ``perturbations: [baseline]``), which the analysis subtracts."""
     out = []
     for task in section["tasks"]:
         for length in task.get("lengths", section["lengths"]):
             entry = {**task, "args": {**task.get("args", {}), "target_tokens": length}}
             entry.pop("lengths", None)
             entry.pop("methods", None)
-            out += [GridRun(run_spec(entry, model, {}, method=method)) for model in section["models"]
-                    for method in task.get("methods", section["methods"])]
+            for method in task.get("methods", section["methods"]):
+                entry["perturbations"] = ["baseline"] if method == "multiple_choice_separate" else []
+                out += [GridRun(run_spec(entry, model, {}, method=method)) for model in section["models"]]
     return out

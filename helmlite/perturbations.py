@@ -225,7 +225,7 @@ PERTURBATIONS = {
 
 def perturbation(name: str) -> Perturbation:
     if name not in PERTURBATIONS:
-        raise InputError(f"unknown perturbation {name!r}; known: {', '.join(PERTURBATIONS)} (and 'contrast' for contrast sets)")
+        raise InputError(f"unknown perturbation {name!r}; known: {', '.join(PERTURBATIONS)} (and the scenario-supplied 'contrast' and 'baseline')")
     return PERTURBATIONS[name]
 
 

@@ -31,7 +31,7 @@ from .perturbations import perturb_instance, resources_used
 from .provenance import git_state, package_versions
 from .results import InstanceRecord, MetricStat, PerturbedOutcome, RunStats, write_run
 from .runspec import RunError, RunSpec
-from .scenarios import TEST, TRAIN, Instance, scenario
+from .scenarios import SCENARIO_VARIANTS, TEST, TRAIN, Instance, scenario
 from .seeds import rng
 
 RESULTS_DIR = Path("results/runs")
@@ -114,10 +114,14 @@ def _execute_requests(adapted: list[Adapted], model: LanguageModel) -> list[list
 
 
 def _variants(spec: RunSpec, test: list[Instance]) -> dict[str, list[Instance | None]]:
-    """The test set as given and under each requested perturbation (None where an instance has no contrast)."""
+    """The test set as given and under each requested perturbation or scenario-supplied variant (contrast,
+    baseline; None where an instance has none)."""
     variants: dict[str, list[Instance | None]] = {"identity": list(test)}
     for name in spec.perturbations:
-        variants[name] = [i.contrast for i in test] if name == "contrast" else [perturb_instance(i, name) for i in test]
+        if name in SCENARIO_VARIANTS:
+            variants[name] = [getattr(i, SCENARIO_VARIANTS[name]) for i in test]
+        else:
+            variants[name] = [perturb_instance(i, name) for i in test]
     return variants
 
 

@@ -15,7 +15,7 @@ from .adaptation import AdapterSpec
 from .errors import UserError
 from .metrics.selection import check_families, default_families
 from .perturbations import perturbation
-from .scenarios import scenario
+from .scenarios import SCENARIO_VARIANTS, scenario
 
 
 class RunError(UserError):
@@ -30,7 +30,7 @@ class RunSpec:
     adapter: AdapterSpec = field(default_factory=AdapterSpec)
     max_instances: int | None = None
     data_seed: int = 0
-    perturbations: tuple[str, ...] = ()  # "robustness", "dialect", "gender", "race", "contrast"
+    perturbations: tuple[str, ...] = ()  # "robustness", "dialect", "gender", "race", "contrast", "baseline"
     metrics: tuple[str, ...] = ()  # metric families (helmlite.metrics.selection); from_dict fills the defaults
 
     def __post_init__(self):
@@ -65,7 +65,7 @@ class RunSpec:
         args = tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in (spec.get("args") or {}).items()))
         perturbations = tuple(spec.get("perturbations") or ())
         for name in perturbations:
-            if name != "contrast":
+            if name not in SCENARIO_VARIANTS:
                 perturbation(name)  # validates the name
         return cls(spec["scenario"], spec["model"], args, adapter_spec, spec.get("max_instances"), spec.get("data_seed", 0),
                    perturbations, tuple(spec.get("metrics") or ()))

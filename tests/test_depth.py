@@ -57,7 +57,7 @@ def test_u_shape_statistic_on_known_curves(curve, lost, primacy_sign, recency_si
 def test_curves_with_fewer_than_ten_contexts_get_no_interval_and_no_verdict():
     records = synthetic_records((1.0, 0.0, 0.0, 0.0, 0.0, 1.0), contexts=9)  # a perfect U, but only 9 contexts
     ushape, table = verdicts(records)
-    assert ushape["primacy_ci_low"].isna().all() and (ushape["primacy_method"] == depth.sweeps.INCONCLUSIVE).all()
+    assert ushape["primacy_ci_low"].isna().all() and (ushape["primacy_method"] == "inconclusive: 9 contexts < 10 (no interval)").all()
     assert set(table["verdict"]) == {"inconclusive"} and table["claim"].str.contains("9 contexts < 10").all()
     curves = depth.curves(records)
     assert curves["ci_low"].isna().all() and curves["interval"].str.startswith("inconclusive").all()
@@ -170,3 +170,76 @@ def test_generation_with_and_without_prefix_reuse_agree(tiny_model_dir):
     encoded = [model._encode(r.prompt) for r in requests]
     reused = [g.text for g in model._generate_with_prefix(requests, encoded, model._shared_prefix([(e, len(e)) for e in encoded]))]
     assert plain == reused
+
+
+def _logprob_records(correct, baseline, contexts=20, length=512):
+    """Log-prob retrieval rows from per-depth (correct, baseline-hit) patterns, the same in every context."""
+    return pd.DataFrame([{"model": "m", "task": "json_kv", "length": length, "method": depth.sweeps.SCORE_NAME["multiple_choice_separate"],
+                          "depth": d, "position": d, "context": c, "correct": float(correct[k]), "chance": 1 / 6,
+                          "baseline": float(baseline[k]) if baseline is not None else np.nan}
+                         for c in range(contexts) for k, d in enumerate(DEPTHS)])
+
+
+def test_candidate_preference_is_removed_by_the_baseline():
+    """Issue 24 §5: a model that always picks the first candidate scores 1 at depth 0 whatever it is asked.
+    Raw accuracy would read as primacy; with the baseline (which also hits at depth 0) the score is 0 at
+    every depth, the curve is at the floor and gets no verdict."""
+    first_only = (1, 0, 0, 0, 0, 0)
+    records = _logprob_records(first_only, first_only)
+    ushape, table = verdicts(records)
+    row = ushape.iloc[0]
+    assert row["score"] == "accuracy − baseline" and row["mean_score"] == 0 and bool(row["floor"])
+    assert row["primacy"] == 0 and np.isnan(row["primacy_ci_low"]) and "floor" in row["no_verdict"]
+    assert set(table["verdict"]) == {"inconclusive"}
+    curves = depth.curves(records)
+    assert curves["baseline"].tolist() == list(map(float, first_only)) and (curves["difference"] == 0).all()
+    # without the baseline a log-prob curve gets no verdict either (preference not removed)
+    ushape, table = verdicts(_logprob_records(first_only, None))
+    assert ushape.iloc[0]["no_verdict"] == f"inconclusive: {depth.sweeps.NO_BASELINE}"
+    assert set(table["verdict"]) == {"inconclusive"}
+
+
+def test_retrieval_above_the_baseline_is_tested_on_the_difference():
+    """Correct everywhere; the baseline hits at depth 0 only: score 0 at the start, 1 elsewhere, so primacy
+    = 0 − 1 = −1 and end − start = 1 − 0 = 1, end − middle = 0 (hand-derived)."""
+    ushape, table = verdicts(_logprob_records((1, 1, 1, 1, 1, 1), (1, 0, 0, 0, 0, 0)))
+    row = ushape.iloc[0]
+    assert (row["primacy"], row["recency"], row["recency_minus_primacy"]) == (-1.0, 0.0, 1.0)
+    helmet = table.set_index("quantity").loc["recency_preferred:m:json_kv:512:logprob"]
+    # HELMET's claim needs end − start > 0 AND end − middle > 0: the intersection–union estimate is the smaller
+    assert helmet["estimate"] == 0.0 and helmet["verdict"] != "supported"
+
+
+def test_helmet_recency_is_an_intersection_union_test():
+    """Recency preferred needs end > start and end > middle: a curve rising to the end supports it; a curve whose
+    end beats its start but not its middle does not (the smaller difference decides)."""
+    rising = synthetic_records((0.1, 0.1, 0.1, 0.1, 0.5, 0.95), contexts=60)
+    _, table = verdicts(rising)
+    assert table.set_index("quantity").loc["recency_preferred:m:t:512:generation", "verdict"] == "supported"
+    humped = synthetic_records((0.1, 0.5, 0.95, 0.95, 0.6, 0.5), contexts=60)
+    ushape, table = verdicts(humped)
+    row, claim = ushape.iloc[0], table.set_index("quantity").loc["recency_preferred:m:t:512:generation"]
+    assert claim["estimate"] == pytest.approx(min(row["recency_minus_primacy"], row["recency"]))
+    assert claim["p_value"] == pytest.approx(max(row["recency_minus_primacy_p"], row["recency_p"]))
+    assert claim["verdict"] != "supported"
+
+
+def test_length_degradation_test_is_paired_by_context():
+    """Score at the shortest length minus the longest, per context: the estimate equals the mean over contexts
+    of (mean score at 512 − mean score at 1024), computed here directly with pandas; a large drop (accuracy
+    0.9 → 0.3 over a baseline of 0.1) is supported; fewer contexts → no verdict."""
+    rng = np.random.default_rng(1)
+    def draw(p, length):
+        return _logprob_records(rng.random(6) < p, rng.random(6) < 0.1, contexts=1, length=length)
+    frames = [draw(p, length).assign(context=c) for c in range(40) for p, length in ((0.9, 512), (0.3, 1024))]
+    records = pd.concat(frames, ignore_index=True)
+    tests = depth.length_tests(records, seed=0, n_resamples=500)
+    row = tests.iloc[0]
+    per_context = (records.assign(score=records.correct - records.baseline)
+                   .groupby(["length", "context"])["score"].mean().unstack("length"))
+    assert row["difference"] == pytest.approx((per_context[512] - per_context[1024]).mean())
+    assert (row["short"], row["long"], row["score"], row["no_verdict"]) == (512, 1024, "accuracy − baseline", "")
+    table = claims.claims_table(depth.claims(depth.u_shape(records, seed=0, n_resamples=300), tests))
+    assert table.set_index("quantity").loc["length_degradation:m:json_kv:512-1024:logprob", "verdict"] == "supported"
+    few = depth.length_tests(records[records.context < 5], seed=0, n_resamples=300)
+    assert few.iloc[0]["no_verdict"].startswith("inconclusive: 5 contexts") and np.isnan(few.iloc[0]["ci_low"])

@@ -38,6 +38,8 @@ def test_helm_core_and_depth_grids():
         ("niah", 256, "generation"), ("niah", 256, "multiple_choice_separate"),
         ("niah", 512, "generation"), ("niah", 512, "multiple_choice_separate"),
         ("json_kv", 1024, "generation"), ("json_kv", 1024, "multiple_choice_separate")]
+    # log-probability runs score each instance's baseline (the key-absent query); generation runs do not
+    assert [r.spec.get("perturbations", []) for r in depth] == [[], ["baseline"]] * 3
 
 
 def test_catalog_refers_to_grid_functions_and_notebooks_get_run_ids_and_levels():

@@ -114,6 +114,30 @@ def test_multidoc_qa_has_ten_documents_and_records_the_gold_position(mirrored_ca
         assert all(len(d.split(") ", 1)[1].split()) <= meta["passage_words"] for d in documents)
 
 
+@pytest.mark.parametrize("name", ["json_kv", "litm_kv", "niah", "nq_multidoc"])
+def test_depth_instances_carry_a_baseline_query_the_context_cannot_answer(mirrored_cache, name):
+    """Issue 24 §5: every candidate occurs in the context (NIAH's distractor numbers too), and the baseline keeps
+    the candidates while asking something absent: a key not in the dictionary, a needle without "special magic
+    number", a question none of whose answers occurs in the documents."""
+    model = WordModel()
+    size = {"n_questions": 2} if name == "nq_multidoc" else {"n_contexts": 2}
+    for instance in scenario(name).load(target_tokens=700, count_tokens=model.count_tokens, **size):
+        base = instance.baseline
+        assert base is not None and base.id == instance.id + "#baseline" and base.references == instance.references
+        assert all(r.output in instance.input and r.output in base.input for r in instance.references)
+        if name in ("json_kv", "litm_kv"):
+            asked = base.input.split('Key: "')[1].split('"')[0]
+            assert f'"{asked}":' not in base.input and base.input.split("Key:")[0] == instance.input.split("Key:")[0]
+        elif name == "niah":
+            assert "special magic number is" in instance.input and "special magic number is" not in base.input
+            gold = instance.first_correct  # the needle's number, phrased like a distractor, at the needle's place
+            assert base.input == instance.input.replace(f"The special magic number is {gold}.", f"A note mentions the number {gold}.")
+        else:
+            question = base.input.split("\n\nQuestion: ")[1]
+            assert question != instance.input.split("\n\nQuestion: ")[1]
+            assert base.input.split("\n\nQuestion: ")[0] == instance.input.split("\n\nQuestion: ")[0]
+
+
 def test_multidoc_qa_refuses_fewer_than_ten_documents_or_a_length_too_short(mirrored_cache):
     with pytest.raises(ValueError, match="n_documents must be at least 10"):
         scenario("nq_multidoc").load(n_documents=5, n_questions=1, count_tokens=WordModel().count_tokens)

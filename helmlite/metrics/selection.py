@@ -11,6 +11,7 @@ from __future__ import annotations
 from .._names import did_you_mean
 from ..errors import InputError
 from ..perturbations import perturbation
+from ..scenarios._base import SCENARIO_VARIANTS
 
 MULTIPLE_CHOICE = ("multiple_choice_joint", "multiple_choice_separate", "multiple_choice_separate_calibrated")
 FAMILIES = ("accuracy", "robustness", "fairness", "equivariance", "calibration", "bias", "toxicity", "bbq", "efficiency")
@@ -37,5 +38,6 @@ def check_families(names) -> tuple[str, ...]:
 
 
 def perturbation_kind(name: str) -> str:
-    """``robustness`` or ``fairness`` for a named perturbation, ``contrast`` for contrast sets."""
-    return "contrast" if name == "contrast" else perturbation(name).kind
+    """``robustness`` or ``fairness`` for a named perturbation; a scenario-supplied variant's own name
+    (``contrast`` for contrast sets, ``baseline`` for the retrieval tasks' key-absent query)."""
+    return name if name in SCENARIO_VARIANTS else perturbation(name).kind

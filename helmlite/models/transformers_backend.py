@@ -248,17 +248,20 @@ class TransformersModel:
     def score(self, requests: Sequence[ScoreRequest]) -> list[Scores]:
         """Log-probabilities of every continuation. Shared token prefixes are encoded once, level by level
         (a few-shot prefix shared by every instance, then one question scored against several answers; one
-        long context queried several times), and one-token continuations of one context share a single
-        row (multiple-choice-joint answer letters)."""
+        long context queried several times), one-token continuations of one context share a single
+        row (multiple-choice-joint answer letters), and a (prompt, continuation) pair that occurs several
+        times (a depth sweep's baseline query, the same at every depth of a context) is scored once."""
         rows = [self._pair_tokens(request.prompt, continuation) for request in requests for continuation in request.continuations]
         started = time.perf_counter()
-        unique, alternatives, where = self._merge_one_token_rows(rows)
+        distinct = list(dict.fromkeys((tuple(ids), n) for ids, n in rows))  # a repeated (prompt, continuation) runs once
+        unique, alternatives, where = self._merge_one_token_rows([(list(ids), n) for ids, n in distinct])
         values: list[list[float] | None] = [None] * len(unique)
         if self.min_prefix_tokens <= 0:
             self._score_rows(unique, list(range(len(unique))), None, values, alternatives)
         else:
             self._score_shared(unique, list(range(len(unique))), None, values, alternatives)
-        token_lp = [values[k] if choice is None else [values[k][choice]] for k, choice in where]
+        by_row = {row: values[k] if choice is None else [values[k][choice]] for row, (k, choice) in zip(distinct, where)}
+        token_lp = [by_row[tuple(ids), n] for ids, n in rows]
         elapsed = (time.perf_counter() - started) / max(1, len(requests))
         results, k = [], 0
         for request in requests:

@@ -2,8 +2,9 @@
 
 A scenario turns raw files (fetched through :mod:`helmlite.data`) into :class:`Instance` records,
 HELM-style (Liang et al. 2022, §3): an input, references tagged correct or not, a split, metadata
-(subject, group, depth, …) and an optional *contrast* partner (a minimally edited input whose label may
-change — Gardner et al. 2020; HELM's equivariance robustness).
+(subject, group, depth, …) and optional partners the scenario supplies: a *contrast* (a minimally edited input
+whose label may change — Gardner et al. 2020; HELM's equivariance robustness) and a *baseline* (the same
+candidates asked about something the context does not contain — see :data:`SCENARIO_VARIANTS`).
 """
 from __future__ import annotations
 
@@ -15,6 +16,11 @@ from .._names import did_you_mean
 from ..errors import UserError
 
 TRAIN, TEST = "train", "test"
+# Variants a scenario supplies with its instances (a run asks for them in ``perturbations``, like HELM's
+# perturbations), by name → Instance attribute. ``contrast``: Gardner et al.'s contrast sets. ``baseline``:
+# the retrieval tasks' key-absent query over the same context and candidates — what a model picks from
+# position or candidate preference alone, which a depth curve subtracts (issue: candidate bias).
+SCENARIO_VARIANTS = {"contrast": "contrast", "baseline": "baseline"}
 
 
 @dataclass(frozen=True)
@@ -32,6 +38,7 @@ class Instance:
     split: str
     metadata: dict = field(default_factory=dict, compare=False, hash=False)
     contrast: "Instance | None" = None
+    baseline: "Instance | None" = None  # same references, a query the context cannot answer (key-independent preference)
 
     @property
     def correct_references(self) -> tuple[Reference, ...]:

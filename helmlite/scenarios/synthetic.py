@@ -13,8 +13,20 @@
 
 One *context* is queried at every depth (HELMET's protocol), so instances of a context share their
 prompt prefix up to the needle-dependent part. References hold the gold answer (correct) and
-distractors drawn from the same context, for a log-probability retrieval score when generation is
+distractors that occur in the same context, for a log-probability retrieval score when generation is
 at floor.
+
+**Baseline (key-absent query).** A log-probability score over candidates that all occur in the context
+rewards a model that prefers some *positions* (the first value of a dictionary) whatever it is asked:
+in the default run of 2026-11-30, Gemma-3-270M picked the dictionary's first value in 49 of 60 JSON KV
+instances. Every instance therefore carries a :attr:`~helmlite.scenarios.Instance.baseline`: the same
+context and the same candidates with a query the context cannot answer — a key absent from the
+dictionary (JSON KV, LitM KV), a needle sentence that no longer says "special magic number" (its number
+stays where the needle was, phrased like the haystack's other numbers: NIAH), a question of another NQ
+example none of whose answers occurs in the documents (multi-document QA). The baseline's hit rate at a
+depth is how often the model picks the candidate at that position from preference alone; the depth
+analysis tests accuracy − baseline. A run asks for it with ``perturbations: [baseline]`` (the depth grid
+adds it to every log-probability run).
 
 **Depth vs position.** A depth d places the target at item index ``round(d·(n − 1))`` among ``n``
 items, so with few items several depths land on the same item. Every instance records the item it
@@ -27,6 +39,7 @@ from __future__ import annotations
 import json
 import re
 import uuid
+from dataclasses import replace
 from typing import Callable
 
 import numpy as np
@@ -79,10 +92,27 @@ def _fit(build: Callable[[int], str], target_tokens: int, count: TokenCounter, u
     return low
 
 
+def _absent_key(seed: int, pairs: list[tuple[str, str]]) -> str:
+    """A UUID key that is not among the dictionary's keys (the baseline's query)."""
+    rng = np.random.default_rng(seed)
+    keys = {k for k, _ in pairs}
+    while True:
+        key = str(uuid.UUID(int=int(rng.integers(2**63)) << 64 | int(rng.integers(2**63)), version=4))
+        if key not in keys:
+            return key
+
+
+def _with_baseline(instance: Instance, baseline_input: str) -> Instance:
+    """``instance`` carrying its baseline: the same references and metadata, an unanswerable query."""
+    baseline = Instance(f"{instance.id}#baseline", baseline_input, instance.references, instance.split, instance.metadata)
+    return replace(instance, baseline=baseline)
+
+
 def _kv_instances(name: str, pairs: list[tuple[str, str]], gold: tuple[str, str], context: int, depths, target_tokens: int,
                   distractors: int, rng: np.random.Generator, extra: dict) -> list[Instance]:
     out = []
     others = [v for k, v in pairs if k != gold[0]]
+    absent = _absent_key(derive_seed(name, target_tokens, context, "absent key"), pairs)
     for depth in depths:
         placed = [p for p in pairs if p[0] != gold[0]]
         index = depth_index(depth, len(placed) + 1)
@@ -91,7 +121,8 @@ def _kv_instances(name: str, pairs: list[tuple[str, str]], gold: tuple[str, str]
         refs = (Reference(gold[1], True),) + tuple(Reference(others[i], False) for i in picks)
         meta = {"depth": depth, "context": context, "target_tokens": target_tokens, **position_metadata(index, len(placed)),
                 **extra}
-        out.append(Instance(f"{name}/{target_tokens}/{context}/{depth:.2f}", kv_prompt(placed, gold[0]), refs, TEST, meta))
+        out.append(_with_baseline(Instance(f"{name}/{target_tokens}/{context}/{depth:.2f}", kv_prompt(placed, gold[0]), refs,
+                                           TEST, meta), kv_prompt(placed, absent)))
     return out
 
 
@@ -108,6 +139,7 @@ def load_json_kv(target_tokens: int = 1024, n_contexts: int = 5, depths=DEPTHS, 
                 for _ in range(max(8, target_tokens // 2))]
         n = _fit(lambda m: kv_prompt(pool[:m], pool[0][0]), target_tokens, count_tokens, len(pool))
         pairs = pool[:n]
+        absent = _absent_key(derive_seed("json_kv", seed, target_tokens, context, "absent key"), pairs)
         for depth in depths:
             index = depth_index(depth, n)
             key, value = pairs[index]
@@ -115,7 +147,8 @@ def load_json_kv(target_tokens: int = 1024, n_contexts: int = 5, depths=DEPTHS, 
             picks = rng.choice(len(others), size=min(distractors, len(others)), replace=False)
             refs = (Reference(value, True),) + tuple(Reference(others[i], False) for i in picks)
             meta = {"depth": depth, "context": context, "target_tokens": target_tokens, **position_metadata(index, n)}
-            out.append(Instance(f"json_kv/{target_tokens}/{context}/{depth:.2f}", kv_prompt(pairs, key), refs, TEST, meta))
+            out.append(_with_baseline(Instance(f"json_kv/{target_tokens}/{context}/{depth:.2f}", kv_prompt(pairs, key), refs,
+                                               TEST, meta), kv_prompt(pairs, absent)))
     return out
 
 
@@ -158,24 +191,45 @@ def niah_prompt(sentences: list[str]) -> str:
     return "Read the text and answer the question.\n\n" + " ".join(sentences) + f"\n\nQuestion: {NEEDLE_QUESTION}\nAnswer:"
 
 
+def number_sentence(number: str) -> str:
+    """A haystack sentence carrying a distractor number (the baseline's needle reads the same way)."""
+    return f"A note mentions the number {number}."
+
+
+def _numbered_haystack(filler: list[str], numbers: list[str], seed: int) -> list[str]:
+    """``filler`` with every number of ``numbers`` put in place of a filler sentence at seeded positions
+    (as many as fit: at most len(filler) − 1), so the distractor candidates occur in the context."""
+    sentences = list(filler)
+    rng = np.random.default_rng(seed)
+    for at, number in zip(rng.choice(len(sentences), size=min(len(numbers), len(sentences) - 1), replace=False), numbers):
+        sentences[int(at)] = number_sentence(number)
+    return sentences
+
+
 @register("niah", main_metric="substring_match", default_method="generation", adapter={**PLAIN, "max_tokens": 12})
 def load_niah(target_tokens: int = 1024, n_contexts: int = 5, depths=DEPTHS, distractors: int = 9, seed: int = 0,
               count_tokens: TokenCounter = approx_tokens) -> list[Instance]:
-    """Needle in a haystack: a 7-digit magic number sentence at each depth of generated filler text."""
+    """Needle in a haystack: a 7-digit magic number sentence at each depth of generated filler text, with the
+    ``distractors`` other candidate numbers placed in the haystack (:func:`number_sentence`), so a candidate
+    is never ruled out by not occurring. Baseline: the needle's number phrased like the distractors."""
     out = []
     for context in range(n_contexts):
         rng = np.random.default_rng(derive_seed("niah", seed, target_tokens, context))
         numbers = [str(x) for x in rng.choice(np.arange(1_000_000, 10_000_000), size=distractors + 1, replace=False)]
         needle = f"The special magic number is {numbers[0]}."
         pool = _haystack(rng, max(8, target_tokens // 6))
-        n = _fit(lambda m: niah_prompt(pool[:m] + [needle]), target_tokens, count_tokens, len(pool))
+        placed = derive_seed("niah", seed, target_tokens, context, "distractor positions")
+        n = _fit(lambda m: niah_prompt(_numbered_haystack(pool[:m], numbers[1:], placed) + [needle]), target_tokens,
+                 count_tokens, len(pool))
+        haystack = _numbered_haystack(pool[:n], numbers[1:], placed)
+        present = [x for x in numbers[1:] if number_sentence(x) in haystack]
+        refs = (Reference(numbers[0], True),) + tuple(Reference(x, False) for x in present)
         for depth in depths:
-            sentences = pool[:n]
             index = depth_index(depth, n + 1)
-            sentences = sentences[:index] + [needle] + sentences[index:]
-            refs = (Reference(numbers[0], True),) + tuple(Reference(x, False) for x in numbers[1:])
             meta = {"depth": depth, "context": context, "target_tokens": target_tokens, **position_metadata(index, n + 1)}
-            out.append(Instance(f"niah/{target_tokens}/{context}/{depth:.2f}", niah_prompt(sentences), refs, TEST, meta))
+            instance = Instance(f"niah/{target_tokens}/{context}/{depth:.2f}",
+                                niah_prompt(haystack[:index] + [needle] + haystack[index:]), refs, TEST, meta)
+            out.append(_with_baseline(instance, niah_prompt(haystack[:index] + [number_sentence(numbers[0])] + haystack[index:])))
     return out
 
 
@@ -239,7 +293,8 @@ def load_nq_multidoc(target_tokens: int = 1024, n_questions: int = 5, n_document
     References: the gold answers that occur in the gold passage (correct; the substring match of a
     generation accepts any of them) and the answers of up to ``distractors`` distractor passages, each
     of which occurs in its own passage (for the log-probability retrieval score, whose chance level is
-    then 1 / (1 + distractors) for a single gold answer).
+    then 1 / (1 + distractors) for a single gold answer). Baseline: the same documents and candidates with
+    the question of another NQ example, none of whose answers occurs in any document.
     """
     from .nq import records
 
@@ -290,11 +345,15 @@ def load_nq_multidoc(target_tokens: int = 1024, n_questions: int = 5, n_document
                 high = mid - 1
         gold_doc, golds, docs, answers = build(low)
         refs = tuple(Reference(a, True) for a in golds) + tuple(Reference(a, False) for a in answers[:distractors])
+        texts = [d["text"] for d in docs + [gold_doc]]
+        unanswerable = next(r["question"] for r in pool[4 * n_documents:] if r["question"] != gold["question"]
+                            and not any(a and a in t for a in r["answers"] for t in texts))
         for depth in depths:
             index = depth_index(depth, n_documents)
             documents = docs[:index] + [gold_doc] + docs[index:]
             meta = {"depth": depth, "context": question, "target_tokens": target_tokens, "passage_words": low,
                     **position_metadata(index, n_documents)}
-            out.append(Instance(f"nq_multidoc/{target_tokens}/{question}/{depth:.2f}",
-                                multidoc_prompt(gold["question"], documents), refs, TEST, meta))
+            out.append(_with_baseline(Instance(f"nq_multidoc/{target_tokens}/{question}/{depth:.2f}",
+                                               multidoc_prompt(gold["question"], documents), refs, TEST, meta),
+                                      multidoc_prompt(unanswerable, documents)))
     return out

@@ -8,7 +8,8 @@ import pandas as pd
 def live_curves(curves: pd.DataFrame) -> plt.Figure:
     """Accuracy vs the target's actual position, one line per length, panels = task × (model, scoring):
     95% CIs where a curve has >= 10 contexts (hollow markers without bars below that), and each
-    curve's chance level as a dashed line in its colour. A panel whose task × (model, scoring) was not run
+    curve's chance level as a dashed line in its colour and, for log-probability curves, the baseline's hit
+    rate (the same candidates under a key-absent query) dotted. A panel whose task × (model, scoring) was not run
     says so."""
     curves = curves.assign(column=curves["model"] + "\n" + curves["method"])
     tasks, columns = sorted(curves["task"].unique()), sorted(curves["column"].unique())
@@ -32,6 +33,8 @@ def live_curves(curves: pd.DataFrame) -> plt.Figure:
                 else:
                     ax.plot(line["position"], line["accuracy"], marker="o", ms=3, mfc="none", lw=0.8, color=colour)
                 ax.axhline(line["chance"].mean(), color=colour, ls="--", lw=0.8, alpha=0.8)
+                if "baseline" in line and line["baseline"].notna().all():  # the key-absent query's hit rate per depth
+                    ax.plot(line["position"], line["baseline"], ls=":", marker="x", ms=3, lw=1.0, color=colour)
             if i == 0:
                 ax.set_title(column, fontsize=8)
             if j == 0:
@@ -40,6 +43,7 @@ def live_curves(curves: pd.DataFrame) -> plt.Figure:
     fig.supxlabel("actual relative position of the target (0 = first item, 1 = last)", fontsize=9)
     handles = [plt.Line2D([], [], color=colours[length], marker="o", ms=3, label=f"{length} tokens") for length in lengths]
     handles += [plt.Line2D([], [], color="grey", ls="--", lw=0.8, label="chance level"),
+                plt.Line2D([], [], color="grey", ls=":", marker="x", ms=3, lw=1.0, label="baseline (key absent)"),
                 plt.Line2D([], [], color="grey", marker="o", mfc="none", ms=3, lw=0.8, label="< 10 contexts: no CI")]
     ncol = len(handles) if len(columns) >= 3 else 3
     rows_of_legend = -(-len(handles) // ncol)

@@ -20,6 +20,16 @@ Every curve carries its chance level; the length analysis reports **chance-corre
 chance-corrected mean accuracy is below :data:`FLOOR_MARGIN` (within 5% of the way from chance to
 perfect), at the **ceiling** when its raw mean accuracy is above 1 − :data:`FLOOR_MARGIN`.
 
+**Baseline: retrieval, not candidate preference.** A log-probability score over candidates that all
+occur in the context rewards a model that prefers early (or late) candidates whatever it is asked — in
+the default run of 2026-11-30 Gemma-3-270M picked a JSON KV dictionary's first value in 49 of 60
+instances, which made "accuracy at depth 0" a preference and "HELMET recency: contradicted" an artefact.
+Log-probability runs therefore also score each instance's *baseline* (the same context and candidates
+with a query the context cannot answer, :mod:`helmlite.scenarios.synthetic`): its hit rate at a depth is
+how often the candidate at that position wins from preference alone. For those curves the position tests
+use the per-row **score** correct − baseline hit (in {−1, 0, 1}); a log-probability curve without a
+baseline gets no verdict. Generation curves use correctness (substring match; chance ≈ 0).
+
 **At least** :data:`MIN_CONTEXTS` **contexts.** A curve resting on fewer independent contexts gets no
 interval and no verdict (its rows say ``inconclusive``): with two contexts a percentile interval is the
 min and max of two values.
@@ -32,8 +42,18 @@ with Newcombe's interval when both sides are 0/1, else the expanded-percentile p
 claim "this curve is lost in the middle" needs *both* > 0: an intersection–union test (Berger 1982)
 whose quantity is min(primacy, recency), whose p-value is the larger of the two p-values and whose
 interval is [min of the lower bounds, min of the upper bounds] (it covers min(primacy, recency) with at
-least the nominal level). Verdicts come from :func:`helmlite.claims.claims_table`, Holm-corrected over
-every claim of the notebook (each curve's U-shape and HELMET's recency-over-primacy).
+least the nominal level). HELMET's claim — models prefer recent context and struggle with the middle and
+earlier — is the same kind of test on end − start > 0 **and** end − middle > 0.
+
+**No verdict** on a curve with fewer than :data:`MIN_CONTEXTS` contexts, at the floor, or scored by
+log-probability without a baseline: its claims carry no interval and are inconclusive, with the reason.
+
+**Length degradation.** Per model × task × scoring with two or more lengths: the mean score (baseline-
+adjusted, or chance-corrected where there is no baseline, since chance changes with length) at the
+shortest length minus that at the longest, paired by context index (each length's contexts are
+independent draws, so the pairs are independent and the paired bootstrap is valid), one-sided > 0.
+
+Verdicts come from :func:`helmlite.claims.claims_table`, Holm-corrected over every claim of the notebook.
 """
 from __future__ import annotations
 
@@ -54,6 +74,7 @@ MIN_CONTEXTS = 10
 FLOOR_MARGIN = 0.05
 CURVE = ["model", "task", "length", "method"]
 INCONCLUSIVE = f"inconclusive: fewer than {MIN_CONTEXTS} contexts (no interval)"
+NO_BASELINE = "log-probability scores without a baseline: candidate preference not removed"
 
 
 def _relative_position(metadata: dict) -> float:
@@ -73,36 +94,67 @@ def chance_level(references, method: str) -> float:
 
 def depth_records(runs: list[Run]) -> pd.DataFrame:
     """One row per instance: model, task, length, method, nominal depth, actual relative position of the
-    target, context, correctness and chance level."""
+    target, context, correctness, chance level and — for runs that scored it — the baseline's hit (did the
+    key-absent query pick this depth's gold candidate?; NaN otherwise)."""
     rows = []
     for run in runs:
         method = run.spec["adapter"]["method"]
         metric = METRIC[method]
         for r in run.records:
+            baseline = r.perturbed.get("baseline")
             rows.append({"model": run.model, "task": run.stats.scenario, "length": r.metadata["target_tokens"],
                          "method": SCORE_NAME[method], "depth": r.metadata["depth"], "position": _relative_position(r.metadata),
                          "context": r.metadata["context"], "correct": float(r.metrics[metric]),
-                         "chance": chance_level(r.references, method)})
-    columns = [*CURVE, "depth", "position", "context", "correct", "chance"]
+                         "chance": chance_level(r.references, method),
+                         "baseline": float(baseline.metrics[metric]) if baseline is not None else math.nan})
+    columns = [*CURVE, "depth", "position", "context", "correct", "chance", "baseline"]
     return pd.DataFrame(rows, columns=columns)
+
+
+def _has_baseline(part: pd.DataFrame) -> bool:
+    return "baseline" in part and bool(part["baseline"].notna().all())
+
+
+def scores(part: pd.DataFrame) -> np.ndarray:
+    """The per-row quantity the position tests use: correct − baseline hit where the curve has a baseline,
+    else correctness."""
+    correct = part["correct"].to_numpy(dtype=float)
+    return correct - part["baseline"].to_numpy(dtype=float) if _has_baseline(part) else correct
+
+
+def _length_scores(part: pd.DataFrame) -> np.ndarray:
+    """Per row: correct − baseline where there is one, else chance-corrected correctness."""
+    return scores(part) if _has_baseline(part) else chance_corrected(part["correct"], part["chance"])
 
 
 def curves(records: pd.DataFrame, min_contexts: int = MIN_CONTEXTS) -> pd.DataFrame:
     """Accuracy per depth for every model × task × length × method, at the target's actual mean position,
     with the curve's chance level. Each context is queried once per depth, so a point is a proportion
     over independent contexts: exact (Clopper–Pearson) interval — only with at least ``min_contexts``
-    contexts; below that the interval is NaN and ``interval`` says inconclusive."""
+    contexts; below that the interval is NaN and ``interval`` says inconclusive. Where the curve has a
+    baseline: its hit rate at that depth (Clopper–Pearson) and accuracy − baseline (paired over contexts:
+    exact McNemar's Newcombe interval)."""
     rows = []
     keys = [*CURVE, "depth"]
     contexts = records.groupby(CURVE)["context"].nunique()
     for key, part in records.groupby(keys, sort=True):
         est = stats.proportion_estimate(part["correct"].to_numpy())
         enough = contexts.loc[key[:-1]] >= min_contexts
-        rows.append({**dict(zip(keys, key)), "position": part["position"].mean(), "position_min": part["position"].min(),
-                     "position_max": part["position"].max(), "accuracy": est.estimate,
-                     "ci_low": est.ci_low if enough else math.nan, "ci_high": est.ci_high if enough else math.nan,
-                     "n": est.n, "contexts": int(contexts.loc[key[:-1]]), "chance": part["chance"].mean(),
-                     "interval": est.method if enough else INCONCLUSIVE})
+        row = {**dict(zip(keys, key)), "position": part["position"].mean(), "position_min": part["position"].min(),
+               "position_max": part["position"].max(), "accuracy": est.estimate,
+               "ci_low": est.ci_low if enough else math.nan, "ci_high": est.ci_high if enough else math.nan,
+               "n": est.n, "contexts": int(contexts.loc[key[:-1]]), "chance": part["chance"].mean(),
+               "interval": est.method if enough else INCONCLUSIVE}
+        for name in ("baseline", "baseline_ci_low", "baseline_ci_high", "difference", "difference_ci_low", "difference_ci_high"):
+            row[name] = math.nan
+        if _has_baseline(part):
+            base = stats.proportion_estimate(part["baseline"].to_numpy())
+            diff = stats.paired_difference(part["correct"].to_numpy(), part["baseline"].to_numpy())
+            row.update(baseline=base.estimate, difference=diff.estimate)
+            if enough:
+                row.update(baseline_ci_low=base.ci_low, baseline_ci_high=base.ci_high, difference_ci_low=diff.ci_low,
+                           difference_ci_high=diff.ci_high)
+        rows.append(row)
     return pd.DataFrame(rows)
 
 
@@ -128,19 +180,33 @@ def chance_corrected(correct, chance) -> np.ndarray:
 
 
 def _flags(part: pd.DataFrame) -> tuple[float, bool, bool]:
+    """Chance-corrected mean accuracy, the floor flag (the mean score — accuracy − baseline where there is
+    one, else the chance-corrected accuracy — below :data:`FLOOR_MARGIN`) and the ceiling flag."""
     corrected = float(np.nanmean(chance_corrected(part["correct"], part["chance"])))
-    return corrected, bool(corrected < FLOOR_MARGIN), bool(part["correct"].mean() > 1 - FLOOR_MARGIN)
+    level = float(np.mean(scores(part))) if _has_baseline(part) else corrected
+    return corrected, bool(level < FLOOR_MARGIN), bool(part["correct"].mean() > 1 - FLOOR_MARGIN)
+
+
+def _no_verdict(contexts: int, floor: bool, needs_baseline: bool, min_contexts: int) -> str:
+    """Why a curve gets no verdict ('' when it gets one)."""
+    if contexts < min_contexts:
+        return f"inconclusive: {contexts} contexts < {min_contexts} (no interval)"
+    if needs_baseline:
+        return f"inconclusive: {NO_BASELINE}"
+    return "inconclusive: at the floor (no verdict)" if floor else ""
 
 
 def u_shape(records: pd.DataFrame, *, seed: int, n_resamples: int, min_contexts: int = MIN_CONTEXTS) -> pd.DataFrame:
-    """Per curve: primacy, recency and recency − primacy at the actual positions, paired over contexts
-    (see the module docstring), with intervals and p-values only when the curve has at least
-    ``min_contexts`` contexts; chance level, chance-corrected mean accuracy, floor and ceiling flags.
-    Verdicts are not decided here: :func:`claims` states them and :func:`helmlite.claims.claims_table`
-    decides them (Holm over the family)."""
+    """Per curve: primacy (start − middle), recency (end − middle) and end − start of the curve's score
+    (accuracy − baseline where it has one; see the module docstring) at the actual positions, paired over
+    contexts, with intervals and p-values only when the curve gets a verdict (``no_verdict`` says why
+    not: fewer than ``min_contexts`` contexts, at the floor, log-probability without a baseline); chance
+    level, chance-corrected mean accuracy, mean baseline hit, floor and ceiling flags. Verdicts are not
+    decided here: :func:`claims` states them and :func:`helmlite.claims.claims_table` decides them (Holm)."""
     rows = []
     for key, part in records.groupby(CURVE, sort=True):
-        wide = part.pivot_table(index="context", columns="depth", values="correct", aggfunc="mean").dropna()
+        part = part.assign(score=scores(part))
+        wide = part.pivot_table(index="context", columns="depth", values="score", aggfunc="mean").dropna()
         positions = part.groupby("depth")["position"].mean().reindex(wide.columns).to_numpy(dtype=float)
         if len(wide) == 0 or len(positions) < 3:
             continue
@@ -149,56 +215,101 @@ def u_shape(records: pd.DataFrame, *, seed: int, n_resamples: int, min_contexts:
         end = values[:, np.argmax(positions)]
         middle_at = np.isin(positions, _middle_depths(positions))
         middle = values[:, middle_at].mean(axis=1)
-        chance = float(part["chance"].mean())
         corrected, floor, ceiling = _flags(part)
+        baseline = _has_baseline(part)
+        reason = _no_verdict(len(wide), floor, key[3] == SCORE_NAME["multiple_choice_separate"] and not baseline, min_contexts)
         out = {**dict(zip(CURVE, key)), "contexts": len(wide), "start_position": positions.min(),
                "middle_position": float(positions[middle_at].mean()), "end_position": positions.max(),
-               "mean_accuracy": float(values.mean()), "chance": chance, "chance_corrected": corrected,
-               "floor": floor, "ceiling": ceiling}
-        enough = len(wide) >= min_contexts
+               "score": "accuracy − baseline" if baseline else "accuracy", "mean_accuracy": float(part["correct"].mean()),
+               "mean_baseline": float(part["baseline"].mean()) if baseline else math.nan, "mean_score": float(values.mean()),
+               "chance": float(part["chance"].mean()), "chance_corrected": corrected, "floor": floor, "ceiling": ceiling,
+               "no_verdict": reason}
         for name, a, b in (("primacy", start, middle), ("recency", end, middle), ("recency_minus_primacy", end, start)):
             est = stats.paired_difference(a, b, n_resamples=n_resamples, seed=rng(seed, "u-shape", name, *key))
             out[name] = est.estimate
-            out[f"{name}_ci_low"] = est.ci_low if enough else math.nan
-            out[f"{name}_ci_high"] = est.ci_high if enough else math.nan
-            out[f"{name}_p"] = est.p_value if enough else math.nan
-            out[f"{name}_method"] = est.method if enough else INCONCLUSIVE
+            out[f"{name}_ci_low"] = math.nan if reason else est.ci_low
+            out[f"{name}_ci_high"] = math.nan if reason else est.ci_high
+            out[f"{name}_p"] = math.nan if reason else est.p_value
+            out[f"{name}_method"] = reason or est.method
         rows.append(out)
     return pd.DataFrame(rows)
+
+
+def length_tests(records: pd.DataFrame, *, seed: int, n_resamples: int, min_contexts: int = MIN_CONTEXTS) -> pd.DataFrame:
+    """Per model × task × scoring with at least two lengths: mean score at the shortest length minus that at
+    the longest (see the module docstring), paired by context index; interval and p-value only when both
+    lengths have ``min_contexts`` contexts and the scoring has a baseline where it needs one."""
+    rows = []
+    for key, part in records.groupby(["model", "task", "method"], sort=True):
+        lengths = sorted(part["length"].unique())
+        if len(lengths) < 2:
+            continue
+        per_context = {}
+        for length in (lengths[0], lengths[-1]):
+            mine = part[part["length"] == length]
+            per_context[length] = mine.assign(score=_length_scores(mine)).groupby("context")["score"].mean()
+        short, long_ = per_context[lengths[0]].align(per_context[lengths[-1]], join="inner")
+        needs_baseline = key[2] == SCORE_NAME["multiple_choice_separate"] and not _has_baseline(part)
+        reason = _no_verdict(len(short), False, needs_baseline, min_contexts)
+        est = stats.paired_difference(short.to_numpy(), long_.to_numpy(), n_resamples=n_resamples,
+                                      seed=rng(seed, "length-test", *key))
+        rows.append({"model": key[0], "task": key[1], "method": key[2], "short": lengths[0], "long": lengths[-1],
+                     "score": "accuracy − baseline" if _has_baseline(part) else "chance-corrected accuracy",
+                     "score_short": float(short.mean()), "score_long": float(long_.mean()), "difference": est.estimate,
+                     "ci_low": math.nan if reason else est.ci_low, "ci_high": math.nan if reason else est.ci_high,
+                     "p_value": math.nan if reason else est.p_value, "contexts": len(short), "no_verdict": reason,
+                     "test": reason or est.method})
+    return pd.DataFrame(rows, columns=["model", "task", "method", "short", "long", "score", "score_short", "score_long",
+                                       "difference", "ci_low", "ci_high", "p_value", "contexts", "no_verdict", "test"])
 
 
 def _label(r) -> str:
     return f"{r.model} · {r.task} · {r.length} tok · {r.method}"
 
 
+def _method_key(method: str) -> str:
+    return "logprob" if method == SCORE_NAME["multiple_choice_separate"] else "generation"
+
+
 def _quantity(r, what: str) -> str:
-    method = "logprob" if r.method == SCORE_NAME["multiple_choice_separate"] else "generation"
-    return f"{what}:{r.model}:{r.task}:{r.length}:{method}"
+    return f"{what}:{r.model}:{r.task}:{r.length}:{_method_key(r.method)}"
 
 
-def claims(ushape: pd.DataFrame) -> list[Claim]:
-    """The notebook's claims, one pair per live curve, for :func:`helmlite.claims.claims_table`:
+def _intersection_union(r, what: str, parts: tuple[str, str]) -> tuple[float, float, float, float]:
+    """(estimate, low, high, p) of "both parts > 0" (Berger 1982): the smaller estimate, [min low, min high],
+    the larger p-value."""
+    a, b = parts
+    return (min(getattr(r, a), getattr(r, b)), min(getattr(r, f"{a}_ci_low"), getattr(r, f"{b}_ci_low")),
+            min(getattr(r, f"{a}_ci_high"), getattr(r, f"{b}_ci_high")), max(getattr(r, f"{a}_p"), getattr(r, f"{b}_p")))
 
-    * Lost in the Middle: "the curve is U-shaped" (primacy > 0 and recency > 0) — the intersection–union
-      test of the module docstring (quantity min(primacy, recency), p = the larger p-value);
-    * HELMET: "recency is preferred over primacy" — acc(end) − acc(start) > 0, paired over contexts.
 
-    Curves with fewer than :data:`MIN_CONTEXTS` contexts carry no interval, so their claims are
-    inconclusive; ``n`` counts contexts."""
+def claims(ushape: pd.DataFrame, lengths: pd.DataFrame | None = None) -> list[Claim]:
+    """The notebook's claims, for :func:`helmlite.claims.claims_table` (``n`` counts contexts):
+
+    * Lost in the Middle: "the curve is U-shaped" (primacy > 0 and recency > 0);
+    * HELMET: "recent context is preferred; the middle and earlier are harder" (end − start > 0 and
+      end − middle > 0) — both intersection–union tests (module docstring);
+    * length degradation: the score falls from the shortest to the longest length (``lengths``, from
+      :func:`length_tests`).
+
+    A curve without a verdict (``no_verdict``) carries no interval, so its claims are inconclusive, and
+    the claim text says why."""
     out = []
     for r in ushape.itertuples():
-        few = "" if r.contexts >= MIN_CONTEXTS else f" — {r.contexts} contexts < {MIN_CONTEXTS}: no interval"
-        both = min(r.primacy, r.recency)
-        low, high = min(r.primacy_ci_low, r.recency_ci_low), min(r.primacy_ci_high, r.recency_ci_high)
-        p = max(r.primacy_p, r.recency_p)
-        out.append(Claim(f"Lost in the Middle: U-shape, primacy > 0 and recency > 0 ({_label(r)}){few}",
-                         _quantity(r, "u_shape_min_primacy_recency"), both, low, high, 0.0, int(r.contexts), "greater",
+        why = f" — {r.no_verdict}" if r.no_verdict else ""
+        scored = "" if r.score == "accuracy" else " of accuracy − baseline"
+        est, low, high, p = _intersection_union(r, "u", ("primacy", "recency"))
+        out.append(Claim(f"Lost in the Middle: U-shape{scored}, primacy > 0 and recency > 0 ({_label(r)}){why}",
+                         _quantity(r, "u_shape_min_primacy_recency"), est, low, high, 0.0, int(r.contexts), "greater",
                          p_value=p))
-        binary = r.recency_minus_primacy_method.startswith("newcombe")
-        out.append(Claim(f"HELMET: recency preferred, acc(end) − acc(start) > 0 ({_label(r)}){few}",
-                         _quantity(r, "recency_minus_primacy"), r.recency_minus_primacy, r.recency_minus_primacy_ci_low,
-                         r.recency_minus_primacy_ci_high, 0.0, int(r.contexts), "greater", p_value=r.recency_minus_primacy_p,
-                         scale="paired-proportion" if binary else "difference"))
+        est, low, high, p = _intersection_union(r, "recency", ("recency_minus_primacy", "recency"))
+        out.append(Claim(f"HELMET: recent context preferred{scored}, end − start > 0 and end − middle > 0 ({_label(r)}){why}",
+                         _quantity(r, "recency_preferred"), est, low, high, 0.0, int(r.contexts), "greater", p_value=p))
+    for r in (lengths.itertuples() if lengths is not None else ()):
+        why = f" — {r.no_verdict}" if r.no_verdict else ""
+        out.append(Claim(f"Longer context lowers the {r.score} ({r.model} · {r.task} · {r.method}: {r.short} → {r.long} tokens){why}",
+                         f"length_degradation:{r.model}:{r.task}:{r.short}-{r.long}:{_method_key(r.method)}", r.difference,
+                         r.ci_low, r.ci_high, 0.0, int(r.contexts), "greater", p_value=r.p_value))
     return out
 
 
@@ -207,7 +318,7 @@ def with_verdicts(ushape: pd.DataFrame, claims_table: pd.DataFrame) -> pd.DataFr
     ``recency_verdict``) and the Holm-adjusted p-values; ``lost_in_the_middle`` = U-shape supported."""
     verdicts = claims_table.set_index("quantity")
     out = ushape.copy()
-    for column, what in (("u_shape", "u_shape_min_primacy_recency"), ("recency", "recency_minus_primacy")):
+    for column, what in (("u_shape", "u_shape_min_primacy_recency"), ("recency", "recency_preferred")):
         keys = [_quantity(r, what) for r in out.itertuples()]
         out[f"{column}_verdict"] = [verdicts.loc[k, "verdict"] for k in keys]
         out[f"{column}_p_adjusted"] = [verdicts.loc[k, "p_adjusted"] for k in keys]
