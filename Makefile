@@ -10,7 +10,7 @@ CONFIG ?= config/config.yaml
 CORES ?= all
 TEST_CONFIG := config/test.yaml
 
-.PHONY: venv constraints data reproduce test pytest lint e2e clean
+.PHONY: venv constraints data plan reproduce test pytest lint e2e clean
 
 # constraints.txt pins every package (transitive ones too) to the versions tested together.
 $(VENV)/.installed: requirements.txt requirements-test.txt requirements-models.txt constraints.txt pyproject.toml
@@ -36,6 +36,11 @@ constraints:
 # Fails fast with one clear message when a file can be neither found in the cache or mirror nor downloaded.
 data: venv
 	helmlite fetch --for-config $(CONFIG)
+
+# What CONFIG will run, cost (this machine's measured rates) and decide (each headline claim's MDE), no model run.
+plan: data
+	helmlite models prepare --all > /dev/null
+	helmlite plan --configfile $(CONFIG)
 
 reproduce: data
 	snakemake --cores $(CORES) --configfile $(CONFIG)

@@ -8,6 +8,7 @@ export PATH="$PWD/.venv/bin:$PATH"
 CONFIG=${1:-config/config.yaml}
 helmlite models prepare --all > /dev/null
 helmlite fetch --for-config "$CONFIG" > /dev/null
+helmlite plan --configfile "$CONFIG" --format csv --table runs > /tmp/helmlite-plan-runs.csv  # before the run: a quiet machine
 read -r OUT RUNS CACHE < <(.venv/bin/python -c "import sys; from helmlite import workflow; c = workflow.load_config(sys.argv[1]); print(c['output_dir'], c['engine']['results_dir'], c['engine']['cache'])" "$CONFIG")
 rm -rf "$RUNS" "$(dirname "$CACHE")" "$OUT/results/benchmarks" "$OUT/reports" "$OUT/tables"
 start=$(date +%s.%N)
@@ -32,6 +33,11 @@ jobs = pd.DataFrame([{"kind": "run job" if path.parent.name == "runs" else "note
                      for path in Path(workflow.output_dirs(config)["benchmarks"]).rglob("*.tsv")])
 print(jobs.groupby("kind")["seconds"].agg(["count", "sum", "max"]).rename(columns={"sum": "total_s", "max": "longest_s"}).round(1).to_string())
 print()
+rss = pd.DataFrame([{"job": path.stem, "peak_rss_mib": pd.read_csv(path, sep="\t")["max_rss"].iloc[-1]}
+                    for path in Path(workflow.output_dirs(config)["benchmarks"], "runs").glob("*.tsv")])
+print("peak RSS per run job (Snakemake benchmark max_rss, MiB):")
+print(rss.sort_values("job").round(0).to_string(index=False))
+print()
 runs = []
 for run_id, spec in workflow.run_specs(config).items():
     timings = json.loads((Path(config["engine"]["results_dir"]) / run_id / "timings.json").read_text())
@@ -40,6 +46,12 @@ runs = pd.DataFrame(runs)
 print("compute per scenario (each run's own wall time, summed over its settings; excludes each job's start-up):")
 print(runs.pivot_table(index="analysis_scenario", columns="model", values="seconds", aggfunc=["count", "sum"]).round(1).to_string())
 print(f"\nrun compute {runs.seconds.sum():.0f} s; job start-up and the rest {jobs[jobs.kind == 'run job'].seconds.sum() - runs.seconds.sum():.0f} s")
+plan = pd.read_csv("/tmp/helmlite-plan-runs.csv")
+plan["measured_s"] = [json.loads((Path(config["engine"]["results_dir"]) / r / "timings.json").read_text())["wall_s"] for r in plan.run_id]
+by_analysis = plan.groupby("analysis")[["predicted_s", "measured_s"]].sum()
+by_analysis["predicted/measured"] = by_analysis["predicted_s"] / by_analysis["measured_s"]
+print("\nhelmlite plan vs measured run compute per analysis (goal: within ±25%):")
+print(by_analysis.round(2).to_string())
 print()
 print(jobs[jobs.kind == "notebook"].sort_values("seconds", ascending=False)[["job", "seconds"]].round(1).to_string(index=False))
 PY

@@ -1,4 +1,4 @@
-"""``helmlite`` command line: ``fetch``, ``models``, ``run``, ``prompts``, ``leaderboard``, ``import``, ``config``, ``notebook``,
+"""``helmlite`` command line: ``fetch``, ``models``, ``run``, ``prompts``, ``leaderboard``, ``import``, ``config``, ``plan``, ``notebook``,
 ``html``, ``index``.
 
 Every expected failure — a :class:`~helmlite.errors.HelmliteError` (bad config, unknown name, missing
@@ -170,6 +170,21 @@ def _config(args) -> None:
     print(f"{args.file}: valid; analyses: {', '.join(config['analyses'])}; {workflow.plan_summary(config)}")
 
 
+def _plan(args) -> None:
+    import os
+
+    from .planning import plan, render
+
+    config = workflow.load_config(args.configfile)
+    workflow.check_names(config, args.configfile)
+    result = plan(config, rates_file=args.rates_file, recalibrate=args.recalibrate)
+    if args.format == "csv":
+        table = {"runs": result.runs, "analyses": result.analyses, "claims": result.claims}[args.table]
+        sys.stdout.write(table.to_csv(index=False))
+    else:
+        print(render(result, args.cores or os.cpu_count() or 1))
+
+
 class NotebookError(HelmliteError):
     """An analysis notebook stopped with an error; the message is the notebook's own last error line."""
 
@@ -314,6 +329,20 @@ def build_parser() -> argparse.ArgumentParser:
     config = sub.add_parser("config", help="validate a workflow config against the schema shipped with helmlite")
     config.add_argument("file")
     config.set_defaults(func=_config)
+    plan_cmd = sub.add_parser("plan", help="what a config will run, cost and decide, without running a model",
+                              description="Every run of a config with its instances, the prompt tokens the backend will "
+                                          "encode (after prefix reuse) and generate, predicted seconds from this machine's "
+                                          "measured rates (calibrated once per model, cached), sums per analysis, and each "
+                                          "headline claim's n and minimum detectable effect.")
+    plan_cmd.add_argument("--configfile", default="config/config.yaml", help="workflow config (default: config/config.yaml)")
+    plan_cmd.add_argument("--format", choices=["table", "csv"], default="table")
+    plan_cmd.add_argument("--table", choices=["runs", "analyses", "claims"], default="analyses",
+                          help="which table --format csv prints (default: analyses)")
+    plan_cmd.add_argument("--cores", type=int, help="cores the workflow will use (default: this machine's)")
+    plan_cmd.add_argument("--rates-file", default="results/cache/planner_rates.json",
+                          help="where measured rates are cached (keyed by machine, threads, library versions, weights)")
+    plan_cmd.add_argument("--recalibrate", action="store_true", help="measure the rates again")
+    plan_cmd.set_defaults(func=_plan)
     notebook = sub.add_parser("notebook", help="execute an analysis notebook with papermill (what the workflow runs)")
     notebook.add_argument("notebook")
     notebook.add_argument("out")

@@ -100,7 +100,19 @@ def adapted_prompts(spec: RunSpec, model: LanguageModel | None = None) -> list[t
     return [(instance.id, adapt(instance, examples, spec.adapter, model).prompt) for instance in test]
 
 
-def _execute_requests(adapted: list[Adapted], model: LanguageModel) -> list[list]:
+def prepare_requests(spec: RunSpec, model: LanguageModel) -> tuple[list[Instance], list[Instance], dict, list, list[Adapted]]:
+    """Everything a run sends to the model, without sending it: the test instances, the in-context examples,
+    the variants (perturbations), the (variant, index, instance) jobs and each job's adapted requests.
+    :func:`execute` runs these; the planner (:mod:`helmlite.planning`) counts their tokens."""
+    train, test = load_instances(spec, model)
+    examples = in_context_examples(spec, train)
+    variants = _variants(spec, test)
+    jobs = [(name, k, instance) for name, items in variants.items() for k, instance in enumerate(items) if instance is not None]
+    adapted = [adapt(instance, examples, spec.adapter, model) for _, _, instance in jobs]
+    return test, examples, variants, jobs, adapted
+
+
+def execute_requests(adapted: list[Adapted], model: LanguageModel) -> list[list]:
     """Send every request of the run in two batched calls (generation, scoring); regroup per instance."""
     flat = [(i, r) for i, a in enumerate(adapted) for r in a.requests]
     gen = [(i, r) for i, r in flat if isinstance(r, GenerationRequest)]
@@ -182,12 +194,8 @@ def execute(spec: RunSpec, model: LanguageModel, *, results_dir: str | Path = RE
     counted_before = _cache_counters(model)  # a job may run several specs with one model
     info = scenario(spec.scenario)
     method, main = spec.adapter.method, main_metric(spec)
-    train, test = load_instances(spec, model)
-    examples = in_context_examples(spec, train)
-    variants = _variants(spec, test)
-    jobs = [(name, k, instance) for name, items in variants.items() for k, instance in enumerate(items) if instance is not None]
-    adapted = [adapt(instance, examples, spec.adapter, model) for _, _, instance in jobs]
-    outputs = _execute_requests(adapted, model)
+    test, examples, variants, jobs, adapted = prepare_requests(spec, model)
+    outputs = execute_requests(adapted, model)
     interpreted = {(name, k): (outcome(instance, a, out, method, info.main_metric, adapter=spec.adapter), out, a)
                    for (name, k, instance), a, out in zip(jobs, adapted, outputs)}
     records = _records(test, variants, interpreted)

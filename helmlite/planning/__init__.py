@@ -1,0 +1,142 @@
+"""``helmlite plan``: what a config will cost and what it can decide, before any model runs (issue 24 §2).
+
+For every run of the config (the same run list the workflow executes, :func:`helmlite.workflow.run_specs`):
+its instances, the prompt tokens the backend will encode after prefix reuse and the tokens it will
+generate (counted by the backend itself with its forward passes replaced, :mod:`.counting`), and its
+predicted seconds from this machine's measured rates (:mod:`.rates`, calibrated once per model and cached
+with the machine's identity). Sums per analysis and in total, with the run jobs' start-up. And, for each
+headline claim the notebooks will test, the n it gets and its minimum detectable effect (:mod:`.claims`).
+
+Runs of a model that is not a local transformers model (``openai:<model>``) are listed with their
+instances, but no tokens or seconds: the planner cannot count a server's tokens.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from .. import workflow
+from .claims import TARGET_MDE, headline_claims
+from .rates import RATES_FILE, Rates, model_rates
+
+PER_RUN_OVERHEAD_S = 0.5  # loading instances, metrics, bootstrap intervals, writing the folder (issue 24's budget)
+IMPORT_S = 4.0  # a run job's Python start-up (torch, transformers, helmlite) before the model loads
+
+
+@dataclass
+class Plan:
+    runs: pd.DataFrame      # one row per run
+    analyses: pd.DataFrame  # one row per analysis, then "total"
+    claims: pd.DataFrame    # one row per headline claim
+    calibrated: list[str]   # models whose rates were measured now (not read from the cache)
+
+
+def _model_path(name: str) -> Path | None:
+    from ..models.embedded import EMBEDDED, model_dir
+
+    if name in EMBEDDED:
+        path = model_dir() / name
+        return path if path.is_dir() else None
+    path = Path(name)
+    return path if path.is_dir() else None
+
+
+def _scenario_label(spec) -> str:
+    args = ",".join(f"{k}={v}" for k, v in spec.args if k not in ("target_tokens", "n_contexts", "n_questions"))
+    return f"{spec.scenario}:{args}" if args else spec.scenario
+
+
+def _labels(config: dict) -> dict[str, list[tuple[str, str]]]:
+    out: dict[str, list[tuple[str, str]]] = {}
+    for analysis in workflow.enabled(config):
+        for run_id, item in workflow.grid_runs(config, analysis):
+            if item.study is not None:
+                out.setdefault(run_id, []).append((item.study, item.level))
+    return out
+
+
+def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool = False) -> Plan:
+    """The plan of a validated config (see the module docstring)."""
+    from ..runner import prepare_requests
+    from .counting import WorkCounter
+
+    engine = config["engine"]
+    counters: dict[str, WorkCounter | None] = {}
+    rates: dict[str, Rates | None] = {}
+    calibrated = []
+    labels = _labels(config)
+    rows = []
+    for key, runs in workflow.runs_by_analysis(config).items():
+        for run_id, spec in sorted(runs.items()):
+            if spec.model not in counters:
+                path = _model_path(spec.model)
+                counters[spec.model] = WorkCounter(path, name=spec.model, batch_size=engine["batch_size"]) if path else None
+                rates[spec.model] = None
+                if path:
+                    rates[spec.model], measured = model_rates(spec.model, path, threads=engine["threads"],
+                                                              batch_size=engine["batch_size"], rates_file=rates_file,
+                                                              recalibrate=recalibrate)
+                    calibrated += [spec.model] if measured else []
+            counter = counters[spec.model]
+            if counter is not None:
+                test, _, _, _, adapted = prepare_requests(spec, counter)
+                work = counter.count([r for a in adapted for r in a.requests], engine["chunk_size"])
+                seconds = rates[spec.model].seconds(work) + PER_RUN_OVERHEAD_S
+                encoded, generated = work.encoded_tokens, work.decode_row_steps
+            else:
+                from ..runner import _WhitespaceTokens, load_instances
+
+                test = load_instances(spec, _WhitespaceTokens())[1]
+                seconds = encoded = generated = math.nan
+            rows.append({"analysis": key, "run_id": run_id, "model": spec.model, "scenario": spec.scenario,
+                         "scenario_label": _scenario_label(spec), "method": spec.adapter.method,
+                         "length": dict(spec.args).get("target_tokens"), "instances": len(test),
+                         "contexts": len({i.metadata.get("context", i.id) for i in test}),
+                         "choices": len(test[0].references) if test else 0, "perturbations": list(spec.perturbations),
+                         "labels": labels.get(run_id, []), "tokens_to_encode": encoded, "tokens_to_generate": generated,
+                         "predicted_s": seconds})
+    runs = pd.DataFrame(rows)
+    return Plan(runs, _summary(runs, config), pd.DataFrame(headline_claims(rows)), calibrated)
+
+
+def _summary(runs: pd.DataFrame, config: dict) -> pd.DataFrame:
+    """Per analysis and in total: runs, run jobs, instances, tokens, predicted run compute and job start-up."""
+    batches = workflow.run_batches(config)
+    job_analysis = {job: next(k for k, r in workflow.runs_by_analysis(config).items() if batch[0].run_id in r)
+                    for job, batch in batches.items()}
+    rows = []
+    for key, part in runs.groupby("analysis", sort=False):
+        jobs = [job for job, analysis in job_analysis.items() if analysis == key]
+        rows.append({"analysis": key, "runs": len(part), "run_jobs": len(jobs), "instances": int(part["instances"].sum()),
+                     "tokens_to_encode": part["tokens_to_encode"].sum(min_count=1),
+                     "tokens_to_generate": part["tokens_to_generate"].sum(min_count=1),
+                     "predicted_run_s": part["predicted_s"].sum(min_count=1), "job_startup_s": len(jobs) * IMPORT_S})
+    summary = pd.DataFrame(rows)
+    total = {"analysis": "total", **{c: summary[c].sum(min_count=1) for c in summary.columns if c != "analysis"}}
+    return pd.concat([summary, pd.DataFrame([total])], ignore_index=True)
+
+
+def render(result: Plan, cores: int) -> str:
+    """The plan as the terminal shows it: per analysis, the headline claims, the slowest runs."""
+    summary = result.analyses.copy()
+    total = summary.iloc[-1]
+    wall = (total["predicted_run_s"] + total["job_startup_s"]) / max(1, min(cores, int(total["run_jobs"]) or 1))
+    lines = ["Plan (predicted from this machine's measured rates; cold request cache)", "",
+             summary.to_string(index=False, float_format=lambda v: f"{v:,.0f}"), "",
+             f"Predicted run compute {total['predicted_run_s']:,.0f} s + job start-up {total['job_startup_s']:,.0f} s "
+             f"over {cores} cores ≈ {wall / 60:,.1f} min of run jobs (notebooks not included).", "",
+             f"Headline claims: n and minimum detectable effect (80% power, 95% level; decidable = mde ≤ {TARGET_MDE})", ""]
+    if len(result.claims):
+        lines.append(result.claims.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    slow = result.runs.sort_values("predicted_s", ascending=False).head(8)
+    lines += ["", "Slowest runs", "", slow[["analysis", "model", "scenario_label", "method", "instances", "tokens_to_encode",
+                                           "tokens_to_generate", "predicted_s"]].to_string(index=False, float_format=lambda v: f"{v:,.1f}")]
+    if result.calibrated:
+        lines += ["", f"(measured this machine's rates for {', '.join(result.calibrated)}; cached for the next plan)"]
+    return "\n".join(lines)
+
+
+__all__ = ["Plan", "plan", "render"]

@@ -1,0 +1,118 @@
+"""The headline claims a config's runs will test, with the n each gets and its minimum detectable effect —
+before any model runs (issue: powered default).
+
+The MDEs use the notebooks' own tests (:mod:`helmlite.stats.power`, :mod:`helmlite.claims`) at 80% power
+and the 95% level, with *planning values* where the test's power depends on the data:
+
+* paired 0/1 differences (exact McNemar): the share of discordant items ψ = :data:`PLANNING_DISCORDANCE`
+  (0.5, the largest and so the most conservative: the notebooks report the MDE at the observed ψ);
+* the calibration test (ECE, :func:`helmlite.metrics.calibration.calibration_error_test`): confidences
+  spread uniformly over [1/k, 1] for k answer choices;
+* depth curves (paired bootstrap over contexts): per-context scores of a coin (accuracy 0.5; baseline hit
+  0.5 where the curve has a baseline), so primacy = start − mean of two middle depths has standard deviation
+  √0.375 (generation, 0/1) or √0.75 (accuracy − baseline, in {−1, 0, 1}); the MDE is (z₀.₉₅ + z₀.₈)·sd/√n,
+  the normal approximation the claims schema uses for this scale.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.special import ndtri
+
+from ..metrics.calibration import calibration_error_test
+from ..stats import power
+
+PLANNING_DISCORDANCE = 0.5
+TARGET_MDE = 0.15  # the issue's bar: a headline claim is decidable when its MDE is at most this
+EFFECT = 0.05  # "n needed for a 5-point difference"
+POWER, LEVEL = 0.8, 0.95
+MC_METHODS = ("multiple_choice_joint", "multiple_choice_separate", "multiple_choice_separate_calibrated")
+
+
+def paired(n: int) -> tuple[float, float]:
+    """(MDE, n needed for :data:`EFFECT`) of a paired 0/1 difference (exact McNemar) at the planning ψ."""
+    if n < 1:
+        return math.nan, math.nan
+    return (power.mde_proportion(n, paired=True, discordance=PLANNING_DISCORDANCE),
+            float(power.required_n(EFFECT, paired=True, discordance=PLANNING_DISCORDANCE)))
+
+
+def calibration(n: int, choices: int, seed: int = 0) -> tuple[float, float]:
+    """(MDE, n needed for :data:`EFFECT`) of the ECE test at n items with planning confidences U(1/k, 1)."""
+    if n < 2:
+        return math.nan, math.nan
+    rng = np.random.default_rng(seed)
+    confidence = rng.uniform(1 / max(choices, 2), 1.0, size=n)
+    mde = calibration_error_test(confidence, rng.random(n) < confidence, n_simulations=500, seed=seed).mde
+    return mde, (math.ceil(n * (mde / EFFECT) ** 2) if math.isfinite(mde) else math.nan)
+
+
+def depth_curve(n: int, baseline: bool) -> tuple[float, float]:
+    """(MDE, contexts needed for :data:`EFFECT`) of a one-sided paired position contrast over ``n`` contexts."""
+    if n < 2:
+        return math.nan, math.nan
+    sd = math.sqrt(0.75 if baseline else 0.375)
+    z = float(ndtri(LEVEL) + ndtri(POWER))
+    return z * sd / math.sqrt(n), math.ceil((z * sd / EFFECT) ** 2)
+
+
+def _label(run: dict) -> str:
+    return run["scenario_label"]
+
+
+def headline_claims(runs: list[dict]) -> list[dict]:
+    """One row per headline claim of the planned runs (``runs``: the planner's per-run rows with ``analysis``,
+    ``model``, ``scenario_label``, ``method``, ``instances``, ``contexts``, ``choices``, ``perturbations``,
+    ``study``/``level`` labels and ``length``): analysis, claim, n, mde, n_for_5_points, decidable."""
+    out = []
+
+    def add(analysis: str, claim: str, n: int, values: tuple[float, float]):
+        mde, needed = values
+        out.append({"analysis": analysis, "claim": claim, "n": n, "mde": mde, "n_for_5_points": needed,
+                    "decidable": bool(math.isfinite(mde) and mde <= TARGET_MDE)})
+
+    core = [r for r in runs if r["analysis"] == "helm_core" and r["method"] in MC_METHODS]
+    by_scenario: dict[str, list[dict]] = {}
+    for run in core:
+        by_scenario.setdefault(_label(run), []).append(run)
+    for label, members in sorted(by_scenario.items()):
+        if len({r["model"] for r in members}) >= 2:
+            add("helm_core", f"instruct vs base differ on {label}", min(r["instances"] for r in members),
+                paired(min(r["instances"] for r in members)))
+        for run in sorted(members, key=lambda r: r["model"]):
+            if "robustness" in run["perturbations"]:
+                add("helm_core", f"robustness perturbation lowers {run['model']}'s accuracy on {label}", run["instances"],
+                    paired(run["instances"]))
+            add("helm_core", f"{run['model']} is miscalibrated on {label} (ECE test)", run["instances"],
+                calibration(run["instances"], run["choices"]))
+    studies = {"methods": ("multiple_choice_joint", "multiple_choice_separate", "joint vs separate"),
+               "shots": ("0", "1", "0 → 1 shots"), "formats": ("helm_default", "plain", "format helm_default vs plain")}
+    sensitivity = [r for r in runs if r.get("labels")]  # a run shared with notebook 01 keeps its study labels
+    cells: dict[tuple, dict[str, dict]] = {}
+    for run in sensitivity:
+        for study, level in run.get("labels", []):
+            cells.setdefault((study, run["model"], _label(run)), {})[level] = run
+    for (study, model, label), levels in sorted(cells.items()):
+        if study == "seeds" and len(levels) >= 2:
+            n = min(r["instances"] for r in levels.values())
+            add("sensitivity", f"in-context seed matters for {model} on {label} ({len(levels)} seeds; MDE of two seeds' "
+                               "paired difference)", n, paired(n))
+        elif study in studies and studies[study][0] in levels and studies[study][1] in levels:
+            n = min(levels[studies[study][0]]["instances"], levels[studies[study][1]]["instances"])
+            add("sensitivity", f"{studies[study][2]} changes {model}'s accuracy on {label}", n, paired(n))
+    depth = [r for r in runs if r["analysis"] == "depth"]
+    for run in depth:
+        baseline = "baseline" in run["perturbations"]
+        what = "accuracy − baseline" if baseline else "accuracy"
+        add("depth", f"U-shape / recency of {what}: {run['model']} · {run['scenario']} · {run['length']} tok · {run['method']}",
+            run["contexts"], depth_curve(run["contexts"], baseline))
+    curves: dict[tuple, list[dict]] = {}
+    for run in depth:
+        curves.setdefault((run["model"], run["scenario"], run["method"]), []).append(run)
+    for (model, task, method), members in sorted(curves.items()):
+        if len({r["length"] for r in members}) >= 2:
+            n = min(r["contexts"] for r in members)
+            add("depth", f"length degradation: {model} · {task} · {method}", n,
+                depth_curve(n, all("baseline" in r["perturbations"] for r in members)))
+    return out

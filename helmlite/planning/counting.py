@@ -1,0 +1,113 @@
+"""What a run will cost the model, counted without running it: the transformers backend's own batching and
+prefix reuse, with every forward pass replaced by a count.
+
+:class:`WorkCounter` is a :class:`~helmlite.models.transformers_backend.TransformersModel` that loads the
+tokenizer and the config but no weights, and counts, instead of computing, what the real backend would
+run: positions through the network (rows × padded width, so padding counts as the real forward pays it),
+forward calls, and decoding steps. It groups, pads, reuses prefixes and merges one-token continuations
+exactly as the real backend does, because it *is* the real backend with four methods replaced. A run's
+requests are counted in the request cache's chunks (:class:`~helmlite.models.cache.CachedModel` sends a run
+to the model ``chunk_size`` requests at a time, and prefixes are reused only within a call).
+
+Generation is counted at ``max_tokens`` decoding steps per batch — an upper bound (a batch stops early only
+when every row has stopped), so planned generation time errs on the long side.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Sequence
+
+import torch
+
+from ..models._base import Generation, GenerationRequest, ScoreRequest
+from ..models.transformers_backend import TransformersModel
+
+
+@dataclass
+class Work:
+    """Counted model work of a set of requests."""
+
+    requests: int = 0
+    score_positions: int = 0   # rows × padded width of every scoring forward (prefix extensions included)
+    score_forwards: int = 0    # scoring forward calls
+    prefill_positions: int = 0  # rows × padded width of the prompts of every generate call
+    decode_steps: int = 0      # generate calls × max_tokens (a batch decodes its rows together)
+    decode_row_steps: int = 0  # rows × max_tokens
+    generate_calls: int = 0    # generate batches (each pays the generate call's set-up)
+    encoded_tokens: int = 0    # tokens run through the model, without padding (what prefix reuse saves shows here)
+
+    def __add__(self, other: "Work") -> "Work":
+        return Work(**{f.name: getattr(self, f.name) + getattr(other, f.name) for f in fields(self)})
+
+
+class WorkCounter(TransformersModel):
+    """The transformers backend with its forward passes replaced by counts (see the module docstring)."""
+
+    def __init__(self, path: str | Path, *, name: str | None = None, batch_size: int = 8, min_prefix_tokens: int = 64):
+        from transformers import AutoConfig, AutoTokenizer
+
+        self.path = Path(path)
+        self.tokenizer = AutoTokenizer.from_pretrained(str(path))
+        self.model = SimpleNamespace(config=AutoConfig.from_pretrained(str(path)), dtype=torch.float32)
+        self.device = "cpu"
+        self.batch_size = batch_size
+        self.min_prefix_tokens = min_prefix_tokens
+        self.encoded_tokens = 0
+        self.name = name or self.path.name
+        self._identity = None
+        self._prefix_token = self.tokenizer.bos_token_id if self.tokenizer.bos_token_id is not None else self.tokenizer.eos_token_id
+        if self.tokenizer.pad_token_id is None:
+            self.tokenizer.pad_token = self.tokenizer.eos_token
+        self.work = Work()
+
+    def _forward_logprobs(self, rows, prefix=None, alternatives=None):
+        start = prefix[0] if prefix else 0
+        alternatives = alternatives or [None] * len(rows)
+        width = max(len(ids) for ids, _ in rows) - start
+        self.work.score_positions += len(rows) * width
+        self.work.score_forwards += 1
+        self.work.encoded_tokens += sum(len(ids) - start for ids, _ in rows)
+        return [[0.0] * len(tokens) if tokens is not None else [0.0] * (len(ids) - n) for (ids, n), tokens in zip(rows, alternatives)]
+
+    def _extend_prefix(self, prefix, ids, length):
+        start = prefix[0] if prefix else 0
+        self.work.score_positions += length - start
+        self.work.score_forwards += 1
+        self.work.encoded_tokens += length - start
+        return length, None
+
+    def _count_generate(self, requests: Sequence[GenerationRequest], encoded: list[list[int]], start: int) -> list[Generation]:
+        width = max(len(e) for e in encoded) - start
+        steps = requests[0].max_tokens
+        self.work.prefill_positions += len(requests) * width
+        self.work.decode_steps += steps
+        self.work.decode_row_steps += len(requests) * steps
+        self.work.generate_calls += 1
+        self.work.encoded_tokens += sum(len(e) - start for e in encoded)
+        return [Generation("", len(e), steps, (0.0,) * steps, 0.0) for e in encoded]
+
+    def _generate_with_prefix(self, requests, encoded, prefix):
+        length = prefix[0]
+        results = [None] * len(requests)
+        for batch in self._prefix_batches(list(range(len(requests))), encoded, length, requests[0].max_tokens):
+            for i, generation in zip(batch, self._count_generate([requests[i] for i in batch], [encoded[i] for i in batch], length)):
+                results[i] = generation
+        return results
+
+    def _generate_batch(self, requests, encoded):
+        return self._count_generate(requests, encoded, 0)
+
+    def count(self, requests: Sequence, chunk_size: int) -> Work:
+        """The work of ``requests`` (generation and scoring requests of one run, in the runner's order), sent
+        in the request cache's chunks."""
+        before, self.work = self.work, Work()
+        generations = [r for r in requests if isinstance(r, GenerationRequest)]
+        scores = [r for r in requests if isinstance(r, ScoreRequest)]
+        for batch, call in ((generations, self.generate), (scores, self.score)):
+            for start in range(0, len(batch), chunk_size):
+                call(batch[start:start + chunk_size])
+        counted, self.work = self.work, before
+        counted.requests = len(requests)
+        return counted

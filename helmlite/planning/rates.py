@@ -1,0 +1,135 @@
+"""This machine's model rates, measured once per model and cached with the machine's identity.
+
+The planner predicts a run's seconds from its counted work (:class:`~helmlite.planning.counting.Work`) with
+a linear cost model per model: seconds = position_s · positions + forward_s · forward calls +
+step_s · decoding steps + row_step_s · rows × steps. The four rates come from timing the real model on
+four small workloads whose work is counted by the same counter (:func:`calibrate`), one rate at a time. They are cached in a JSON file keyed by the machine
+(CPU model, logical CPUs, torch threads, torch and transformers versions) and the model's weights, so a
+different machine, thread count or library version calibrates afresh.
+"""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .._io import write_text
+from ..models._base import GenerationRequest, ScoreRequest
+from .counting import Work, WorkCounter
+
+RATES_FILE = Path("results/cache/planner_rates.json")
+_WORDS = ("river village library engineer committee gardener road student harbour orchestra light letter market "
+          "bridge festival boat corridor maps answer question policy state power trade law court vote city").split()
+
+
+def cpu_model() -> str:
+    """The CPU's model name (``/proc/cpuinfo``), else what :mod:`platform` reports."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def machine_identity(threads: int) -> dict:
+    import torch
+    import transformers
+
+    return {"cpu": cpu_model(), "logical_cpus": os.cpu_count(), "threads": threads, "torch": torch.__version__,
+            "transformers": transformers.__version__}
+
+
+@dataclass(frozen=True)
+class Rates:
+    """Seconds per unit of counted work on this machine, for one model (see the module docstring)."""
+
+    position_s: float
+    forward_s: float
+    step_s: float
+    row_step_s: float
+    generate_call_s: float  # a generate call's fixed cost (HF generate's set-up, stop-string matching)
+    load_s: float  # loading the model (a run job's start-up, with the imports)
+
+    def seconds(self, work: Work) -> float:
+        return (self.position_s * (work.score_positions + work.prefill_positions) + self.forward_s * work.score_forwards
+                + self.step_s * work.decode_steps + self.row_step_s * work.decode_row_steps
+                + self.generate_call_s * work.generate_calls)
+
+
+def _text(rng: np.random.Generator, words: int) -> str:
+    return " ".join(rng.choice(_WORDS, size=words))
+
+
+def _workloads(max_context: int) -> dict[str, list]:
+    """The calibration workloads; the shared prefix is 300 words, or less where the model's context is short."""
+    rng = np.random.default_rng(0)
+    prefix = _text(rng, min(300, max_context // 16))
+    shared = [ScoreRequest(f"{prefix}\nQuestion: {_text(rng, 15)}\nAnswer:", tuple(" " + _text(rng, 5) for _ in range(4)))
+              for _ in range(16)]
+    tiny = [ScoreRequest(_text(rng, 3), (" " + _text(rng, 1),))]
+    batch = [GenerationRequest(_text(rng, 60), max_tokens=16) for _ in range(8)]
+    return {"shared": shared, "tiny": tiny, "batch": batch, "single": batch[:1],
+            "short_single": [GenerationRequest(batch[0].prompt, max_tokens=2)]}
+
+
+def _timed(call, requests, repeats: int = 1) -> float:
+    """Seconds per call of ``call(requests)`` (the median of ``repeats``)."""
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        call(requests)
+        times.append(time.perf_counter() - started)
+    return float(np.median(times))
+
+
+def calibrate(path: str | Path, *, threads: int, batch_size: int) -> Rates:
+    """Time the real model on the workloads and solve for the rates, one unknown at a time: the cost of a
+    forward call from a one-row, few-token forward (median of 10); the cost of a position from a shared
+    few-shot-like prefix with 16 questions × 4 answers; a decoding step from one generation of 16 tokens
+    against one of 2; a generate call's fixed cost from the latter; a row-step from a batch of eight (each
+    after subtracting what the rates already found explain)."""
+    from ..models.transformers_backend import TransformersModel
+
+    started = time.perf_counter()
+    model = TransformersModel(path, threads=threads, batch_size=batch_size)
+    load_s = time.perf_counter() - started
+    counter = WorkCounter(path, batch_size=batch_size)
+    loads = _workloads(model.max_context)
+    model.score(loads["tiny"])  # warm-up (first-call allocations)
+    work = {name: counter.count(requests, chunk_size=len(requests)) for name, requests in loads.items()}
+    forward_s = _timed(model.score, loads["tiny"], repeats=10)
+    position_s = max(0.0, (_timed(model.score, loads["shared"]) - forward_s * work["shared"].score_forwards)
+                     / work["shared"].score_positions)
+    long_, short = (_timed(model.generate, loads[k], repeats=3) for k in ("single", "short_single"))
+    steps = work["single"].decode_steps - work["short_single"].decode_steps
+    step_s = max(0.0, (long_ - short) / steps)
+    call_s = max(0.0, short - position_s * work["short_single"].prefill_positions - step_s * work["short_single"].decode_steps)
+    batch = work["batch"]
+    row_step_s = max(0.0, (_timed(model.generate, loads["batch"]) - position_s * batch.prefill_positions
+                           - step_s * batch.decode_steps - call_s) / batch.decode_row_steps)
+    return Rates(position_s, forward_s, step_s, row_step_s, call_s, load_s)
+
+
+def model_rates(name: str, path: str | Path, *, threads: int, batch_size: int, rates_file: str | Path = RATES_FILE,
+                recalibrate: bool = False) -> tuple[Rates, bool]:
+    """This machine's rates for a model directory: from ``rates_file`` when it holds them for this machine,
+    model weights, threads and batch size, else measured (~10–30 s) and stored. Returns (rates, measured now)."""
+    counter = WorkCounter(path, name=name)
+    key = json.dumps({"machine": machine_identity(threads), "model": counter.identity, "batch_size": batch_size},
+                     sort_keys=True)
+    rates_file = Path(rates_file)
+    stored = json.loads(rates_file.read_text()) if rates_file.is_file() else {}
+    if key in stored and not recalibrate:
+        return Rates(**stored[key]), False
+    rates = calibrate(path, threads=threads, batch_size=batch_size)
+    stored[key] = asdict(rates)
+    rates_file.parent.mkdir(parents=True, exist_ok=True)
+    write_text(rates_file, json.dumps(stored, indent=1, sort_keys=True) + "\n")
+    return rates, True

@@ -1,0 +1,127 @@
+"""The planner (issue 24 §2): its counts are the backend's own, its rates are cached per machine, its MDEs are
+the notebooks' tests at planning values, and it plans exactly the workflow's runs."""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from helmlite import workflow
+from helmlite.models import GenerationRequest, ScoreRequest
+from helmlite.planning import claims as planned_claims
+from helmlite.planning import counting, rates
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _requests():
+    prefix = "The cat sat on the mat. " * 12
+    scores = [ScoreRequest(f"{prefix}Question: what is two plus two? {k}\nAnswer:", (" four", " the mat", " Paris is in France"))
+              for k in range(6)]
+    scores += [ScoreRequest("Paris is", (" in France.",)), ScoreRequest("Question: what", (" is", " cat"))]
+    generations = [GenerationRequest(f"{prefix}Question {k}: what is two plus two?\nAnswer:", max_tokens=3) for k in range(5)]
+    generations += [GenerationRequest("The cat", max_tokens=2)]
+    return scores, generations
+
+
+@pytest.mark.parametrize("chunk_size", [3, 100])
+def test_counted_tokens_are_what_the_backend_encodes(tiny_model_dir, chunk_size):
+    """The counter is the real backend with its forwards replaced: on the same requests, in the same chunks,
+    it counts exactly the tokens the real model runs through the network (its own ``encoded_tokens``), with
+    prefix reuse, one-token merging and prefix-cached batched decoding all in play."""
+    from helmlite.models.transformers_backend import TransformersModel
+
+    scores, generations = _requests()
+    model = TransformersModel(tiny_model_dir, batch_size=4)
+    for requests in (scores, generations):
+        for start in range(0, len(requests), chunk_size):
+            chunk = requests[start:start + chunk_size]
+            (model.score if isinstance(chunk[0], ScoreRequest) else model.generate)(chunk)
+    counter = counting.WorkCounter(tiny_model_dir, batch_size=4)
+    work = counter.count(generations + scores, chunk_size)
+    assert work.encoded_tokens == model.encoded_tokens > 0
+    assert work.requests == len(scores) + len(generations)
+    assert work.decode_row_steps == 5 * 3 + 2 and work.score_forwards >= 1  # every generation decodes max_tokens
+
+
+def test_seconds_are_the_linear_cost_model():
+    """Hand-derived: 1,000 positions × 2 ms + 10 forwards × 0.1 s + 8 steps × 50 ms + 64 row-steps × 10 ms + 2 generate
+    calls × 0.3 s = 4.64 s."""
+    work = counting.Work(score_positions=600, prefill_positions=400, score_forwards=10, decode_steps=8, decode_row_steps=64,
+                         generate_calls=2)
+    assert rates.Rates(0.002, 0.1, 0.05, 0.01, 0.3, 1.0).seconds(work) == pytest.approx(2.0 + 1.0 + 0.4 + 0.64 + 0.6)
+
+
+def test_rates_are_measured_once_per_machine_and_cached(tiny_model_dir, tmp_path, monkeypatch):
+    calls = []
+
+    def fake_calibrate(path, *, threads, batch_size):
+        calls.append(threads)
+        return rates.Rates(0.001 * threads, 0.01, 0.02, 0.003, 0.1, 0.5)
+
+    monkeypatch.setattr(rates, "calibrate", fake_calibrate)
+    store = tmp_path / "rates.json"
+    first, measured = rates.model_rates("tiny", tiny_model_dir, threads=1, batch_size=8, rates_file=store)
+    again, measured_again = rates.model_rates("tiny", tiny_model_dir, threads=1, batch_size=8, rates_file=store)
+    assert measured and not measured_again and first == again and calls == [1]
+    other, measured_other = rates.model_rates("tiny", tiny_model_dir, threads=2, batch_size=8, rates_file=store)
+    assert measured_other and other.position_s == 0.002 and calls == [1, 2]  # another thread count: measured afresh
+    keys = [json.loads(key) for key in json.loads(store.read_text())]
+    assert {k["machine"]["threads"] for k in keys} == {1, 2} and all(k["machine"]["cpu"] and k["machine"]["torch"] for k in keys)
+
+
+def test_calibration_on_a_real_model_gives_positive_rates(tiny_model_dir):
+    measured = rates.calibrate(tiny_model_dir, threads=1, batch_size=4)
+    assert measured.position_s > 0 and measured.forward_s > 0 and measured.step_s > 0 and measured.load_s > 0
+
+
+def test_planned_mdes_are_the_notebooks_tests_at_planning_values():
+    """Paired 0/1 at ψ = 0.5, n = 100: 0.203 (exact McNemar power, as benchmarks/coverage.py reports); a depth
+    curve at 20 contexts, generation: (z.95 + z.8)·√0.375/√20 = (1.6449 + 0.8416)·0.6124/4.4721 = 0.3405 by hand."""
+    mde, needed = planned_claims.paired(100)
+    assert mde == pytest.approx(0.203, abs=0.001) and needed > 1000
+    mde, needed = planned_claims.depth_curve(20, baseline=False)
+    assert mde == pytest.approx(0.3405, abs=5e-4)
+    assert planned_claims.depth_curve(20, baseline=True)[0] == pytest.approx(0.3405 * math.sqrt(2), abs=5e-4)
+    mde, _ = planned_claims.calibration(200, choices=4)
+    assert 0 < mde < 0.2
+
+
+def test_headline_claims_follow_the_runs():
+    """Model difference per MC scenario with two models; robustness where the run perturbs; ECE per MC run;
+    sensitivity pairs from the grid's study labels (also on runs notebook 01 shares); depth curves and length."""
+    def run(analysis, model, scenario, method="multiple_choice_joint", n=100, **extra):
+        return {"analysis": analysis, "model": model, "scenario": scenario, "scenario_label": scenario, "method": method,
+                "instances": n, "contexts": n, "choices": 4, "perturbations": [], "labels": [], "length": None, **extra}
+    runs = [run("helm_core", "a", "mmlu", perturbations=["robustness"], labels=[("methods", "multiple_choice_joint")]),
+            run("helm_core", "b", "mmlu"),
+            run("sensitivity", "a", "mmlu", "multiple_choice_separate", labels=[("methods", "multiple_choice_separate")]),
+            run("depth", "a", "json_kv", "multiple_choice_separate", n=30, length=512, perturbations=["baseline"]),
+            run("depth", "a", "json_kv", "multiple_choice_separate", n=20, length=1024, perturbations=["baseline"])]
+    table = {row["claim"]: row for row in planned_claims.headline_claims(runs)}
+    assert table["instruct vs base differ on mmlu"]["n"] == 100
+    assert "robustness perturbation lowers a's accuracy on mmlu" in table
+    assert "robustness perturbation lowers b's accuracy on mmlu" not in table
+    assert table["joint vs separate changes a's accuracy on mmlu"]["n"] == 100
+    assert table["length degradation: a · json_kv · multiple_choice_separate"]["n"] == 20
+    assert not table["instruct vs base differ on mmlu"]["decidable"]  # 0.203 > 0.15
+
+
+def test_plan_lists_exactly_the_workflow_runs(monkeypatch, tmp_path):
+    """Dry run, `helmlite config` and `helmlite plan` agree on the run ids (the Snakemake side:
+    test_config.test_snakemake_plans_exactly_the_runs_of_the_config_it_is_given)."""
+    from helmlite import planning
+
+    if not all(planning._model_path(m) for m in ("smollm2-135m", "gemma3-270m")):
+        pytest.skip("embedded models not prepared (make venv prepares them)")
+    monkeypatch.setattr(planning, "model_rates", lambda *a, **k: (rates.Rates(0.003, 0.05, 0.05, 0.01, 0.1, 1.0), False))
+    config = workflow.load_config(REPO / "config" / "test.yaml")
+    result = planning.plan(config, rates_file=tmp_path / "rates.json")
+    assert sorted(result.runs["run_id"]) == sorted(workflow.run_specs(config))
+    summary = result.analyses.set_index("analysis")
+    assert summary.loc["total", "runs"] == len(workflow.run_specs(config))
+    assert summary.loc["total", "run_jobs"] == len(workflow.run_batches(config))
+    assert (result.runs["predicted_s"] > 0).all() and (result.runs["tokens_to_encode"] > 0).all()
+    assert set(result.claims["analysis"]) == {"helm_core", "sensitivity", "depth"}
