@@ -43,7 +43,8 @@ claims with a claimed size, that size — adjusted together (Holm 1979 by defaul
 which a large family makes stricter — in the claimed direction; the larger of the two directions for
 two-sided claims; :mod:`helmlite.stats.power`): ``"proportion"`` — one
 proportion against the null value (exact binomial test); ``"paired-proportion"`` — a difference of
-accuracies on the same items (exact McNemar test, with ``discordance``, default 0.5);
+accuracies on the same items (exact McNemar test, with ``discordance`` — the observed share of differing items,
+:func:`observed_discordance`, where the notebook passes it — default 0.5);
 ``"correlation"`` — a correlation against 0 (Fisher z); ``"difference"`` (any other quantity) —
 (z_α + z_β)·SE with SE from the interval's width, and n needed scaling as 1/√n.
 """
@@ -195,6 +196,15 @@ def _effect(claim: Claim) -> tuple[float, str]:
     if claim.claimed_effect is not None:
         return abs(claim.claimed_effect - claim.null), "the claimed effect"
     return abs(claim.estimate - claim.null), "the observed effect"
+
+
+def observed_discordance(share, n: int) -> float | None:
+    """The discordance a paired-proportion claim's MDE uses: the observed share of items on which the two
+    sides differ (what the exact McNemar test's power depends on), at least 1/n (an observed 0 says the
+    share is below 1/n, not that it is 0); None when unknown (NaN, or not a 0/1 comparison)."""
+    if share is None or not math.isfinite(float(share)) or n < 1:
+        return None
+    return min(1.0, max(float(share), 1.0 / n))
 
 
 def _baseline(claim: Claim) -> float:

@@ -4,18 +4,18 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from helmlite import claims
+from helmlite import claims, stats
 from helmlite.analyses.helm_core import claims as helm_claims
 from helmlite.analyses.sensitivity import claims as sensitivity_claims
 
 
 def test_live_claims_follow_the_schema_and_small_n_is_inconclusive():
     diff = pd.DataFrame([{"scenario": "mmlu", "difference": 0.9, "ci_low": 0.7, "ci_high": 0.97, "n": 20, "p_value": 2 * 0.5**18,
-                          "test": "newcombe-score/mcnemar-exact"},
+                          "discordance": 0.9, "test": "newcombe-score/mcnemar-exact"},
                          {"scenario": "boolq", "difference": 0.67, "ci_low": 0.1, "ci_high": 0.9, "n": 3, "p_value": 0.25,
-                          "test": "newcombe-score/mcnemar-exact"}])
+                          "discordance": 2 / 3, "test": "newcombe-score/mcnemar-exact"}])
     deltas = pd.DataFrame([{"model": "m", "scenario": "mmlu", "perturbation": "robustness", "delta": -0.02, "ci_low": -0.1,
-                            "ci_high": 0.05, "n": 50, "p_value": 0.6, "test": "newcombe-score/mcnemar-exact"}])
+                            "ci_high": 0.05, "n": 50, "p_value": 0.6, "discordance": 0.1, "test": "newcombe-score/mcnemar-exact"}])
     calibration = pd.DataFrame([{"model": "m", "scenario": "mmlu", "ece_10": 0.30, "n": 200, "ece_if_calibrated": 0.08,
                                  "ece_if_calibrated_q95": 0.11, "p_calibrated": 1 / 2001, "calibration_error": 0.21,
                                  "ci_low": 0.17, "ci_high": 0.62, "mde": 0.07}])
@@ -27,6 +27,9 @@ def test_live_claims_follow_the_schema_and_small_n_is_inconclusive():
     assert verdicts["live:model_difference:boolq"] == "inconclusive"  # n = 3: no verdict possible
     assert "MDE at n = 3" in table.set_index("quantity").loc["live:model_difference:boolq", "evidence"]
     assert verdicts["live:robustness_delta:m:mmlu"] == "inconclusive"
+    # the MDE of a paired claim is the exact McNemar test's at the observed discordance (5 of 50 items differ)
+    assert table.set_index("quantity").loc["live:robustness_delta:m:mmlu", "mde"] == pytest.approx(
+        stats.mde_proportion(50, paired=True, discordance=0.1))
     # the calibration test's p = 1/2001 and its dual interval [0.17, 0.62] of the calibration error: supported,
     # with the test's own MDE
     row = table.set_index("quantity").loc["live:calibration_error:m:mmlu"]
@@ -38,14 +41,14 @@ def test_sensitivity_claims_report_b_minus_a_and_the_weakest_first_step_contrast
     spread = pd.DataFrame([{"model": "m", "scenario": "s", "seed_variance": 0.001, "ci_low": -0.002, "ci_high": 0.01,
                             "p_seeds_matter": 0.4, "n": 100}])
     steps = pd.DataFrame([{"model": "m", "scenario": "s", "step": "0→1", "difference": 0.3, "ci_low": 0.2, "ci_high": 0.4,
-                           "p_value": 1e-6, "n": 100, "test": "newcombe-score/mcnemar-exact"}])
+                           "p_value": 1e-6, "n": 100, "discordance": 0.3, "test": "newcombe-score/mcnemar-exact"}])
     first = pd.DataFrame([{"model": "m", "scenario": "s", "contrast": "(0→1) − (1→2)", "difference": 0.25, "ci_low": 0.1,
                            "ci_high": 0.4, "p_value": 0.001, "n": 100},
                           {"model": "m", "scenario": "s", "contrast": "(0→1) − (2→4)", "difference": 0.05, "ci_low": -0.05,
                            "ci_high": 0.15, "p_value": 0.3, "n": 100}])
     tests = pd.DataFrame([{"study": "methods", "model": "m", "scenario": "s", "a": "multiple_choice_joint",
                            "b": "multiple_choice_separate", "difference": -0.2, "ci_low": -0.3, "ci_high": -0.1,
-                           "p_value": 0.001, "n": 100, "test": "newcombe-score/mcnemar-exact"}])
+                           "p_value": 0.001, "n": 100, "discordance": 0.2, "test": "newcombe-score/mcnemar-exact"}])
     table = claims.claims_table(sensitivity_claims.sensitivity_claims(spread, steps, first, tests)).set_index("quantity")
     assert table.loc["seed_variance:m:s", "verdict"] == "inconclusive"
     assert table.loc["shot_step:0→1:m:s", "verdict"] == "supported"

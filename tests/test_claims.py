@@ -210,3 +210,19 @@ def test_mde_follows_the_claimed_direction():
     assert verdict(Claim("c", "q", direction="less", **kwargs))["mde"] == pytest.approx(0.26646, abs=1e-4)
     assert verdict(Claim("c", "q", direction="greater", **kwargs))["mde"] == math.inf
     assert verdict(Claim("c", "q", direction="two-sided", **kwargs))["mde"] == math.inf
+
+
+def test_paired_claims_use_the_observed_discordance_for_their_mde():
+    """The exact McNemar test's power depends on the share of discordant items: a claim given the observed
+    share (14 of 100, as measured between the embedded models on MMLU) reports the MDE at that share — smaller
+    than at the conservative default 0.5 (0.203) — and an observed 0 counts as 1/n."""
+    from helmlite.claims import Claim, minimum_detectable_effect, observed_discordance
+    from helmlite.stats import mde_proportion
+
+    assert observed_discordance(0.14, 100) == 0.14 and observed_discordance(0.0, 50) == 0.02
+    assert observed_discordance(float("nan"), 100) is None and observed_discordance(None, 100) is None
+    claim = Claim("a differs from b", "q", 0.02, -0.05, 0.09, 0.0, 100, "two-sided", p_value=0.6, scale="paired-proportion",
+                  discordance=observed_discordance(0.14, 100))
+    assert minimum_detectable_effect(claim) == mde_proportion(100, paired=True, discordance=0.14) < 0.12
+    default = Claim("a differs from b", "q", 0.02, -0.05, 0.09, 0.0, 100, "two-sided", p_value=0.6, scale="paired-proportion")
+    assert minimum_detectable_effect(default) == pytest.approx(0.203, abs=0.001)

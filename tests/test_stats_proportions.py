@@ -134,3 +134,10 @@ def test_newcombe_interval_is_never_zero_width_and_stays_in_range():
     assert one_way.estimate == 1 and 0 < one_way.ci_low < 1 and one_way.ci_high == 1.0
     vector_low, vector_high = stats.newcombe_paired_interval([59, 0], [6, 0], [16, 0], [80, 0])
     assert vector_low[0] == pytest.approx(-0.11862, abs=1e-5) and math.isnan(vector_low[1])
+
+
+def test_paired_binary_difference_reports_the_discordant_share():
+    """Hand-derived: a = 1,1,0,0,1 and b = 1,0,1,0,0 differ on items 2, 3 and 5 → discordance 3/5."""
+    from helmlite.stats import paired_binary_difference
+
+    assert paired_binary_difference([1, 1, 0, 0, 1], [1, 0, 1, 0, 0]).discordance == 0.6

@@ -59,6 +59,7 @@ class PairedComparison(Estimate):
     """
 
     p_value: float = 1.0
+    discordance: float | None = None  # paired 0/1 outcomes: the share of items on which the two sides differ
 
     @property
     def significant(self) -> bool:

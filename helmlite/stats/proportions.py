@@ -154,7 +154,8 @@ def paired_binary_difference(a, b, level: float = 0.95) -> PairedComparison:
     Interval: :func:`newcombe_paired_interval` (Newcombe 1998, method 10); p-value:
     :func:`paired_binary_test` (exact McNemar 1947). ``significant`` follows the test; the interval
     and the test are different procedures and can disagree at the margin (how often is printed by
-    ``benchmarks/coverage.py``). Items with a NaN side are dropped; ``n`` counts the pairs used.
+    ``benchmarks/coverage.py``). Items with a NaN side are dropped; ``n`` counts the pairs used;
+    ``discordance`` is the share of pairs that differ (what the McNemar test's power depends on).
     """
     if not 0 < level < 1:
         raise InputError(f"paired_binary_difference: level must lie strictly between 0 and 1, got {level}")
@@ -163,4 +164,5 @@ def paired_binary_difference(a, b, level: float = 0.95) -> PairedComparison:
     low, high = newcombe_paired_interval(both, only_a, only_b, neither, level)
     estimate = (only_a - only_b) / n if n else math.nan
     return PairedComparison(estimate, low, high, n, level, "newcombe-score/mcnemar-exact",
-                            p_value=_mcnemar_exact(only_a, only_b) if n else math.nan)
+                            p_value=_mcnemar_exact(only_a, only_b) if n else math.nan,
+                            discordance=(only_a + only_b) / n if n else None)

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ... import stats
-from ...claims import Claim
+from ...claims import Claim, observed_discordance
 from ...seeds import rng
 from .published import RELATED
 from .winrates import RankingView
@@ -35,12 +35,14 @@ def live_claims(model_differences: pd.DataFrame, perturbation_deltas: pd.DataFra
     for row in model_differences.itertuples():
         claims.append(Claim(f"The two models differ on {row.scenario} (instruct vs base)", f"live:model_difference:{row.scenario}",
                             row.difference, row.ci_low, row.ci_high, 0.0, int(row.n), "two-sided", p_value=row.p_value,
-                            scale="paired-proportion" if "mcnemar" in row.test else "difference"))
+                            scale="paired-proportion" if "mcnemar" in row.test else "difference",
+                            discordance=observed_discordance(row.discordance, int(row.n))))
     for row in perturbation_deltas[perturbation_deltas["perturbation"] == "robustness"].itertuples():
         claims.append(Claim(f"HELM's robustness perturbation lowers {row.model}'s accuracy on {row.scenario}",
                             f"live:robustness_delta:{row.model}:{row.scenario}", row.delta, row.ci_low, row.ci_high, 0.0,
                             int(row.n), "less", p_value=row.p_value,
-                            scale="paired-proportion" if "mcnemar" in row.test else "difference"))
+                            scale="paired-proportion" if "mcnemar" in row.test else "difference",
+                            discordance=observed_discordance(row.discordance, int(row.n))))
     for row in calibration.itertuples():
         # the test of perfect calibration (ECE against calibrated simulations) and the interval dual to it
         claims.append(Claim(f"{row.model} is miscalibrated on {row.scenario} beyond small-sample bias",

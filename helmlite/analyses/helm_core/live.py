@@ -67,12 +67,12 @@ def latency_table(runs: list[Run], *, seed: int, n_resamples: int) -> pd.DataFra
     return pd.DataFrame(rows)
 
 
-PAIRED = ["ci_low", "ci_high", "p_value", "significant", "n", "test"]  # columns of every paired comparison
+PAIRED = ["ci_low", "ci_high", "p_value", "significant", "n", "discordance", "test"]  # columns of every paired comparison
 
 
 def _paired_row(diff: stats.PairedComparison) -> dict:
     return {"ci_low": diff.ci_low, "ci_high": diff.ci_high, "p_value": diff.p_value, "significant": diff.significant,
-            "n": diff.n, "test": diff.method}
+            "n": diff.n, "discordance": diff.discordance, "test": diff.method}
 
 
 def model_differences(runs: list[Run], a: str, b: str, *, seed: int, n_resamples: int) -> pd.DataFrame:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...claims import Claim
+from ...claims import Claim, observed_discordance
 
 
 def _scale(test: str) -> str:
@@ -35,7 +35,8 @@ def sensitivity_claims(spread: pd.DataFrame, steps: pd.DataFrame, first_step: pd
     for r in steps[steps["step"].str.startswith("0→")].itertuples():
         claims.append(Claim(f"The first in-context example raises {r.model}'s accuracy on {r.scenario}",
                             f"shot_step:{r.step}:{r.model}:{r.scenario}", r.difference, r.ci_low, r.ci_high, 0.0, int(r.n),
-                            "greater", p_value=r.p_value, scale=_scale(r.test)))
+                            "greater", p_value=r.p_value, scale=_scale(r.test),
+                            discordance=observed_discordance(r.discordance, int(r.n))))
     for (model, scenario), part in first_step.groupby(["model", "scenario"], sort=True):
         weakest = part.sort_values(["p_value", "difference"], ascending=[False, True]).iloc[0]
         claims.append(Claim(f"The 0→1 step is {model}'s largest on {scenario} (weakest contrast: {weakest['contrast']})",
@@ -47,5 +48,6 @@ def sensitivity_claims(spread: pd.DataFrame, steps: pd.DataFrame, first_step: pd
             low, high = sorted((sign * r.ci_low, sign * r.ci_high))
             claims.append(Claim(f"The {what} ({b} vs {a}) changes {r.model}'s accuracy on {r.scenario}",
                                 f"{study}:{b}-{a}:{r.model}:{r.scenario}", sign * r.difference, low, high, 0.0, int(r.n),
-                                "two-sided", p_value=r.p_value, scale=_scale(r.test)))
+                                "two-sided", p_value=r.p_value, scale=_scale(r.test),
+                                discordance=observed_discordance(r.discordance, int(r.n))))
     return claims

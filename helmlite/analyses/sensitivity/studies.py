@@ -83,8 +83,9 @@ def shot_steps(runs: list[Run], *, seed: int, n_resamples: int) -> pd.DataFrame:
                                            n_resamples=n_resamples)
             rows.append({"model": model, "scenario": scenario, "step": f"{shots[k]}→{shots[k + 1]}", "difference": diff.estimate,
                          "ci_low": diff.ci_low, "ci_high": diff.ci_high, "p_value": diff.p_value, "n": diff.n,
-                         "test": diff.method})
-    return pd.DataFrame(rows, columns=["model", "scenario", "step", "difference", "ci_low", "ci_high", "p_value", "n", "test"])
+                         "discordance": diff.discordance, "test": diff.method})
+    return pd.DataFrame(rows, columns=["model", "scenario", "step", "difference", "ci_low", "ci_high", "p_value", "n",
+                                       "discordance", "test"])
 
 
 def first_step_contrasts(runs: list[Run], *, seed: int, n_resamples: int) -> pd.DataFrame:
@@ -120,7 +121,7 @@ def pairwise_tests(runs: list[Run], factor_of, *, seed: int, n_resamples: int) -
                                            n_resamples=n_resamples)
             rows.append({"model": model, "scenario": scenario, "a": factor_of(a), "b": factor_of(b),
                          "difference": diff.estimate, "ci_low": diff.ci_low, "ci_high": diff.ci_high, "p_value": diff.p_value,
-                         "n": diff.n, "test": diff.method})
+                         "n": diff.n, "discordance": diff.discordance, "test": diff.method})
     frame = pd.DataFrame(rows)
     if len(frame):
         frame["p_holm"] = multipletests(frame["p_value"], method="holm")[1]
