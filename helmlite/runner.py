@@ -107,7 +107,9 @@ def prepare_requests(spec: RunSpec, model: LanguageModel) -> tuple[list[Instance
     train, test = load_instances(spec, model)
     examples = in_context_examples(spec, train)
     variants = _variants(spec, test)
-    jobs = [(name, k, instance) for name, items in variants.items() for k, instance in enumerate(items) if instance is not None]
+    # instance by instance, each with its variants: a perturbed or baseline prompt lands in the same request chunk
+    # (the unit the backend reuses prefixes within) as the prompt it varies, so their shared context is encoded once
+    jobs = [(name, k, items[k]) for k in range(len(test)) for name, items in variants.items() if items[k] is not None]
     adapted = [adapt(instance, examples, spec.adapter, model) for _, _, instance in jobs]
     return test, examples, variants, jobs, adapted
 

@@ -44,7 +44,8 @@ class TransformersModel:
     """A ``LanguageModel`` over a local model directory (or hub id, where the hub is reachable)."""
 
     def __init__(self, path: str | Path, *, name: str | None = None, threads: int = 1, batch_size: int = 8,
-                 dtype: torch.dtype = torch.float32, device: str = "cpu", min_prefix_tokens: int = 64):
+                 dtype: torch.dtype = torch.float32, device: str = "cpu", min_prefix_tokens: int = 64,
+                 min_group_tokens: int = 16):
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         self.path = Path(path)
@@ -57,6 +58,7 @@ class TransformersModel:
         self.device = device
         self.batch_size = batch_size
         self.min_prefix_tokens = min_prefix_tokens
+        self.min_group_tokens = min_group_tokens  # nested scoring groups (one query's candidates) share at least this many
         self.encoded_tokens = 0  # tokens actually run through the model (prefix reuse makes this smaller)
         self.name = name or self.path.name
         self._identity = None
@@ -189,9 +191,11 @@ class TransformersModel:
                       alternatives: list[tuple[int, ...] | None]) -> None:
         """Score ``rows[members]``, which share ``prefix``, reusing shared token prefixes at every level: the
         members' common prefix is encoded once (a few-shot prefix); then rows that share the next
-        ``min_prefix_tokens`` tokens form subgroups that extend it (the answers of one question, the
-        candidates of one context), recursively. The rest are scored in batches over the current prefix."""
-        k = self.min_prefix_tokens
+        ``min_group_tokens`` tokens form subgroups that extend it (the answers of one question, the
+        candidates of one context), recursively. The rest are scored in batches over the current prefix.
+        ``min_group_tokens`` (16) is the least a level must add to be worth a cache copy: one JSON KV query (a
+        UUID key, ~30 tokens) shared by its six candidates is, so each candidate pays only its own tokens."""
+        k = self.min_group_tokens
         start = prefix[0] if prefix else 0
         if len(members) > 1:
             length = self._common_length([rows[i] for i in members])

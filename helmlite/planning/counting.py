@@ -45,7 +45,8 @@ class Work:
 class WorkCounter(TransformersModel):
     """The transformers backend with its forward passes replaced by counts (see the module docstring)."""
 
-    def __init__(self, path: str | Path, *, name: str | None = None, batch_size: int = 8, min_prefix_tokens: int = 64):
+    def __init__(self, path: str | Path, *, name: str | None = None, batch_size: int = 8, min_prefix_tokens: int = 64,
+                 min_group_tokens: int = 16):
         from transformers import AutoConfig, AutoTokenizer
 
         self.path = Path(path)
@@ -54,6 +55,7 @@ class WorkCounter(TransformersModel):
         self.device = "cpu"
         self.batch_size = batch_size
         self.min_prefix_tokens = min_prefix_tokens
+        self.min_group_tokens = min_group_tokens
         self.encoded_tokens = 0
         self.name = name or self.path.name
         self._identity = None
