@@ -339,7 +339,7 @@ def build_parser() -> argparse.ArgumentParser:
     plan_cmd.add_argument("--table", choices=["runs", "analyses", "claims"], default="analyses",
                           help="which table --format csv prints (default: analyses)")
     plan_cmd.add_argument("--cores", type=int, help="cores the workflow will use (default: this machine's)")
-    plan_cmd.add_argument("--rates-file", default="results/cache/planner_rates.json",
+    plan_cmd.add_argument("--rates-file", default="results/planner/rates.json",
                           help="where measured rates are cached (keyed by machine, threads, library versions, weights)")
     plan_cmd.add_argument("--recalibrate", action="store_true", help="measure the rates again")
     plan_cmd.set_defaults(func=_plan)

@@ -207,7 +207,7 @@ def test_retrieval_above_the_baseline_is_tested_on_the_difference():
     assert (row["primacy"], row["recency"], row["recency_minus_primacy"]) == (-1.0, 0.0, 1.0)
     helmet = table.set_index("quantity").loc["recency_preferred:m:json_kv:512:logprob"]
     # HELMET's claim needs end − start > 0 AND end − middle > 0: the intersection–union estimate is the smaller
-    assert helmet["estimate"] == 0.0 and helmet["verdict"] != "supported"
+    assert helmet["estimate"] == 0.0 and helmet["verdict"] == "inconclusive"
 
 
 def test_helmet_recency_is_an_intersection_union_test():
@@ -227,7 +227,8 @@ def test_helmet_recency_is_an_intersection_union_test():
 def test_length_degradation_test_is_paired_by_context():
     """Score at the shortest length minus the longest, per context: the estimate equals the mean over contexts
     of (mean score at 512 − mean score at 1024), computed here directly with pandas; a large drop (accuracy
-    0.9 → 0.3 over a baseline of 0.1) is supported; fewer contexts → no verdict."""
+    0.9 → 0.3 over a baseline of 0.1) is supported; fewer contexts → no verdict; both lengths at the floor →
+    no verdict."""
     rng = np.random.default_rng(1)
     def draw(p, length):
         return _logprob_records(rng.random(6) < p, rng.random(6) < 0.1, contexts=1, length=length)
@@ -235,11 +236,31 @@ def test_length_degradation_test_is_paired_by_context():
     records = pd.concat(frames, ignore_index=True)
     tests = depth.length_tests(records, seed=0, n_resamples=500)
     row = tests.iloc[0]
-    per_context = (records.assign(score=records.correct - records.baseline)
+    # normalised by 1 − chance (chance 1/6 here), so perfect retrieval scores 1 whatever the number of candidates
+    per_context = (records.assign(score=(records.correct - records.baseline) / (1 - records.chance))
                    .groupby(["length", "context"])["score"].mean().unstack("length"))
     assert row["difference"] == pytest.approx((per_context[512] - per_context[1024]).mean())
-    assert (row["short"], row["long"], row["score"], row["no_verdict"]) == (512, 1024, "accuracy − baseline", "")
+    assert (row["short"], row["long"], row["score"], row["no_verdict"]) == (512, 1024, "(accuracy − baseline)/(1 − chance)", "")
     table = claims.claims_table(depth.claims(depth.u_shape(records, seed=0, n_resamples=300), tests))
     assert table.set_index("quantity").loc["length_degradation:m:json_kv:512-1024:logprob", "verdict"] == "supported"
     few = depth.length_tests(records[records.context < 5], seed=0, n_resamples=300)
     assert few.iloc[0]["no_verdict"].startswith("inconclusive: 5 contexts") and np.isnan(few.iloc[0]["ci_low"])
+    floor = records.assign(correct=records.baseline)  # retrieval no better than the baseline at either length
+    assert "floor" in depth.length_tests(floor, seed=0, n_resamples=300).iloc[0]["no_verdict"]
+
+
+def test_length_score_does_not_move_with_the_number_of_candidates():
+    """Perfect retrieval over a baseline at chance: (1 − 1/2)/(1 − 1/2) = 1 with two candidates and
+    (1 − 1/6)/(1 − 1/6) = 1 with six, so no spurious length effect (raw accuracy − baseline would read 0.5 vs 0.83)."""
+    two = _logprob_records((1,) * 6, (1, 0, 1, 0, 1, 0), contexts=20, length=256).assign(chance=0.5)
+    six = _logprob_records((1,) * 6, (1, 0, 0, 0, 0, 0), contexts=20, length=512)
+    row = depth.length_tests(pd.concat([two, six]), seed=0, n_resamples=300).iloc[0]
+    assert row["score_short"] == pytest.approx(1.0) and row["score_long"] == pytest.approx(1.0) and row["difference"] == 0
+
+
+def test_a_curve_whose_depths_land_on_two_items_gets_no_verdict():
+    """JSON KV at 256 tokens holds two pairs: every depth lands on item 0 or 1, so there is no middle."""
+    records = synthetic_records((1.0, 1.0, 1.0, 0.0, 0.0, 0.0), contexts=20, positions=(0, 0, 0, 1, 1, 1))
+    ushape, table = verdicts(records)
+    assert ushape.iloc[0]["no_verdict"] == "inconclusive: the depths land on 2 items (no middle)"
+    assert set(table["verdict"]) == {"inconclusive"}

@@ -149,7 +149,8 @@ def test_prefix_reuse_matches_the_plain_forward(tiny_model_dir):
     plain = model.score(requests)
     encoded = {0: model.encoded_tokens}
     for min_prefix in (24, 4):  # 24: the few-shot prefix only; 4: each question's tokens are shared too
-        model.min_prefix_tokens, model.encoded_tokens = min_prefix, 0
+        model.min_prefix_tokens = model.min_group_tokens = min_prefix
+        model.encoded_tokens = 0
         reused = model.score(requests)
         encoded[min_prefix] = model.encoded_tokens
         for a, b in zip(plain, reused):

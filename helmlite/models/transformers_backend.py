@@ -8,9 +8,10 @@ encoding. Only the continuation positions are projected to the vocabulary (``log
 
 **Prefix reuse.** HELM's adaptation puts the same few-shot prefix before every test instance, and
 HELMET queries one context at several depths. When the rows of a ``score`` call share a prefix of at
-least ``min_prefix_tokens`` *tokens* (the longest common token prefix — splitting at a string
+least ``min_group_tokens`` *tokens* (the longest common token prefix — splitting at a string
 boundary does not reproduce the full prompt's tokens), the prefix is encoded once and its key/value
-cache is copied for each batch of suffixes, so the work per row approaches its unique tokens.
+cache is copied for each batch of suffixes, level by level, so the work per row approaches its unique
+tokens (``min_prefix_tokens`` is the same threshold for generation's shared prefix; 0 turns reuse off).
 Results equal the no-reuse path within float rounding (tested on both embedded models). One-token
 continuations of the same context (the answer letters of a joint multiple-choice prompt) are read from
 one forward pass, as lm-evaluation-harness's logits cache does.

@@ -7,8 +7,9 @@ predicted seconds from this machine's measured rates (:mod:`.rates`, calibrated 
 with the machine's identity). Sums per analysis and in total, with the run jobs' start-up. And, for each
 headline claim the notebooks will test, the n it gets and its minimum detectable effect (:mod:`.claims`).
 
-Runs of a model that is not a local transformers model (``openai:<model>``) are listed with their
-instances, but no tokens or seconds: the planner cannot count a server's tokens.
+Runs of a model that is not a local transformers model (``openai:<model>``), or an embedded model not yet
+prepared (``helmlite models prepare``; ``make plan`` prepares them), are listed with their instances but NaN
+tokens and seconds, and the terminal output says which models those are.
 """
 from __future__ import annotations
 
@@ -22,8 +23,8 @@ from .. import workflow
 from .claims import TARGET_MDE, headline_claims
 from .rates import RATES_FILE, Rates, model_rates
 
-PER_RUN_OVERHEAD_S = 0.5  # loading instances, metrics, bootstrap intervals, writing the folder (issue 24's budget)
-IMPORT_S = 4.0  # a run job's Python start-up (torch, transformers, helmlite) before the model loads
+PER_RUN_OVERHEAD_S = 0.5  # loading instances, metrics, bootstrap intervals, writing the folder: issue 24's budget, not measured
+IMPORT_S = 4.0  # a run job's Python start-up (torch, transformers, helmlite) before the model loads (measured here: 3-5 s)
 
 
 @dataclass
@@ -95,25 +96,30 @@ def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool
                          "scenario_label": _scenario_label(spec), "method": spec.adapter.method,
                          "length": dict(spec.args).get("target_tokens"), "instances": len(test),
                          "contexts": len({i.metadata.get("context", i.id) for i in test}),
+                         "positions": len({i.metadata.get("position") for i in test
+                                           if i.metadata.get("context") == test[0].metadata.get("context")}) if test else 0,
                          "choices": len(test[0].references) if test else 0, "perturbations": list(spec.perturbations),
                          "labels": labels.get(run_id, []), "tokens_to_encode": encoded, "tokens_to_generate": generated,
                          "predicted_s": seconds})
     runs = pd.DataFrame(rows)
-    return Plan(runs, _summary(runs, config), pd.DataFrame(headline_claims(rows)), calibrated)
+    return Plan(runs, _summary(runs, config, rates), pd.DataFrame(headline_claims(rows)), calibrated)
 
 
-def _summary(runs: pd.DataFrame, config: dict) -> pd.DataFrame:
-    """Per analysis and in total: runs, run jobs, instances, tokens, predicted run compute and job start-up."""
+def _summary(runs: pd.DataFrame, config: dict, rates: dict) -> pd.DataFrame:
+    """Per analysis and in total: runs, run jobs, instances, tokens, predicted run compute and job start-up
+    (per job: Python's imports, :data:`IMPORT_S`, plus the model's measured load time)."""
     batches = workflow.run_batches(config)
     job_analysis = {job: next(k for k, r in workflow.runs_by_analysis(config).items() if batch[0].run_id in r)
                     for job, batch in batches.items()}
     rows = []
     for key, part in runs.groupby("analysis", sort=False):
         jobs = [job for job, analysis in job_analysis.items() if analysis == key]
+        startup = sum(IMPORT_S + (rates[batches[job][0].model].load_s if rates.get(batches[job][0].model) else 0.0)
+                      for job in jobs)
         rows.append({"analysis": key, "runs": len(part), "run_jobs": len(jobs), "instances": int(part["instances"].sum()),
                      "tokens_to_encode": part["tokens_to_encode"].sum(min_count=1),
                      "tokens_to_generate": part["tokens_to_generate"].sum(min_count=1),
-                     "predicted_run_s": part["predicted_s"].sum(min_count=1), "job_startup_s": len(jobs) * IMPORT_S})
+                     "predicted_run_s": part["predicted_s"].sum(min_count=1), "job_startup_s": startup})
     summary = pd.DataFrame(rows)
     total = {"analysis": "total", **{c: summary[c].sum(min_count=1) for c in summary.columns if c != "analysis"}}
     return pd.concat([summary, pd.DataFrame([total])], ignore_index=True)
@@ -134,6 +140,9 @@ def render(result: Plan, cores: int) -> str:
     slow = result.runs.sort_values("predicted_s", ascending=False).head(8)
     lines += ["", "Slowest runs", "", slow[["analysis", "model", "scenario_label", "method", "instances", "tokens_to_encode",
                                            "tokens_to_generate", "predicted_s"]].to_string(index=False, float_format=lambda v: f"{v:,.1f}")]
+    uncounted = sorted(set(result.runs.loc[result.runs["predicted_s"].isna(), "model"]))
+    if uncounted:
+        lines += ["", f"(not counted — no local weights or tokenizer: {', '.join(uncounted)}; their runs show NaN tokens and seconds)"]
     if result.calibrated:
         lines += ["", f"(measured this machine's rates for {', '.join(result.calibrated)}; cached for the next plan)"]
     return "\n".join(lines)

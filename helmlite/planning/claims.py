@@ -10,11 +10,19 @@ and the 95% level, with *planning values* where the test's power depends on the 
   change of model. 0.5 (the largest, the power module's default) would need ~190 items for an MDE of 0.15.
   The notebooks report each claim's MDE at its *observed* ψ (:func:`helmlite.claims.observed_discordance`);
 * the calibration test (ECE, :func:`helmlite.metrics.calibration.calibration_error_test`): confidences
-  spread uniformly over [1/k, 1] for k answer choices;
-* depth curves (paired bootstrap over contexts): per-context scores of a coin (accuracy 0.5; baseline hit
-  0.5 where the curve has a baseline), so primacy = start − mean of two middle depths has standard deviation
-  √0.375 (generation, 0/1) or √0.75 (accuracy − baseline, in {−1, 0, 1}); the MDE is (z₀.₉₅ + z₀.₈)·sd/√n,
-  the normal approximation the claims schema uses for this scale.
+  spread uniformly over [1/k, 1] for k answer choices; the n for a 5-point effect scales its MDE as 1/√n;
+* depth curves (paired bootstrap over contexts): per-row scores of a coin (accuracy 0.5; baseline hit 0.5
+  where the curve has a baseline), so a score has variance 0.25 (generation, 0/1) or 0.5 (accuracy −
+  baseline). The U-shape and recency claims are intersection–union tests whose parts include end − start,
+  the contrast with the larger variance (2·var: sd √0.5 or 1.0), which the planner uses for both (the power
+  of needing *both* parts significant is lower still: these MDEs are optimistic). The length claim compares
+  per-context means over the curve's m depths at two lengths: sd √(2·var/m). MDE = (z₀.₉₅ + z₀.₈)·sd/√n, the
+  normal approximation the claims schema uses for this scale;
+* the in-context seed claim: the notebook tests a seed variance component (Cochran's Q); the planner gives
+  the MDE of two seeds' paired difference (McNemar at the planning ψ) as a proxy, and says so in the claim.
+
+Requests two runs share (a base configuration that another analysis also runs with a perturbation) are
+counted in both, though the request cache answers the second: the plan errs on the long side there.
 """
 from __future__ import annotations
 
@@ -51,11 +59,12 @@ def calibration(n: int, choices: int, seed: int = 0) -> tuple[float, float]:
     return mde, (math.ceil(n * (mde / EFFECT) ** 2) if math.isfinite(mde) else math.nan)
 
 
-def depth_curve(n: int, baseline: bool) -> tuple[float, float]:
-    """(MDE, contexts needed for :data:`EFFECT`) of a one-sided paired position contrast over ``n`` contexts."""
+def depth_curve(n: int, baseline: bool, depths: int = 1) -> tuple[float, float]:
+    """(MDE, contexts needed for :data:`EFFECT`) of a one-sided paired contrast over ``n`` contexts: end − start
+    of a curve (``depths=1``), or the difference of per-context means over ``depths`` depths at two lengths."""
     if n < 2:
         return math.nan, math.nan
-    sd = math.sqrt(0.75 if baseline else 0.375)
+    sd = math.sqrt(2 * (0.5 if baseline else 0.25) / depths)
     z = float(ndtri(LEVEL) + ndtri(POWER))
     return z * sd / math.sqrt(n), math.ceil((z * sd / EFFECT) ** 2)
 
@@ -110,12 +119,16 @@ def headline_claims(runs: list[dict]) -> list[dict]:
         what = "accuracy − baseline" if baseline else "accuracy"
         add("depth", f"U-shape / recency of {what}: {run['model']} · {run['scenario']} · {run['length']} tok · {run['method']}",
             run["contexts"], depth_curve(run["contexts"], baseline))
+        if run.get("positions", 3) < 3:  # e.g. JSON KV at 256 tokens: two pairs, every depth on one of them
+            out[-1].update(claim=out[-1]["claim"] + f" — the depths land on {run['positions']} items: no middle", mde=math.nan,
+                           decidable=False)
     curves: dict[tuple, list[dict]] = {}
     for run in depth:
         curves.setdefault((run["model"], run["scenario"], run["method"]), []).append(run)
     for (model, task, method), members in sorted(curves.items()):
         if len({r["length"] for r in members}) >= 2:
             n = min(r["contexts"] for r in members)
+            depths = min(r["instances"] // max(r["contexts"], 1) for r in members)
             add("depth", f"length degradation: {model} · {task} · {method}", n,
-                depth_curve(n, all("baseline" in r["perturbations"] for r in members)))
+                depth_curve(n, all("baseline" in r["perturbations"] for r in members), depths))
     return out

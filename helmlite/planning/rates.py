@@ -22,7 +22,7 @@ from .._io import write_text
 from ..models._base import GenerationRequest, ScoreRequest
 from .counting import Work, WorkCounter
 
-RATES_FILE = Path("results/cache/planner_rates.json")
+RATES_FILE = Path("results/planner/rates.json")  # not results/cache/: a cold-run benchmark deletes that
 _WORDS = ("river village library engineer committee gardener road student harbour orchestra light letter market "
           "bridge festival boat corridor maps answer question policy state power trade law court vote city").split()
 

@@ -45,13 +45,15 @@ interval is [min of the lower bounds, min of the upper bounds] (it covers min(pr
 least the nominal level). HELMET's claim — models prefer recent context and struggle with the middle and
 earlier — is the same kind of test on end − start > 0 **and** end − middle > 0.
 
-**No verdict** on a curve with fewer than :data:`MIN_CONTEXTS` contexts, at the floor, or scored by
-log-probability without a baseline: its claims carry no interval and are inconclusive, with the reason.
+**No verdict** on a curve with fewer than :data:`MIN_CONTEXTS` contexts, at the floor, whose depths land on
+fewer than three distinct items, or scored by log-probability without a baseline: its claims carry no interval and are inconclusive, with the reason.
 
-**Length degradation.** Per model × task × scoring with two or more lengths: the mean score (baseline-
-adjusted, or chance-corrected where there is no baseline, since chance changes with length) at the
+**Length degradation.** Per model × task × scoring with two or more lengths: the mean score at the
 shortest length minus that at the longest, paired by context index (each length's contexts are
-independent draws, so the pairs are independent and the paired bootstrap is valid), one-sided > 0.
+independent draws, so the pairs are independent and the paired bootstrap is valid), one-sided > 0. The
+number of candidates — and so chance — grows with length, so the score is normalised by it:
+(correct − baseline) / (1 − chance) where there is a baseline, else (correct − chance) / (1 − chance).
+No verdict when both lengths are at the floor.
 
 Verdicts come from :func:`helmlite.claims.claims_table`, Holm-corrected over every claim of the notebook.
 """
@@ -123,8 +125,14 @@ def scores(part: pd.DataFrame) -> np.ndarray:
 
 
 def _length_scores(part: pd.DataFrame) -> np.ndarray:
-    """Per row: correct − baseline where there is one, else chance-corrected correctness."""
-    return scores(part) if _has_baseline(part) else chance_corrected(part["correct"], part["chance"])
+    """Per row, on a scale that does not move with the number of candidates (which grows with length):
+    (correct − baseline) / (1 − chance) where there is a baseline — perfect retrieval over a baseline at
+    chance scores 1 at every length — else chance-corrected correctness (correct − chance) / (1 − chance)."""
+    if not _has_baseline(part):
+        return chance_corrected(part["correct"], part["chance"])
+    chance = part["chance"].to_numpy(dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(chance < 1, scores(part) / np.where(chance < 1, 1 - chance, 1), np.nan)
 
 
 def curves(records: pd.DataFrame, min_contexts: int = MIN_CONTEXTS) -> pd.DataFrame:
@@ -218,6 +226,9 @@ def u_shape(records: pd.DataFrame, *, seed: int, n_resamples: int, min_contexts:
         corrected, floor, ceiling = _flags(part)
         baseline = _has_baseline(part)
         reason = _no_verdict(len(wide), floor, key[3] == SCORE_NAME["multiple_choice_separate"] and not baseline, min_contexts)
+        items = len(np.unique(np.round(positions, 9)))
+        if items < 3:  # e.g. JSON KV at 256 tokens holds two pairs: start, middle and end cannot be told apart
+            reason = f"inconclusive: the depths land on {items} items (no middle)"
         out = {**dict(zip(CURVE, key)), "contexts": len(wide), "start_position": positions.min(),
                "middle_position": float(positions[middle_at].mean()), "end_position": positions.max(),
                "score": "accuracy − baseline" if baseline else "accuracy", "mean_accuracy": float(part["correct"].mean()),
@@ -244,17 +255,18 @@ def length_tests(records: pd.DataFrame, *, seed: int, n_resamples: int, min_cont
         lengths = sorted(part["length"].unique())
         if len(lengths) < 2:
             continue
-        per_context = {}
+        per_context, floors = {}, []
         for length in (lengths[0], lengths[-1]):
             mine = part[part["length"] == length]
             per_context[length] = mine.assign(score=_length_scores(mine)).groupby("context")["score"].mean()
+            floors.append(_flags(mine)[1])
         short, long_ = per_context[lengths[0]].align(per_context[lengths[-1]], join="inner")
         needs_baseline = key[2] == SCORE_NAME["multiple_choice_separate"] and not _has_baseline(part)
-        reason = _no_verdict(len(short), False, needs_baseline, min_contexts)
+        reason = _no_verdict(len(short), all(floors), needs_baseline, min_contexts)
         est = stats.paired_difference(short.to_numpy(), long_.to_numpy(), n_resamples=n_resamples,
                                       seed=rng(seed, "length-test", *key))
         rows.append({"model": key[0], "task": key[1], "method": key[2], "short": lengths[0], "long": lengths[-1],
-                     "score": "accuracy − baseline" if _has_baseline(part) else "chance-corrected accuracy",
+                     "score": "(accuracy − baseline)/(1 − chance)" if _has_baseline(part) else "chance-corrected accuracy",
                      "score_short": float(short.mean()), "score_long": float(long_.mean()), "difference": est.estimate,
                      "ci_low": math.nan if reason else est.ci_low, "ci_high": math.nan if reason else est.ci_high,
                      "p_value": math.nan if reason else est.p_value, "contexts": len(short), "no_verdict": reason,
