@@ -77,9 +77,10 @@ def _run(args) -> None:
     cache = RequestCache(args.cache)
     for name in dict.fromkeys(spec.model for spec in specs):  # each model is loaded once for all its runs
         model = CachedModel(load_model(name, threads=args.threads, batch_size=args.batch_size), cache,
-                            chunk_size=args.chunk_size, progress=not args.quiet)
+                            chunk_size=args.chunk_size, progress="none" if args.quiet else args.progress)
         for spec in (s for s in specs if s.model == name):
             calls, hits = model.calls, model.hits
+            model.label = spec.run_id
             out = execute(spec, model, results_dir=args.results_dir, n_resamples=args.n_resamples, seed=args.bootstrap_seed)
             stats = read_run(args.results_dir, spec.run_id).stats
             main = stats.metrics.get(stats.main_metric)
@@ -277,7 +278,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--chunk-size", type=int, default=32, help="requests per cache commit (the unit of resumption)")
     run.add_argument("--n-resamples", type=int, default=2000, help="bootstrap resamples of every interval in stats.json")
     run.add_argument("--bootstrap-seed", type=int, default=0, help="base seed of every bootstrap in stats.json")
-    run.add_argument("--quiet", action="store_true", help="no progress bar")
+    run.add_argument("--progress", choices=["bar", "lines", "none"], default="bar",
+                     help="per-request progress with an ETA: a terminal bar, or a line every 30 s (what run jobs print)")
+    run.add_argument("--quiet", action="store_true", help="no progress display (--progress none)")
     run.set_defaults(func=_run)
     prompts = sub.add_parser(
         "prompts", help="write a scenario's adapted prompts as JSONL on stdout without loading a model",

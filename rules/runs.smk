@@ -3,8 +3,9 @@
 # on a CPU), hashed by run id into engine.jobs_per_analysis jobs, so adding a run re-runs only the job it
 # lands in (helmlite.workflow.run_batches). Jobs share the SQLite request
 # cache, so a crashed or interrupted job resumes without repeating model calls, and a cluster profile can
-# spread them (each job declares threads and memory). Each finished run prints one line (its main metric,
-# interval, model calls and cache hits), which Snakemake shows as the job goes and the job log keeps.
+# spread them (each job declares threads and memory). Every 30 s a run prints its progress (requests done, ETA),
+# and each finished run one line (its main metric, interval, model calls and cache hits), which Snakemake shows
+# as the job goes and the job log keeps.
 for batch_id, batch in hw.run_batches(config).items():
 
     rule:
@@ -37,7 +38,7 @@ for batch_id, batch in hw.run_batches(config).items():
         shell:
             ": > {log:q}; helmlite run --spec-json {params.specs} --threads {threads} --batch-size {params.batch_size} "
             "--chunk-size {params.chunk_size} --n-resamples {params.n_resamples} --bootstrap-seed {params.seed} "
-            "--results-dir {params.results_dir:q} --cache {params.cache:q} --quiet 2>> {log:q} | tee -a {log:q} "
+            "--results-dir {params.results_dir:q} --cache {params.cache:q} --progress lines 2>> {log:q} | tee -a {log:q} "
             "|| (tail -n 20 {log:q} >&2; exit 1)"
 
 

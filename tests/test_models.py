@@ -207,3 +207,48 @@ def test_prefix_reuse_is_exact_on_the_embedded_models(name):
     generations = [GenerationRequest(p, max_tokens=4) for p in prompts]
     prefix = model._shared_prefix([(e, len(e)) for e in encoded])
     assert [g.text for g in model._generate_with_prefix(generations, encoded, prefix)] == plain_text
+
+
+def test_progress_lines_report_requests_and_an_eta():
+    """Hand-derived with a fake clock: 40 of 100 requests after 30 s → ETA 30·60/40 = 45 s; a line at most every
+    30 s, and one at the end."""
+    import io
+
+    from helmlite.models.progress import ProgressLines
+
+    now = [0.0]
+    out = io.StringIO()
+    lines = ProgressLines(100, "run-x", interval_s=30, stream=out, clock=lambda: now[0])
+    now[0] = 10.0
+    lines.update(10)  # 10 s: too soon for a line
+    now[0] = 30.0
+    lines.update(30)
+    now[0] = 50.0
+    lines.update(60)  # 20 s after the last line: none
+    lines.close()
+    assert out.getvalue().splitlines() == ["run-x: 40/100 requests (40%), 30 s, ETA 45 s",
+                                           "run-x: 100/100 requests (100%), 50 s, ETA 0 s"]
+
+
+def test_progress_moves_within_a_chunk(tiny_model_dir, tmp_path, monkeypatch):
+    """The transformers backend reports after every forward batch, so the display moves inside one chunk of
+    requests instead of jumping 0 → 100% (issue 23 §5), and ends exactly at the number of requests."""
+    from helmlite.models import cache as cache_module
+    from helmlite.models.transformers_backend import TransformersModel
+
+    updates = []
+
+    class Recorder:
+        def update(self, n):
+            updates.append(n)
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(cache_module, "make_progress", lambda mode, total, label: Recorder())
+    model = CachedModel(TransformersModel(tiny_model_dir, batch_size=2), RequestCache(tmp_path / "c.sqlite"), chunk_size=32)
+    requests = [ScoreRequest(f"The cat sat on the mat {k} times.", (" four", " Paris is")) for k in range(6)]
+    model.score(requests)
+    moving = [n for n in updates if n > 0]
+    assert len(moving) >= 3 and sum(updates) == pytest.approx(len(requests))
+    assert model.inner.on_progress is None  # detached after the call

@@ -25,9 +25,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Callable, Sequence
 
-from tqdm.auto import tqdm
-
 from ._base import Generation, GenerationRequest, LanguageModel, Scores, ScoreRequest
+from .progress import progress as make_progress
 
 _SCHEMA = "CREATE TABLE IF NOT EXISTS requests (key TEXT PRIMARY KEY, model TEXT NOT NULL, response TEXT NOT NULL)"
 
@@ -124,14 +123,17 @@ class CachedModel:
     """A ``LanguageModel`` that answers from the cache and sends only missing chunks to the inner model.
 
     ``calls`` counts requests actually sent to the inner model (a resumed run's count shows the work
-    it did not repeat); ``hits`` counts requests answered from the cache.
+    it did not repeat); ``hits`` counts requests answered from the cache. ``progress``: ``"bar"`` (True),
+    ``"lines"`` or ``"none"`` (False) — see :mod:`helmlite.models.progress`; ``label`` names what is running
+    (the CLI sets it to the run id).
     """
 
-    def __init__(self, inner: LanguageModel, cache: RequestCache, *, chunk_size: int = 32, progress: bool = True):
+    def __init__(self, inner: LanguageModel, cache: RequestCache, *, chunk_size: int = 32, progress: bool | str = True):
         self.inner = inner
         self.cache = cache
         self.chunk_size = chunk_size
-        self.progress = progress
+        self.progress = {True: "bar", False: "none"}.get(progress, progress)
+        self.label: str | None = None
         self.calls = 0
         self.hits = 0
         self._model_key = json.dumps(inner.identity, sort_keys=True)
@@ -143,16 +145,27 @@ class CachedModel:
         keys = [request_key(self.inner.identity, r.key()) for r in requests]
         results = [None] * len(requests)
         chunks = range(0, len(requests), self.chunk_size)
-        bar = tqdm(total=len(requests), desc=f"{label} {self.inner.identity.get('name')}", disable=not self.progress,
-                   leave=False)
+        bar = make_progress(self.progress, len(requests), f"{self.label or self.inner.identity.get('name')} ({label})")
         for start in chunks:
             chunk_keys = keys[start:start + self.chunk_size]
             found = self.cache.get_many(chunk_keys)
             if len(found) == len(set(chunk_keys)):
                 self.hits += len(chunk_keys)
                 values = [found[k] for k in chunk_keys]
+                bar.update(len(chunk_keys))
             else:
-                outputs = compute(list(requests[start:start + self.chunk_size]))
+                size, reported = len(chunk_keys), [0.0]
+
+                def advance(fraction: float, size=size, reported=reported) -> None:  # the backend's progress in this chunk
+                    bar.update(fraction * size - reported[0])
+                    reported[0] = fraction * size
+
+                self.inner.on_progress = advance
+                try:
+                    outputs = compute(list(requests[start:start + self.chunk_size]))
+                finally:
+                    self.inner.on_progress = None
+                bar.update(size - reported[0])
                 self.calls += len(outputs)
                 self.cache.put_many(self._model_key, dict(zip(chunk_keys, (asdict(o) for o in outputs))))
                 # what the cache holds (the first answer stored wins): another job may have stored some of these
@@ -160,7 +173,6 @@ class CachedModel:
                 stored = self.cache.get_many(chunk_keys)
                 values = [stored[k] for k in chunk_keys]
             results[start:start + len(values)] = [decode(v) for v in values]
-            bar.update(len(chunk_keys))
         bar.close()
         return results
 

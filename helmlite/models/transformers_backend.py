@@ -61,11 +61,21 @@ class TransformersModel:
         self.min_prefix_tokens = min_prefix_tokens
         self.min_group_tokens = min_group_tokens  # nested scoring groups (one query's candidates) share at least this many
         self.encoded_tokens = 0  # tokens actually run through the model (prefix reuse makes this smaller)
+        self.on_progress = None  # called with the share of the current call done, after every forward batch
         self.name = name or self.path.name
         self._identity = None
         self._prefix_token = self.tokenizer.bos_token_id if self.tokenizer.bos_token_id is not None else self.tokenizer.eos_token_id
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
+
+    def _start_progress(self, total: int) -> None:
+        self._progress_total, self._progress_done = max(total, 1), 0
+
+    def _advance(self, units: int) -> None:
+        """Report progress within a ``score``/``generate`` call (:mod:`helmlite.models.progress`)."""
+        self._progress_done += units
+        if self.on_progress is not None:
+            self.on_progress(min(1.0, self._progress_done / self._progress_total))
 
     # --- identity and tokenizer ---------------------------------------------------------------------
     @property
@@ -224,6 +234,7 @@ class TransformersModel:
             values = self._forward_logprobs([rows[k] for k in batch], prefix, [alternatives[k] for k in batch])
             for k, row_values in zip(batch, values):
                 out[k] = row_values
+            self._advance(len(batch))
 
     @staticmethod
     def _merge_one_token_rows(rows: list[tuple[list[int], int]]):
@@ -261,6 +272,7 @@ class TransformersModel:
         distinct = list(dict.fromkeys((tuple(ids), n) for ids, n in rows))  # a repeated (prompt, continuation) runs once
         unique, alternatives, where = self._merge_one_token_rows([(list(ids), n) for ids, n in distinct])
         values: list[list[float] | None] = [None] * len(unique)
+        self._start_progress(len(unique))
         if self.min_prefix_tokens <= 0:
             self._score_rows(unique, list(range(len(unique))), None, values, alternatives)
         else:
@@ -335,6 +347,7 @@ class TransformersModel:
             steps = torch.stack([torch.log_softmax(s.float(), dim=-1) for s in out.scores], dim=1)
             for r, i in enumerate(batch):
                 results[i] = self._decode(requests[i], out.sequences[r, width:].tolist(), steps[r], len(encoded[i]), elapsed)
+            self._advance(len(batch))
         return results
 
     @torch.no_grad()
@@ -383,6 +396,7 @@ class TransformersModel:
     def generate(self, requests: Sequence[GenerationRequest]) -> list[Generation]:
         results: list[Generation | None] = [None] * len(requests)
         encoded = [self._encode(r.prompt) for r in requests]  # once per prompt
+        self._start_progress(len(requests))
         # requests batch together only when their decoding settings agree; sampling runs one at a time
         groups: dict[tuple, list[int]] = {}
         for i, r in enumerate(requests):
@@ -399,4 +413,5 @@ class TransformersModel:
                 batch = indices[start:start + self.batch_size]
                 for i, generation in zip(batch, self._generate_batch([requests[i] for i in batch], [encoded[i] for i in batch])):
                     results[i] = generation
+                self._advance(len(batch))
         return results

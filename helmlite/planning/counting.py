@@ -63,6 +63,7 @@ class WorkCounter(TransformersModel):
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
         self.work = Work()
+        self.on_progress = None
 
     def _forward_logprobs(self, rows, prefix=None, alternatives=None):
         start = prefix[0] if prefix else 0
