@@ -40,9 +40,16 @@ print(rss.sort_values("job").round(0).to_string(index=False))
 print()
 runs = []
 for run_id, spec in workflow.run_specs(config).items():
-    timings = json.loads((Path(config["engine"]["results_dir"]) / run_id / "timings.json").read_text())
-    runs.append({"analysis_scenario": spec.scenario, "model": spec.model, "seconds": timings["wall_s"]})
+    folder = Path(config["engine"]["results_dir"]) / run_id
+    timings = json.loads((folder / "timings.json").read_text())
+    runs.append({"analysis_scenario": spec.scenario, "model": spec.model, "seconds": timings["wall_s"],
+                 "instances": json.loads((folder / "stats.json").read_text())["n_instances"],
+                 "overhead_s": timings.get("overhead_s"), "model_share": timings.get("model_s", float("nan")) / timings["wall_s"]})
 runs = pd.DataFrame(runs)
+large = runs[runs.instances >= 50]
+print("per-run overhead (all but model calls, goal <= 0.5 s) and share of wall time in model calls (goal >= 80% for"
+      f" runs of >= 50 instances): overhead median {runs.overhead_s.median():.2f} s, max {runs.overhead_s.max():.2f} s; "
+      f"model share of runs >= 50 instances: min {large.model_share.min():.0%}, median {large.model_share.median():.0%}\n")
 print("compute per scenario (each run's own wall time, summed over its settings; excludes each job's start-up):")
 print(runs.pivot_table(index="analysis_scenario", columns="model", values="seconds", aggfunc=["count", "sum"]).round(1).to_string())
 print(f"\nrun compute {runs.seconds.sum():.0f} s; job start-up and the rest {jobs[jobs.kind == 'run job'].seconds.sum() - runs.seconds.sum():.0f} s")

@@ -197,7 +197,9 @@ def execute(spec: RunSpec, model: LanguageModel, *, results_dir: str | Path = RE
     info = scenario(spec.scenario)
     method, main = spec.adapter.method, main_metric(spec)
     test, examples, variants, jobs, adapted = prepare_requests(spec, model)
+    prepared = time.perf_counter()
     outputs = execute_requests(adapted, model)
+    answered = time.perf_counter()
     interpreted = {(name, k): (outcome(instance, a, out, method, info.main_metric, adapter=spec.adapter), out, a)
                    for (name, k, instance), a, out in zip(jobs, adapted, outputs)}
     records = _records(test, variants, interpreted)
@@ -213,7 +215,11 @@ def execute(spec: RunSpec, model: LanguageModel, *, results_dir: str | Path = RE
         metric_families=spec.metrics, n_instances=len(records), n_train_examples=len(examples),
         metrics={name: MetricStat(e.estimate, e.ci_low, e.ci_high, e.n, e.method) for name, e in computed["metrics"].items()},
         efficiency=computed["efficiency"], bootstrap={"n_resamples": n_resamples, "seed": seed}, decision=decision_rules(spec))
-    timings = {"wall_s": time.perf_counter() - started, "latency_s": latencies,
+    finished = time.perf_counter()
+    # where the run's time went (issue 24 §4: per-run overhead, share of wall time in model calls); writing the
+    # folder comes after and is not counted
+    timings = {"wall_s": finished - started, "prepare_s": prepared - started, "model_s": answered - prepared,
+               "metrics_s": finished - answered, "overhead_s": (finished - started) - (answered - prepared), "latency_s": latencies,
                **{key: after - before for (key, after), before in zip(_cache_counters(model).items(), counted_before.values())}}
     manifest = {"run_id": spec.run_id, "spec": spec.as_dict(), "model_identity": model.identity,
                 "in_context_examples": [e.id for e in examples], "packages": package_versions(), "git": git_state(),

@@ -92,6 +92,10 @@ def test_real_run_with_the_embedded_model(mirrored_cache, tmp_path):
     assert files(run_a) == files(run_b)
     timings = json.loads((run_b / "timings.json").read_text())
     assert timings["model_calls"] == 0 and timings["cache_hits"] == 20
+    # where the time went (issue 24 §4): the parts add up to the wall time; overhead is all but the model calls
+    first = json.loads((run_a / "timings.json").read_text())
+    assert first["prepare_s"] + first["model_s"] + first["metrics_s"] == pytest.approx(first["wall_s"])
+    assert first["overhead_s"] == pytest.approx(first["wall_s"] - first["model_s"]) and first["model_s"] > 0
     stats = json.loads((run_a / "stats.json").read_text())
     assert stats["n_instances"] == 20 and 0 <= stats["metrics"]["exact_match"]["mean"] <= 1
 
