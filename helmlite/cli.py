@@ -168,6 +168,9 @@ def _import(args) -> None:
 def _config(args) -> None:
     config = workflow.load_config(args.file)
     workflow.check_names(config, args.file)
+    if args.runs:  # the run ids, one per line: what the workflow will run (compare with snakemake --summary, helmlite plan)
+        sys.stdout.write("".join(f"{run_id}\n" for run_id in sorted(workflow.run_specs(config))))
+        return
     print(f"{args.file}: valid; analyses: {', '.join(config['analyses'])}; {workflow.plan_summary(config)}")
 
 
@@ -331,6 +334,7 @@ def build_parser() -> argparse.ArgumentParser:
         source.set_defaults(func=_import)
     config = sub.add_parser("config", help="validate a workflow config against the schema shipped with helmlite")
     config.add_argument("file")
+    config.add_argument("--runs", action="store_true", help="print the run ids the workflow will run, one per line")
     config.set_defaults(func=_config)
     plan_cmd = sub.add_parser("plan", help="what a config will run, cost and decide, without running a model",
                               description="Every run of a config with its instances, the prompt tokens the backend will "

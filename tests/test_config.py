@@ -150,3 +150,6 @@ def test_snakemake_plans_exactly_the_runs_of_the_config_it_is_given(configfile):
     planned = set(re.findall(r"/runs/([^/\s]+)/stats\.json", done.stdout))
     expected = set(workflow.run_specs(workflow.load_config(repo / (configfile or "config/config.yaml"))))
     assert planned == expected and planned
+    listed = subprocess.run([sys.executable, "-m", "helmlite", "config", configfile or "config/config.yaml", "--runs"],
+                            cwd=repo, capture_output=True, text=True)
+    assert listed.returncode == 0 and set(listed.stdout.split()) == planned  # `helmlite config --runs` lists the same
