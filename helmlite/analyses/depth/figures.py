@@ -13,7 +13,7 @@ def live_curves(curves: pd.DataFrame) -> plt.Figure:
     says so."""
     curves = curves.assign(column=curves["model"] + "\n" + curves["method"])
     tasks, columns = sorted(curves["task"].unique()), sorted(curves["column"].unique())
-    fig, axes = plt.subplots(len(tasks), len(columns), figsize=(3.0 * len(columns), 2.5 * len(tasks)), squeeze=False,
+    fig, axes = plt.subplots(len(tasks), len(columns), figsize=(max(6.0, 3.0 * len(columns)), 2.5 * len(tasks) + 1.6), squeeze=False,
                              sharex=True, sharey=True)
     lengths = sorted(curves["length"].unique())
     colours = {length: plt.cm.viridis(k / max(1, len(lengths) - 1)) for k, length in enumerate(lengths)}
