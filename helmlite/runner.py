@@ -41,11 +41,8 @@ def load_instances(spec: RunSpec, model: LanguageModel) -> tuple[list[Instance],
     """The run's training pool and its (subsampled) test instances."""
     info = scenario(spec.scenario)
     kwargs = dict(spec.args)
+    info.check_args(kwargs)
     parameters = inspect.signature(info.load).parameters
-    unknown = set(kwargs) - set(parameters)
-    if unknown:
-        raise RunError(f"scenario {spec.scenario!r}: unknown argument(s) {sorted(unknown)}; accepted: "
-                       f"{[p for p in parameters if p != 'count_tokens']}")
     if "count_tokens" in parameters:
         kwargs["count_tokens"] = model.count_tokens
     instances = info.load(**kwargs)

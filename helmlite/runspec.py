@@ -55,6 +55,9 @@ class RunSpec:
         if unknown:
             raise RunError(f"run spec: unknown field(s) {sorted(unknown)}; expected {sorted(known)}")
         info = scenario(spec["scenario"])
+        if not isinstance(spec.get("args") or {}, dict):
+            raise RunError(f"run spec: args must be a mapping of scenario arguments, got {spec.get('args')!r}")
+        info.check_args(dict(spec.get("args") or {}))
         adapter = {"method": info.default_method, **info.adapter_defaults(dict(spec.get("args") or {})), **(spec.get("adapter") or {})}
         if "stop_sequences" in adapter:
             adapter["stop_sequences"] = tuple(adapter["stop_sequences"])

@@ -57,6 +57,13 @@ def check_names(config: dict, source: str = "config") -> None:
     from .models import unknown_model_message
     from .runspec import RunSpec
 
+    sensitivity = config.get("sensitivity", {})
+    for name in sensitivity.get("chat_models", []):
+        if "sensitivity" in config.get("analyses", []) and name not in sensitivity.get("models", []):
+            from ._names import did_you_mean
+
+            raise ConfigError(f"{source}: sensitivity.chat_models: {name!r} is not one of sensitivity.models "
+                              f"{sensitivity.get('models')}.{did_you_mean(name, sensitivity.get('models', []))}")
     sections = [("runs", [{"spec": run} for run in config.get("runs", [])])]
     sections += [(analysis.key, [{"spec": item.spec} for item in analysis.grid(config.get(analysis.key, {}))])
                  for analysis in enabled(config) if analysis.grid]

@@ -153,3 +153,21 @@ def test_snakemake_plans_exactly_the_runs_of_the_config_it_is_given(configfile):
     listed = subprocess.run([sys.executable, "-m", "helmlite", "config", configfile or "config/config.yaml", "--runs"],
                             cwd=repo, capture_output=True, text=True)
     assert listed.returncode == 0 and set(listed.stdout.split()) == planned  # `helmlite config --runs` lists the same
+
+
+@pytest.mark.parametrize("section,expected", [
+    ({"analyses": ["helm_core"], "helm_core": {"scenarios": [{"scenario": "mmlu", "args": {"subject": "computer_securty"}}]}},
+     "scenario .mmlu.: subject must be one of \\[.*\\], got 'computer_securty'. Did you mean: computer_security?"),
+    ({"analyses": ["helm_core"], "helm_core": {"scenarios": [{"scenario": "bbq", "args": {"category": "Agee"}}]}},
+     "category must be one of .* Did you mean: Age?"),
+    ({"analyses": ["helm_core"], "helm_core": {"scenarios": [{"scenario": "mmlu", "args": {"subjct": "econometrics"}}]}},
+     "unknown argument 'subjct'; accepted: \\['subject'\\]. Did you mean: subject?"),
+    ({"analyses": ["sensitivity"], "sensitivity": {"models": ["smollm2-135m"], "chat_models": ["smollm-135m"]}},
+     "sensitivity.chat_models: 'smollm-135m' is not one of sensitivity.models .* Did you mean: smollm2-135m?"),
+])
+def test_config_check_catches_scenario_arguments_and_chat_models(section, expected):
+    """Issue 23 §4: a typo'd subject, category, argument name or chat model is one line with a did-you-mean at
+    `helmlite config` (and Snakemake start-up, which calls the same check), not a run job failing later."""
+    config = workflow.validate_config(section)
+    with pytest.raises(workflow.ConfigError, match=expected):
+        workflow.check_names(config, "c.yaml")

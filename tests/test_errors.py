@@ -61,7 +61,7 @@ CASES = [
      lambda t: adapt(Instance("x", "a b c d e", (Reference("y", True),), "test"), [], AdapterSpec(max_tokens=2),
                      WordModel(max_context=3))),
     ("scenario with no instances after filtering", RunError, r"scenario 'blimp' with .* has no test instances", "empty"),
-    ("unknown scenario argument", RunError, r"unknown argument\(s\) \['subjct'\]",
+    ("unknown scenario argument", UnknownScenarioError, r"unknown argument 'subjct'; accepted: \['subject'\]. Did you mean: subject\?",
      lambda t: execute(RunSpec.from_dict({"scenario": "mmlu", "model": "w", "args": {"subjct": "x"}}), WordModel(), results_dir=t)),
 ]
 

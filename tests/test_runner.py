@@ -5,6 +5,8 @@ import json
 
 import pytest
 
+from helmlite.errors import UserError
+
 from helmlite.models.cache import CachedModel, RequestCache
 from helmlite.runner import RunError, RunSpec, execute
 
@@ -67,13 +69,13 @@ def test_generation_run_scores_with_helm_metrics(mirrored_cache, tmp_path):
 
 
 @pytest.mark.parametrize("spec,message", [
-    ({"scenario": "mmlu", "model": "w", "args": {"subjekt": "x"}}, r"unknown argument\(s\) \['subjekt'\]"),
+    ({"scenario": "mmlu", "model": "w", "args": {"subjekt": "x"}}, r"unknown argument 'subjekt'.*Did you mean: subject"),
     ({"scenario": "mmlu", "model": "w", "adapter": {"methd": "x"}}, "unexpected keyword argument 'methd'"),
     ({"scenario": "mmlu", "model": "w", "adapter": {"method": "guess"}}, "adapter method must be one of"),
     ({"scenario": "mmlu", "model": "w", "extra": 1}, r"unknown field\(s\) \['extra'\]"),
 ])
 def test_bad_specs_fail_with_one_clear_message(mirrored_cache, tmp_path, spec, message):
-    with pytest.raises((RunError, ValueError), match=message):
+    with pytest.raises((RunError, ValueError, UserError), match=message):
         execute(RunSpec.from_dict(spec), WordModel(), results_dir=tmp_path)
 
 

@@ -63,6 +63,20 @@ class ScenarioInfo:
     adapter: dict = field(default_factory=dict)  # prompt-format defaults for this scenario (AdapterSpec fields)
     metrics: tuple[str, ...] = ()  # metric families beyond the method's defaults (helmlite.metrics.families)
     adapter_args: Callable[..., dict] | None = None  # AdapterSpec defaults that depend on the scenario's arguments
+    choices: dict = field(default_factory=dict)  # argument name → the values it accepts (subjects, categories, ...)
+
+    def check_args(self, args: dict) -> None:
+        """Unknown argument names and values outside an argument's choices: one :class:`UnknownScenarioError`
+        with a did-you-mean, before any data is read (a config is checked at ``helmlite config`` and at
+        Snakemake start-up, not when its run job fails)."""
+        accepted = [p for p in inspect.signature(self.load).parameters if p != "count_tokens"]
+        for name, value in args.items():
+            if name not in accepted:
+                raise UnknownScenarioError(f"scenario {self.name!r}: unknown argument {name!r}; accepted: {accepted}."
+                                           f"{did_you_mean(name, accepted)}")
+            if name in self.choices and value not in self.choices[name]:
+                raise UnknownScenarioError(f"scenario {self.name!r}: {name} must be one of {list(self.choices[name])}, got "
+                                           f"{value!r}.{did_you_mean(str(value), self.choices[name])}")
 
     def adapter_defaults(self, args: dict) -> dict:
         """The scenario's AdapterSpec defaults for these arguments: ``adapter`` plus what ``adapter_args``
@@ -82,11 +96,12 @@ _REGISTRY: dict[str, ScenarioInfo] = {}
 
 
 def register(name: str, *, main_metric: str, default_method: str, data: tuple[str, ...] = (), adapter: dict | None = None,
-             metrics: tuple[str, ...] = (), adapter_args: Callable[..., dict] | None = None):
+             metrics: tuple[str, ...] = (), adapter_args: Callable[..., dict] | None = None, choices: dict | None = None):
     """Decorator: register a loader ``f(**args) -> list[Instance]`` under ``name``."""
     def wrap(load):
         _REGISTRY[name] = ScenarioInfo(name, load, (load.__doc__ or "").strip().splitlines()[0], main_metric,
-                                       default_method, data, dict(adapter or {}), tuple(metrics), adapter_args)
+                                       default_method, data, dict(adapter or {}), tuple(metrics), adapter_args,
+                                       dict(choices or {}))
         return load
     return wrap
 

@@ -25,7 +25,7 @@ _FILES = tuple(f"helm/datasets/raft/{s}/{f}" for s in SUBSETS for f in ("train.c
 
 
 @register("raft", main_metric="exact_match", default_method="multiple_choice_separate", data=_FILES,
-          adapter={"input_prefix": "", "output_prefix": "Label:"})
+          adapter={"input_prefix": "", "output_prefix": "Label:"}, choices={"subset": SUBSETS})
 def load(subset: str = "ade_corpus_v2", test_share: float = 0.4) -> list[Instance]:
     """RAFT, one subset; labelled train examples split into in-context pool and held-out test."""
     if subset not in SUBSETS:
