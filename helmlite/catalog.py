@@ -160,7 +160,7 @@ DEPTH = Analysis(
     paper="Liu et al. 2023, Lost in the Middle (arXiv 2307.03172); HELMET App. E.4, Figs. 11-14",
     figures={
         "depth_live_curves": "Live sweeps: accuracy vs the target's actual position per task, model and scoring, one line per length, chance dashed, the baseline's hit rate (key-absent query) dotted; 95% CIs only with >= 10 contexts.",
-        "depth_u_shape": "Primacy vs recency per live curve with paired CIs over contexts (>= 10 contexts); red = U-shape supported after Holm.",
+        "depth_u_shape": "Primacy vs recency of each live curve's score (accuracy − baseline for log-prob) with paired CIs over contexts; hollow = no verdict; red = U-shape supported after Holm.",
         "depth_published": "Published curves: Lost in the Middle (20 documents) and HELMET JSON KV by length.",
         "depth_length": "Chance-corrected accuracy averaged over depths vs context length, per model and task, cluster-bootstrap CIs.",
     },

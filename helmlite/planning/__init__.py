@@ -109,8 +109,8 @@ def _summary(runs: pd.DataFrame, config: dict, rates: dict) -> pd.DataFrame:
     """Per analysis and in total: runs, run jobs, instances, tokens, predicted run compute and job start-up
     (per job: Python's imports, :data:`IMPORT_S`, plus the model's measured load time)."""
     batches = workflow.run_batches(config)
-    job_analysis = {job: next(k for k, r in workflow.runs_by_analysis(config).items() if batch[0].run_id in r)
-                    for job, batch in batches.items()}
+    analysis_of = {run_id: key for key, runs_of in workflow.runs_by_analysis(config).items() for run_id in runs_of}
+    job_analysis = {job: analysis_of[batch[0].run_id] for job, batch in batches.items()}
     rows = []
     for key, part in runs.groupby("analysis", sort=False):
         jobs = [job for job, analysis in job_analysis.items() if analysis == key]

@@ -55,7 +55,9 @@ def live_curves(curves: pd.DataFrame) -> plt.Figure:
 
 
 def u_shape(table: pd.DataFrame) -> plt.Figure:
-    """Primacy vs recency per curve with CIs (curves with >= 10 contexts; hollow markers: fewer, no CI);
+    """Primacy vs recency per curve of its score (accuracy − baseline for log-probability curves, accuracy for
+    generation) with CIs; hollow markers: curves with no verdict (fewer than 10 contexts, at the floor, fewer than
+    three distinct items, or no baseline — the table's ``no_verdict``), no CI;
     filled red: U-shape supported after Holm's correction. Upper right (both > 0) = lost in the middle."""
     fig, ax = plt.subplots(figsize=(6.5, 5.5))
     for k, (method, part) in enumerate(table.groupby("method")):
@@ -67,13 +69,13 @@ def u_shape(table: pd.DataFrame) -> plt.Figure:
                     yerr=[tested.recency - tested.recency_ci_low, tested.recency_ci_high - tested.recency])
         if len(untested):
             ax.scatter(untested["primacy"], untested["recency"], facecolors="none", edgecolors=f"C{k}", alpha=0.6,
-                       label=f"{method} ({len(untested)} curves, < 10 contexts: no CI)")
+                       label=f"{method} ({len(untested)} curves with no verdict: see no_verdict)")
     if "lost_in_the_middle" in table and table["lost_in_the_middle"].any():
         hit = table[table["lost_in_the_middle"]]
         ax.scatter(hit["primacy"], hit["recency"], color="C3", zorder=3, label="U-shape supported (Holm)")
     ax.axhline(0, color="grey", lw=0.8)
     ax.axvline(0, color="grey", lw=0.8)
-    ax.set(xlabel="primacy = acc(first item) − acc(middle)", ylabel="recency = acc(last item) − acc(middle)",
+    ax.set(xlabel="primacy = score(first item) − score(middle)", ylabel="recency = score(last item) − score(middle)",
            title="U-shape test: upper right = lost in the middle")
     ax.legend(fontsize=7)
     fig.tight_layout()
