@@ -35,8 +35,27 @@ def validate_config(config: dict, source: str = "config") -> dict:
         where = re.search(r"On instance((?:\[[^\]]+\])*)", text)
         what = re.search(r"ValidationError: (.+)", text)
         key = ".".join(re.findall(r"\['?([^\]']+)'?\]", where.group(1))) if where and where.group(1) else "top level"
-        raise ConfigError(f"{source}: invalid configuration at {key}: {what.group(1) if what else text}") from None
+        raise ConfigError(f"{source}: invalid configuration at {key}: {what.group(1) if what else text}"
+                          f"{_schema_suggestion(config)}") from None
     return config
+
+
+def _schema_suggestion(config: dict) -> str:
+    """A did-you-mean for the schema's first error when it is an unknown key or a value outside an enum."""
+    import jsonschema
+
+    from ._names import did_you_mean
+
+    schema = yaml.safe_load(SCHEMA.read_text())
+    error = jsonschema.exceptions.best_match(jsonschema.validators.validator_for(schema)(schema).iter_errors(config))
+    if error is None:
+        return ""
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        known = list(error.schema.get("properties", {}))
+        return "".join(did_you_mean(str(key), known) for key in error.instance if key not in known)
+    if error.validator == "enum":
+        return did_you_mean(str(error.instance), [str(value) for value in error.validator_value])
+    return ""
 
 
 def parse_config(text: str, source: str) -> dict:
