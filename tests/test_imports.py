@@ -201,6 +201,10 @@ def _lm_eval_cases():
         ("duplicate documents", lines(lambda rows: rows.append(rows[0])), "doc_id 0 appears twice"),
         ("samples cut at a line boundary", lambda p: p.write_text("".join(p.read_text().splitlines(True)[:5])),
          "5 samples of filter 'none', but results_2026-11-30T21-33-35.657980.json says lm-eval evaluated 10"),
+        ("samples cut short, results without n-samples",  # the fixture's first 5 samples: acc 0.2, lm-eval's own: 0.3
+         lambda p: (p.write_text("".join(p.read_text().splitlines(True)[:5])),
+                    _edit_json(next(p.parent.glob("results_*.json")), lambda r: r.pop("n-samples"))),
+         "mean acc of the 5 samples is 0.200000, but results_2026-11-30T21-33-35.657980.json reports 0.300000"),
         ("empty file", lambda p: p.write_text(""), "no samples (an empty file"),
         ("truncated results json", lambda p: next(p.parent.glob("results_*.json")).write_text('{"results": {'),
          "not valid JSON (Expecting property name enclosed in double quotes at line 1, column 14 — truncated?)"),
@@ -242,13 +246,15 @@ def test_import_of_good_then_bad_sources_says_what_was_written(tmp_path, capsys)
     assert f"(imported before it: {written}; nothing of {tmp_path / 'absent'} was written)" in captured.err
 
 
-def test_samples_without_results_file_need_a_model_name(tmp_path):
+def test_samples_without_results_file_need_a_model_name(tmp_path, capsys):
     path = tmp_path / "samples_task.jsonl"
     shutil.copyfile(samples_file("smollm2-135m"), path)
     with pytest.raises(ImportFormatError, match="no results_<date>.json beside .*: give the model name with --model"):
         import_lm_eval(path, tmp_path / "out", **BOOT)
     run = read_run(tmp_path / "out", import_lm_eval(path, tmp_path / "out", model="m", **BOOT).name)
     assert run.stats.metrics["acc"].mean == 0.3 and run.manifest["imported_from"]["aggregate"] is None
+    assert ("helmlite: warning: samples_task.jsonl: no results_<date>.json beside it to check the sample count "
+            "(n-samples) and the mean acc; imported 10 samples unchecked") in capsys.readouterr().err
 
 
 def test_helm_perturbed_variants_and_trials(tmp_path):

@@ -21,6 +21,7 @@ model name, the number of shots and lm-eval's version; the import reads it when 
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -146,13 +147,14 @@ def import_lm_eval(samples: str | Path, results_dir: str | Path = "results/runs"
     main = "acc" if "acc" in metric_names else (metric_names[0] if metric_names else None)
     if main is None:
         raise ImportFormatError(f"{path}: line {lines[0][0]} has no metric value (expected the fields named in 'metrics', e.g. acc)")
+    reported = ((results or {}).get("results") or {}).get(task) or {}
+    _check_against_tool(path, results_path, records, main, chosen, expected, reported.get(f"{main},{chosen}"))
     for record in records:
         value = record.metrics.get(main)
         record.correct = None if value is None else bool(value >= 1.0)
     multiple_choice = kinds == {"mc"}
     method = "multiple_choice_separate" if multiple_choice else "generation"
     metric_families = ("accuracy", "calibration") if multiple_choice else ("accuracy",)
-    reported = ((results or {}).get("results") or {}).get(task) or {}
     aggregate = {"metric": main, "filter": chosen, "lm_eval_mean": reported.get(f"{main},{chosen}"),
                  "lm_eval_stderr": reported.get(f"{main}_stderr,{chosen}")} if reported else None
     files = {path.name: path, **({results_path.name: results_path} if results_path else {})}
@@ -173,6 +175,24 @@ def import_lm_eval(samples: str | Path, results_dir: str | Path = "results/runs"
                           metric_families=metric_families, n_train=int(n_shot or 0), spec=spec, source=source,
                           decision=decision, timings={"source": "lm-eval records no per-document times"},
                           n_resamples=n_resamples, seed=seed)
+
+
+def _check_against_tool(path: Path, results_path: Path | None, records: list[InstanceRecord], main: str, chosen: str,
+                        expected, reported) -> None:
+    """Refuse samples whose mean disagrees with lm-eval's own aggregate (a file cut at a line boundary, or
+    from another run); say on stderr, in one line, what could not be checked."""
+    values = [r.metrics[main] for r in records if r.metrics.get(main) is not None]
+    mean = sum(values) / len(values) if values else float("nan")
+    if isinstance(reported, (int, float)) and not abs(mean - reported) <= 1e-6:
+        raise ImportFormatError(f"{path}: mean {main} of the {len(values)} samples is {mean:.6f}, but {results_path.name} "
+                                f"reports {reported:.6f} for filter {chosen!r}: the samples file is incomplete (cut short?) "
+                                f"or from another run; export both files of one run again")
+    missing = [what for what, value in (("the sample count (n-samples)", expected), (f"the mean {main}", reported))
+               if not isinstance(value, (int, float))]
+    if missing:
+        where = f"{results_path.name} lacks" if results_path else "no results_<date>.json beside it to check"
+        print(f"helmlite: warning: {path.name}: {where} {' and '.join(missing)}; imported {len(records)} samples "
+              f"unchecked against lm-eval's own aggregate", file=sys.stderr)
 
 
 def _record(obj: dict, doc_id: str, path: Path, where: str, n_shot) -> InstanceRecord:
