@@ -115,39 +115,18 @@ def test_a_failing_notebook_ends_in_one_line(tmp_path, capsys):
 
 
 @pytest.mark.slow
-def test_standalone_notebook_run_leaves_the_workflow_outputs_alone(tmp_path, mirrored_cache):
-    """The README's stand-alone command (`papermill notebooks/05_… out.ipynb -p source simulated …`, run from
-    a checkout): with the default folders everything goes under build/standalone/05_helpsteer2_aggregation/,
-    and no tables/, figures/ or reports/ folder is created or touched."""
-    import papermill
-
-    papermill.execute_notebook(str(REPO / "notebooks" / f"{HELPSTEER2.notebook}.ipynb"), str(tmp_path / "out.ipynb"),
-                               kernel_name="helmlite", parameters={"source": "simulated", "n_simulated": 200,
-                                                                   "n_resamples": 200}, cwd=str(tmp_path),
-                               progress_bar=False)
-    base = tmp_path / "build" / "standalone" / HELPSTEER2.notebook
-    for name in HELPSTEER2.figures:
-        assert (base / "figures" / f"{name}.png").is_file()
-    for name in HELPSTEER2.tables:
-        assert (base / "tables" / f"{name}.csv").is_file()
-    assert not any((tmp_path / folder).exists() for folder in ("tables", "figures", "reports"))
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("tool", ["helm", "lm-eval"])
-def test_notebook_01_runs_on_imported_runs(tmp_path, mirrored_cache, tool):
-    """The README's import example on the real fixtures: import two models' runs made by crfm-helm (or lm-eval),
-    then run notebook 01 on their run ids; it completes (HELM's runs carry no usable confidence: the
-    reliability figure says so) and compares the two models paired on the same items."""
+def test_notebook_01_runs_on_imported_lm_eval_runs(tmp_path, mirrored_cache):
+    """The README's import example with lm-eval's runs (HELM's runs go through the README's own lines in
+    tests/test_readme.py): import two models' real lm-eval samples, run notebook 01 on their run ids; it
+    completes and compares the two models paired on the same 10 items."""
     import papermill
 
     from helmlite import cli
 
     data = REPO / "tests" / "data"
-    sources = ([str(data / "helm" / m) for m in ("smollm2-135m", "gemma3-270m")] if tool == "helm"
-               else [str(next((data / "lm_eval" / m).glob("samples_*.jsonl"))) for m in ("smollm2-135m", "gemma3-270m")])
+    sources = [str(next((data / "lm_eval" / m).glob("samples_*.jsonl"))) for m in ("smollm2-135m", "gemma3-270m")]
     runs = tmp_path / "imported"
-    assert cli.main(["import", tool, *sources, "--results-dir", str(runs), "--n-resamples", "200"]) == 0
+    assert cli.main(["import", "lm-eval", *sources, "--results-dir", str(runs), "--n-resamples", "200"]) == 0
     papermill.execute_notebook(str(REPO / "notebooks" / "01_helm_core.ipynb"), str(tmp_path / "out.ipynb"),
                                kernel_name="helmlite", cwd=str(REPO), progress_bar=False,
                                parameters={"results_dir": str(runs), "run_ids": sorted(p.name for p in runs.iterdir()),

@@ -5,16 +5,23 @@ arguments), and the cheap ones run (no model: `helmlite models list`, `helmlite 
 lines name an existing notebook and only its parameters; `snakemake` lines name existing config files,
 profiles and targets the workflow knows (checked with a dry run); `make` targets exist in the Makefile;
 scripts under benchmarks/ exist. Commands that need a GPU, SLURM or hours are checked, not run.
+
+:func:`test_readme_runs_as_written` then runs every `helmlite` (but `plan`, which calibrates for minutes)
+and `papermill` command as the README writes it, in order, in a fresh folder that has only the notebooks —
+placeholders replaced by the real crfm-helm and lm-eval fixtures under tests/data/ — and checks that the
+stand-alone runs wrote under build/standalone/ and never a workflow folder.
 """
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from helmlite import cli
@@ -82,3 +89,40 @@ def test_readme_command_is_true(command, mirrored_cache, capsys):
         assert scripts and all((REPO / s).is_file() for s in scripts), command
     else:
         pytest.fail(f"README command of an unknown kind: {command}")
+
+
+PLACEHOLDERS = {  # README placeholder -> the real runs made by crfm-helm and lm-eval (recipes under benchmarks/)
+    "benchmark_output/runs/<suite>/<run>/": [REPO / "tests" / "data" / "helm" / m for m in ("smollm2-135m", "gemma3-270m")],
+    "out/<model>/samples_<task>_<date>.jsonl": [next((REPO / "tests" / "data" / "lm_eval" / m).glob("samples_*.jsonl"))
+                                               for m in ("smollm2-135m", "gemma3-270m")],
+}
+
+
+def runnable(command: str) -> bool:
+    words = command.split()
+    return words[0] == "papermill" or (words[0] == "helmlite" and words[1] != "plan")
+
+
+@pytest.mark.slow
+def test_readme_runs_as_written(tmp_path, mirrored_cache):
+    """In order: models list/prepare, a 20-item run, prompts, both imports, notebook 01 on the imported runs,
+    notebooks 05 and 03 stand-alone. Each exits 0; notebook 01 compares the two imported models paired on the
+    fixtures' 10 items; nothing lands in tables/, figures/ or reports/."""
+    script = []
+    for command in filter(runnable, COMMANDS):
+        for placeholder, paths in PLACEHOLDERS.items():
+            command = command.replace(placeholder, " ".join(shlex.quote(str(p)) for p in paths))
+        script.append(command)
+    assert len(script) >= 9 and not any("<" in c.split("|")[0] for c in script)
+    (tmp_path / "notebooks").symlink_to(REPO / "notebooks")
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+           "HELMLITE_MODEL_DIR": str(REPO / "data" / "models")}  # prepared once for the whole suite
+    done = subprocess.run(["bash", "-euo", "pipefail", "-c", "\n".join(script)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    standalone = tmp_path / "build" / "standalone"
+    assert sorted(p.name for p in standalone.iterdir()) == ["01_helm_core", "03_helmet_correlations",
+                                                             "05_helpsteer2_aggregation"]
+    difference = pd.read_csv(standalone / "01_helm_core" / "tables" / "helm_core_model_difference.csv")
+    assert set(difference["n"]) == {10}
+    assert not any((tmp_path / folder).exists() for folder in ("tables", "figures", "reports"))
