@@ -60,6 +60,7 @@ from .seeds import derive_seed
 
 METHODS = ("generation", "multiple_choice_joint", "multiple_choice_separate", "multiple_choice_separate_calibrated",
            "language_modeling", "ranking")
+MULTIPLE_CHOICE_METHODS = tuple(m for m in METHODS if m.startswith("multiple_choice_"))
 SELECTIONS = ("helm_compat", "hashed")  # in-context example selection and test subsampling (module docstring)
 JOINT_DECISIONS = ("letter_logprob", "helm_greedy")  # multiple_choice_joint: best letter log-prob, or HELM's greedy token
 SEPARATE_SCORES = ("per_token", "sum")  # multiple_choice_separate: HELM's log-prob per token, or the summed log-prob

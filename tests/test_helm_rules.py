@@ -162,3 +162,36 @@ def test_bbq_bias_table_shows_both_ambiguous_scores(mirrored_cache, tmp_path):
             "bias score, ambiguous: Parrish et al. (1 − accuracy on ambiguous items)"} <= quantities
     assert all(r.confidence is not None for r in run.records) and run.stats.decision["selection"] == "helm_compat"
     assert len(calibration_table([run], seed=0, n_simulations=50)) == 1
+
+
+def test_calibration_table_pools_a_models_multiple_choice_runs(mirrored_cache, tmp_path):
+    """Two MC runs of one model: their rows plus a pooled row whose ECE and test are those of the concatenated
+    items (checked against calibration_error_test on the same list); the claims keep only the pooled row."""
+    from helmlite.analyses.helm_core import calibration_table
+    from helmlite.analyses.helm_core import claims as helm_claims
+    from helmlite.analyses.helm_core.live import POOLED
+    from helmlite.metrics.calibration import calibration_error_test
+    from helmlite.metrics.families import confidence_of
+    from helmlite.results import read_run
+    from helmlite.runner import execute
+    from helmlite.seeds import rng
+
+    runs = []
+    for scenario, args in (("bbq", {"category": "Age"}), ("mmlu", {"subject": "computer_security"})):
+        spec = RunSpec.from_dict({"scenario": scenario, "model": "w", "args": args, "max_instances": 12})
+        execute(spec, WordModel(), results_dir=tmp_path, n_resamples=100)
+        runs.append(read_run(tmp_path, spec.run_id))
+    table = calibration_table(runs, seed=0, n_simulations=50)
+    assert len(table) == 3 and table["scenario"].iloc[2] == f"{POOLED} (bbq:Age, mmlu:computer_security)"
+    records = [r for run in runs for r in run.records if confidence_of(r) is not None]
+    expected = calibration_error_test([confidence_of(r) for r in records], [bool(r.correct) for r in records],
+                                      n_bins=10, n_simulations=50, seed=rng(0, "calibration-null", f"{runs[0].model}:pooled"))
+    assert table["n"].iloc[2] == 24 and table["ece_10"].iloc[2] == pytest.approx(expected.ece)
+    assert table["p_calibrated"].iloc[2] == pytest.approx(expected.p_value)
+    import pandas as pd
+
+    empty = pd.DataFrame(columns=["scenario", "difference", "ci_low", "ci_high", "n", "p_value", "discordance", "test"])
+    deltas = pd.DataFrame(columns=["model", "scenario", "perturbation", "delta", "ci_low", "ci_high", "n", "p_value",
+                                   "discordance", "test"])
+    (claim,) = helm_claims.live_claims(empty, deltas, table)
+    assert claim.n == 24 and POOLED in claim.claim

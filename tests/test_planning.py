@@ -91,8 +91,11 @@ def test_planned_mdes_are_the_notebooks_tests_at_planning_values():
     assert planned_claims.depth_curve(20, baseline=True)[0] == pytest.approx(0.5560, abs=5e-4)
     assert planned_claims.depth_curve(20, baseline=True, depths=4)[0] == pytest.approx(0.2780, abs=5e-4)
     # the ECE test at the default's n = 100 (4 choices): above the 0.15 bar, as the default run's observed 0.19 is
-    mde, needed = planned_claims.calibration(100, choices=4)
+    mde, needed = planned_claims.calibration([(100, 4)])
     assert 0.15 < mde < 0.25 and needed == math.ceil(100 * (mde / 0.05) ** 2)
+    # pooled over three such runs (notebook 01's headline calibration claim): about 1/√3 of it, below the bar
+    pooled, _ = planned_claims.calibration([(100, 4), (100, 4), (100, 3)])
+    assert pooled < 0.15 and pooled == pytest.approx(mde / math.sqrt(3), rel=0.25)
 
 
 def test_headline_claims_follow_the_runs():
@@ -102,7 +105,7 @@ def test_headline_claims_follow_the_runs():
         return {"analysis": analysis, "model": model, "scenario": scenario, "scenario_label": scenario, "method": method,
                 "instances": n, "contexts": n, "choices": 4, "perturbations": [], "labels": [], "length": None, **extra}
     runs = [run("helm_core", "a", "mmlu", perturbations=["robustness"], labels=[("methods", "multiple_choice_joint")]),
-            run("helm_core", "b", "mmlu"),
+            run("helm_core", "b", "mmlu"), run("helm_core", "a", "truthfulqa", n=50),
             run("sensitivity", "a", "mmlu", "multiple_choice_separate", labels=[("methods", "multiple_choice_separate")]),
             run("depth", "a", "json_kv", "multiple_choice_separate", n=30, length=512, perturbations=["baseline"]),
             run("depth", "a", "json_kv", "multiple_choice_separate", n=20, length=1024, perturbations=["baseline"])]
@@ -114,6 +117,9 @@ def test_headline_claims_follow_the_runs():
     assert table["length degradation: a · json_kv · multiple_choice_separate"]["n"] == 20
     assert table["instruct vs base differ on mmlu"]["decidable"]  # 0.144 <= 0.15 at n = 100
     assert not table["length degradation: a · json_kv · multiple_choice_separate"]["decidable"]  # 20 contexts
+    # calibration: per scenario for b (one MC run), pooled for a (two of notebook 01's MC runs, 100 + 50 items)
+    assert "b is miscalibrated on mmlu (ECE test)" in table and "a is miscalibrated on mmlu (ECE test)" not in table
+    assert table["a is miscalibrated on its 2 multiple-choice runs, pooled (ECE test)"]["n"] == 150
 
 
 def test_plan_lists_exactly_the_workflow_runs(monkeypatch, tmp_path):

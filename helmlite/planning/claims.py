@@ -9,8 +9,9 @@ and the 95% level, with *planning values* where the test's power depends on the 
   items, so 0.25 leaves room; a perturbation or a prompt change of one model moves fewer answers than a
   change of model. 0.5 (the largest, the power module's default) would need ~190 items for an MDE of 0.15.
   The notebooks report each claim's MDE at its *observed* ψ (:func:`helmlite.claims.observed_discordance`);
-* the calibration test (ECE, :func:`helmlite.metrics.calibration.calibration_error_test`): confidences
-  spread uniformly over [1/k, 1] for k answer choices; the n for a 5-point effect scales its MDE as 1/√n;
+* the calibration test (ECE, :func:`helmlite.metrics.calibration.calibration_error_test`) on a model's
+  multiple-choice runs pooled, as notebook 01 claims it: confidences spread uniformly over [1/k, 1] for k
+  answer choices of each run; the n for a 5-point effect scales its MDE as 1/√n;
 * depth curves (paired bootstrap over contexts): per-row scores of a coin (accuracy 0.5; baseline hit 0.5
   where the curve has a baseline), so a score has variance 0.25 (generation, 0/1) or 0.5 (accuracy −
   baseline). The U-shape and recency claims are intersection–union tests whose parts include end − start,
@@ -31,6 +32,7 @@ import math
 import numpy as np
 from scipy.special import ndtri
 
+from ..adaptation import MULTIPLE_CHOICE_METHODS as MC_METHODS
 from ..metrics.calibration import calibration_error_test
 from ..stats import power
 
@@ -38,7 +40,6 @@ PLANNING_DISCORDANCE = 0.25
 TARGET_MDE = 0.15  # the issue's bar: a headline claim is decidable when its MDE is at most this
 EFFECT = 0.05  # "n needed for a 5-point difference"
 POWER, LEVEL = 0.8, 0.95
-MC_METHODS = ("multiple_choice_joint", "multiple_choice_separate", "multiple_choice_separate_calibrated")
 
 
 def paired(n: int) -> tuple[float, float]:
@@ -49,12 +50,14 @@ def paired(n: int) -> tuple[float, float]:
             float(power.required_n(EFFECT, paired=True, discordance=PLANNING_DISCORDANCE)))
 
 
-def calibration(n: int, choices: int, seed: int = 0) -> tuple[float, float]:
-    """(MDE, n needed for :data:`EFFECT`) of the ECE test at n items with planning confidences U(1/k, 1)."""
+def calibration(parts: list[tuple[int, int]], seed: int = 0) -> tuple[float, float]:
+    """(MDE, n needed for :data:`EFFECT`) of the ECE test on the items of ``parts`` — (n items, k choices) per
+    run, pooled — with planning confidences U(1/k, 1)."""
+    n = sum(count for count, _ in parts)
     if n < 2:
         return math.nan, math.nan
     rng = np.random.default_rng(seed)
-    confidence = rng.uniform(1 / max(choices, 2), 1.0, size=n)
+    confidence = np.concatenate([rng.uniform(1 / max(k, 2), 1.0, size=count) for count, k in parts])
     mde = calibration_error_test(confidence, rng.random(n) < confidence, n_simulations=500, seed=seed).mde
     return mde, (math.ceil(n * (mde / EFFECT) ** 2) if math.isfinite(mde) else math.nan)
 
@@ -96,8 +99,14 @@ def headline_claims(runs: list[dict]) -> list[dict]:
             if "robustness" in run["perturbations"]:
                 add("helm_core", f"robustness perturbation lowers {run['model']}'s accuracy on {label}", run["instances"],
                     paired(run["instances"]))
-            add("helm_core", f"{run['model']} is miscalibrated on {label} (ECE test)", run["instances"],
-                calibration(run["instances"], run["choices"]))
+            if sum(r["model"] == run["model"] for r in core) < 2:
+                add("helm_core", f"{run['model']} is miscalibrated on {label} (ECE test)", run["instances"],
+                    calibration([(run["instances"], run["choices"])]))
+    for model in sorted({r["model"] for r in core}):
+        pooled = [r for r in core if r["model"] == model]
+        if len(pooled) >= 2:  # notebook 01's headline calibration claim pools a model's multiple-choice runs
+            add("helm_core", f"{model} is miscalibrated on its {len(pooled)} multiple-choice runs, pooled (ECE test)",
+                sum(r["instances"] for r in pooled), calibration([(r["instances"], r["choices"]) for r in pooled]))
     studies = {"methods": ("multiple_choice_joint", "multiple_choice_separate", "joint vs separate"),
                "shots": ("0", "1", "0 → 1 shots"), "formats": ("helm_default", "plain", "format helm_default vs plain")}
     sensitivity = [r for r in runs if r.get("labels")]  # a run shared with notebook 01 keeps its study labels

@@ -3,7 +3,8 @@
 Live runs (the embedded models): the instruction-tuned model differs from the base model per scenario
 (paired, exact McNemar on 0/1 metrics); HELM's robustness perturbation lowers accuracy (paired on the
 same instances); the model is miscalibrated beyond what a perfectly calibrated model shows at the same n
-— the test of perfect calibration by its ECE-10 (one-sided Monte-Carlo p, the level it claims), with the
+— the test of perfect calibration by its ECE-10 (one-sided Monte-Carlo p, the level it claims) on the
+model's multiple-choice runs pooled (one claim per model; per scenario when it has one such run), with the
 calibration error θ = mean |P(correct | c) − c| and the one-sided interval dual to that test, so interval
 and verdict cannot disagree (:func:`helmlite.metrics.calibration.calibration_error_test`).
 
@@ -22,6 +23,7 @@ import pandas as pd
 from ... import stats
 from ...claims import Claim, observed_discordance
 from ...seeds import rng
+from .live import POOLED
 from .published import RELATED
 from .winrates import RankingView
 
@@ -43,8 +45,10 @@ def live_claims(model_differences: pd.DataFrame, perturbation_deltas: pd.DataFra
                             int(row.n), "less", p_value=row.p_value,
                             scale="paired-proportion" if "mcnemar" in row.test else "difference",
                             discordance=observed_discordance(row.discordance, int(row.n))))
-    for row in calibration.itertuples():
-        # the test of perfect calibration (ECE against calibrated simulations) and the interval dual to it
+    pooled = calibration["scenario"].str.startswith(POOLED)
+    for row in calibration[pooled | ~calibration["model"].isin(calibration.loc[pooled, "model"])].itertuples():
+        # the test of perfect calibration (ECE against calibrated simulations) and the interval dual to it; a model
+        # with a pooled row gets that one claim (its per-scenario rows stay in the calibration table)
         claims.append(Claim(f"{row.model} is miscalibrated on {row.scenario} beyond small-sample bias",
                             f"live:calibration_error:{row.model}:{row.scenario}", row.calibration_error, row.ci_low,
                             row.ci_high, 0.0, int(row.n), "greater", p_value=row.p_calibrated, mde=row.mde))
