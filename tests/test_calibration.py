@@ -126,3 +126,48 @@ def test_calibration_interval_with_confidences_on_both_sides_of_one_half():
     assert test.ece == pytest.approx(0.9)
     assert test.ci_high == pytest.approx(0.9) and 0 < test.ci_low <= test.estimate <= test.ci_high
     assert test.p_value == pytest.approx(1 / 500)
+
+
+def test_binned_ece_by_bin_sums_equals_the_per_bin_loop_with_ties():
+    """Reference: a plain loop over HELM's equal-mass bins (np.array_split of the sorted confidences,
+    boundaries at the midpoints, duplicates merged, 1.0 appended; np.searchsorted assignment) — as
+    crfm-helm's ``get_equal_bins`` + ``fast_bin`` — on 300 random cases with many tied confidences."""
+    rng = np.random.default_rng(7)
+
+    def loop_ece(confidence, correct, n_bins):
+        ranked = np.sort(confidence)
+        parts = np.array_split(ranked, min(n_bins, len(ranked)))
+        bounds = sorted({(parts[i][-1] + parts[i + 1][0]) / 2.0 for i in range(len(parts) - 1)} | {1.0})
+        which = np.minimum(np.searchsorted(bounds, confidence), len(bounds) - 1)
+        return sum((which == b).sum() * abs(correct[which == b].mean() - confidence[which == b].mean())
+                   for b in set(which)) / len(confidence)
+
+    for _ in range(300):
+        n = int(rng.integers(1, 60))
+        confidence = rng.choice(np.r_[rng.uniform(0.25, 1, 5), 1.0], size=n)  # few distinct values: ties everywhere
+        correct = (rng.random(n) < confidence).astype(float)
+        for n_bins in (1, 10):
+            assert expected_calibration_error(confidence, correct, n_bins) == pytest.approx(
+                loop_ece(confidence, correct, n_bins), abs=1e-12)
+
+
+def test_calibration_bootstrap_on_pairs_equals_the_bootstrap_on_records():
+    """stats.json's ECE interval resamples (confidence, correct) pairs read once; the same draws over the
+    records themselves (the plain path) give the same estimate and interval."""
+    from types import SimpleNamespace
+
+    from helmlite import stats
+    from helmlite.metrics import families
+
+    rng = np.random.default_rng(3)
+    records = [SimpleNamespace(confidence=float(c), probabilities=None, correct=bool(rng.random() < c), metrics={},
+                               prompt_tokens=1, output_tokens=1) for c in rng.uniform(0.3, 1, 80)]
+    fast = families.compute(("calibration",), records, run_id="r", seed=0, n_resamples=300)["metrics"]["ece_10"]
+
+    def plain(rs):
+        confidence, correct = families._confidences(rs)
+        return expected_calibration_error(confidence, correct, 10)
+
+    from helmlite.seeds import rng as derive
+    slow = stats.bootstrap_apply(records, plain, n_resamples=300, seed=derive(0, "r", "bootstrap", "ece_10"))
+    assert (fast.estimate, fast.ci_low, fast.ci_high) == pytest.approx((slow.estimate, slow.ci_low, slow.ci_high), abs=1e-12)

@@ -78,14 +78,20 @@ def confidence_of(record) -> float | None:
 
 
 def _confidences(records) -> tuple[list[float], list[bool]]:
-    usable = [(confidence_of(r), r.correct) for r in records if confidence_of(r) is not None]
+    return _usable([(confidence_of(r), r.correct) for r in records])
+
+
+def _usable(pairs: list[tuple[float | None, bool | None]]) -> tuple[list[float], list[bool]]:
+    usable = [(c, k) for c, k in pairs if c is not None]
     return [c for c, _ in usable], [bool(k) for _, k in usable]
 
 
 def _calibration(records) -> dict[str, Callable]:
+    """Run-level calibration metrics of a resample of ``records``; the bootstrap resamples
+    :func:`_items_for` ``"calibration"``'s (confidence, correct) pairs, read off each record once."""
     def on(fn):
-        def computed(rs):
-            confidence, correct = _confidences(rs)
+        def computed(pairs):
+            confidence, correct = _usable(pairs)
             return fn(confidence, correct) if confidence else math.nan
         return computed
 
@@ -119,6 +125,12 @@ def _bbq_shares(records) -> dict[str, tuple[int, int]]:
 
 
 _RUN_LEVEL = {"calibration": _calibration, "bias": _bias, "bbq": _bbq}
+
+
+def _items_for(family: str, records) -> list:
+    """What a family's bootstrap resamples, one item per record in record order (so the same draws pick
+    the same instances): (confidence, correct) pairs for calibration, the records themselves otherwise."""
+    return [(confidence_of(r), r.correct) for r in records] if family == "calibration" else list(records)
 _RUN_LEVEL_SHARES = {"calibration": _calibration_shares, "bbq": _bbq_shares}
 
 
@@ -127,8 +139,9 @@ def compute(families: tuple[str, ...], records, *, run_id: str, seed: int, n_res
     out = _instance_means(records, seed, run_id, n_resamples)
     for family in families:
         if family in _RUN_LEVEL and records:
+            items = _items_for(family, records)
             for name, fn in _RUN_LEVEL[family](records).items():
-                out[name] = stats.bootstrap_apply(records, fn, n_resamples=n_resamples, seed=rng(seed, run_id, "bootstrap", name))
+                out[name] = stats.bootstrap_apply(items, fn, n_resamples=n_resamples, seed=rng(seed, run_id, "bootstrap", name))
         if family in _RUN_LEVEL_SHARES and records:
             for name, (successes, total) in _RUN_LEVEL_SHARES[family](records).items():
                 out[name] = stats.proportion_estimate(np.repeat([1.0, 0.0], [successes, total - successes]))
