@@ -17,22 +17,6 @@ def test_paired_model_difference_uses_the_exact_mcnemar_test():
     assert diff["p_value"] == pytest.approx(2 * 0.5**18)
 
 
-def test_score_matrix_colours_each_metric_on_its_own_scale_and_direction():
-    """Hand-derived: accuracy 0.3/0.5/0.7 → 0, 0.5, 1; ECE (lower is better) 0.05/0.25 → 1, 0; a family with
-    one value → 0.5; a missing estimate stays missing. An ECE of 0.2 no longer looks like an accuracy of 0.8."""
-    import math
-
-    import pandas as pd
-
-    from helmlite.analyses.helm_core.figures import within_metric_goodness
-
-    matrix = pd.DataFrame({"family": ["accuracy"] * 3 + ["calibration"] * 2 + ["bias", "accuracy"],
-                           "estimate": [0.3, 0.5, 0.7, 0.05, 0.25, 0.4, math.nan],
-                           "lower_is_better": [False] * 3 + [True, True, True, False]})
-    goodness = within_metric_goodness(matrix)
-    assert goodness[:6].tolist() == pytest.approx([0.0, 0.5, 1.0, 1.0, 0.0, 0.5]) and math.isnan(goodness[6])
-
-
 def test_figures_mark_undefined_intervals_instead_of_printing_infinities():
     """The score matrix's cells say why an interval is missing (no ±inf, no NaN), and the forest plot draws a
     row without an interval as a hollow marker labelled 'no CI (n = 2)'."""

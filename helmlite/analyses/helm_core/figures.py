@@ -19,22 +19,10 @@ def cell_text(estimate: float, low: float, high: float, n: int, digits: int = 2)
     return f"{estimate:.{digits}f}\n[{low:.{digits}f},{high:.{digits}f}]"
 
 
-def within_metric_goodness(matrix: pd.DataFrame) -> pd.Series:
-    """Per metric family, over all models and scenarios: 0 for the worst estimate, 1 for the best, linear in
-    between, where best is the highest value or, for lower-is-better metrics (ECE, toxic fraction, bias), the
-    lowest; 0.5 for a family whose cells are all equal. NaN estimates stay NaN."""
-    signed = np.where(matrix["lower_is_better"].astype(bool), -matrix["estimate"], matrix["estimate"])
-    signed = pd.Series(signed, index=matrix.index, dtype=float)
-    low, high = (signed.groupby(matrix["family"]).transform(how) for how in ("min", "max"))
-    spread = (high - low).where(high > low)
-    return ((signed - low) / spread).where(spread.notna(), 0.5).where(signed.notna())
-
-
 def score_heatmaps(matrix: pd.DataFrame) -> plt.Figure:
     """Per model: scenarios × metric families, each cell 'estimate\\n[low, high]' (:func:`cell_text`). Colour
-    compares cells of one metric only (:func:`within_metric_goodness`): each metric on its own scale and
-    direction, so an ECE of 0.2 is not coloured like an accuracy of 0.8; token counts are not coloured."""
-    matrix = matrix.assign(goodness=within_metric_goodness(matrix))
+    says how good a cell is on its own metric's direction: the estimate where higher is better, 1 − the
+    estimate where lower is (ECE, toxic fraction, gender representation); token counts are not coloured."""
     models = sorted(matrix["model"].unique())
     families = [f for f in matrix["family"].unique()]
     scenarios = sorted(matrix["scenario"].unique())
@@ -42,7 +30,8 @@ def score_heatmaps(matrix: pd.DataFrame) -> plt.Figure:
                              squeeze=False)
     for ax, model in zip(axes[0], models):
         part = matrix[matrix["model"] == model]
-        values = part.pivot_table(index="scenario", columns="family", values="goodness") \
+        goodness = np.where(part["lower_is_better"].astype(bool), 1 - part["estimate"], part["estimate"])
+        values = part.assign(goodness=goodness).pivot_table(index="scenario", columns="family", values="goodness") \
             .reindex(index=scenarios, columns=families)
         digits = np.where(part.family == EFFICIENCY, 0, 2)
         texts = [cell_text(e, lo, hi, n, d) for e, lo, hi, n, d in zip(part.estimate, part.ci_low, part.ci_high, part.n, digits)]
@@ -53,7 +42,7 @@ def score_heatmaps(matrix: pd.DataFrame) -> plt.Figure:
             shown[EFFICIENCY] = np.nan
         sns.heatmap(shown.astype(float), annot=labels.fillna(""), fmt="", cmap="viridis", vmin=0, vmax=1, ax=ax, cbar=ax is axes[0][-1],
                     annot_kws={"fontsize": 6.5}, linewidths=0.5,
-                    cbar_kws={"label": "within each metric: worst cell (0) → best cell (1),\nlower-is-better metrics flipped; efficiency not coloured"})
+                    cbar_kws={"label": "how good (1 = best): ECE, toxicity, bias as 1 − value;\nefficiency not coloured"})
         if EFFICIENCY in labels:  # seaborn leaves NaN cells unannotated: write these by hand
             column = list(labels.columns).index(EFFICIENCY)
             for row_index, text in enumerate(labels[EFFICIENCY]):
