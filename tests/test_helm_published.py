@@ -397,3 +397,19 @@ def test_a_leaderboard_cut_mid_row_is_refused_with_one_line(tmp_path, capsys):
     assert cli.main(["leaderboard", "winrates", "--table", str(path)]) == 2
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and str(path) in err
+
+
+@pytest.mark.parametrize("cut", ["", "0.", "-", "1e-"])
+def test_a_leaderboard_cut_inside_its_last_field_is_refused(tmp_path, capsys, cut):
+    """Cut inside the last row's last number (same field count, no final newline: "…,0.7," or "…,0."), the
+    table is refused in one line; the same file complete but without its final newline is read."""
+    from helmlite import cli
+
+    path = write_long(tmp_path / "board.csv", FRACTIONS, "score", False)
+    text = path.read_text().rstrip("\n")
+    path.write_text(text)  # complete, no final newline: fine
+    assert len(leaderboard.load_leaderboard(path))
+    path.write_text(text[: text.rfind(",") + 1] + cut)
+    assert cli.main(["leaderboard", "winrates", "--table", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "looks cut short inside its last row" in err and str(path) in err

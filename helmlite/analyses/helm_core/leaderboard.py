@@ -162,9 +162,15 @@ def _from_json(path: Path) -> pd.DataFrame:
     return frame
 
 
+#: What a number cut mid-way can leave as a file's last field: nothing, "-", "0.", "1.5e", "1.5e-".
+_CUT_NUMBER = re.compile(r"|-|-?\d+\.|-?\d+(\.\d+)?[eE][+-]?")
+
+
 def _read_csv(path: Path) -> pd.DataFrame:
     """The table as text cells; a row with fewer or more fields than the header (e.g. a file cut mid-row,
-    which pandas would silently pad with empty cells) is refused with its line number."""
+    which pandas would silently pad with empty cells) is refused with its line number, and so is a last
+    row without a line ending whose last field looks like a number cut short (:data:`_CUT_NUMBER`; a file
+    that merely lacks its final newline, as HELMET's CSVs do, is read)."""
     import csv
 
     sep = "\t" if path.suffix in (".tsv", ".tab") else ","
@@ -175,6 +181,13 @@ def _read_csv(path: Path) -> pd.DataFrame:
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, csv.Error) as error:
         raise LeaderboardFormatError(f"{path}: not a readable CSV table ({error}); expected {_expected()}") from None
     width = len(rows[0]) if rows else 0
+    with path.open("rb") as handle:
+        handle.seek(max(0, path.stat().st_size - 1))
+        ends_with_newline = handle.read(1) in (b"\n", b"\r", b"")
+    last = rows[-1] if len(rows) > 1 else None
+    if last and not ends_with_newline and _CUT_NUMBER.fullmatch(last[-1].strip()):
+        raise LeaderboardFormatError(f"{path}: line {len(rows)} ends in {last[-1]!r} without a line ending — the file "
+                                     f"looks cut short inside its last row; expected complete rows of {_expected()}")
     for number, row in enumerate(rows[1:], start=2):
         if row and len(row) != width:
             cut = " — the file looks cut short" if number == len(rows) else ""
