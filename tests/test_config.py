@@ -132,7 +132,13 @@ def test_readme_states_the_default_plan():
 
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     stated = re.search(r"The default config plans (.+?\)), both embedded", readme.replace("\n", " ")).group(1)
-    assert stated == workflow.plan_summary(workflow.load_config(Path(__file__).resolve().parent.parent / "config" / "config.yaml"))
+    config = workflow.load_config(Path(__file__).resolve().parent.parent / "config" / "config.yaml")
+    assert stated == workflow.plan_summary(config)
+    # the timing table's run column: runs per analysis, as the plan counts them
+    counts = {analysis: len(ids) for analysis, ids in workflow.runs_by_analysis(config).items()}
+    for label, analysis in (("01 HELM core", "helm_core"), ("02 prompt sensitivity", "sensitivity"),
+                            ("04 lost in the middle", "depth")):
+        assert re.search(rf"^\| {label} \| (\d+)\b", readme, re.M).group(1) == str(counts[analysis]), label
 
 
 @pytest.mark.parametrize("configfile", [None, "config/test.yaml", "config/config.yaml", "config/paper.yaml"])
