@@ -264,3 +264,18 @@ def test_a_curve_whose_depths_land_on_two_items_gets_no_verdict():
     ushape, table = verdicts(records)
     assert ushape.iloc[0]["no_verdict"] == "inconclusive: the depths land on 2 items (no middle)"
     assert set(table["verdict"]) == {"inconclusive"}
+
+
+def test_live_curves_say_why_a_panel_is_empty():
+    """Two tasks, one of them run only with generation: the log-probability panel of that task carries the
+    'not run' note naming the model, scoring and task; panels with data carry none."""
+    from helmlite.analyses.depth.figures import live_curves
+
+    rows = [{"task": task, "model": "m", "method": method, "length": 512, "position": position, "accuracy": 0.5,
+             "ci_low": 0.3, "ci_high": 0.7, "chance": 0.1, "baseline": 0.2}
+            for task, methods in (("json_kv", ("generation", "multiple_choice_separate")), ("niah", ("generation",)))
+            for method in methods for position in (0.0, 1.0)]
+    fig = live_curves(pd.DataFrame(rows))
+    texts = [[t.get_text() for t in ax.texts] for ax in fig.axes]
+    assert len(texts) == 4 and texts[:3] == [[], [], []]  # rows json_kv, niah × columns generation, log-prob
+    assert texts[3] == ["not run:\nm multiple_choice_separate\nis not configured for niah"]
