@@ -136,5 +136,37 @@ def test_plan_lists_exactly_the_workflow_runs(monkeypatch, tmp_path):
     summary = result.analyses.set_index("analysis")
     assert summary.loc["total", "runs"] == len(workflow.run_specs(config))
     assert summary.loc["total", "run_jobs"] == len(workflow.run_batches(config))
-    assert (result.runs["predicted_s"] > 0).all() and (result.runs["tokens_to_encode"] > 0).all()
+    assert (result.runs["predicted_s"] > 0).all()
+    # notebook 02's base configuration (seed 0, HELM's format, 5-shot separate) asks only for requests that notebook
+    # 01's perturbed MMLU run of the same model asks first: the request cache answers them, so the plan counts 0
+    free = result.runs[result.runs["tokens_to_encode"] == 0]
+    assert sorted(free["model"]) == ["gemma3-270m", "smollm2-135m"]
+    assert all(("seeds", "seed 0") in labels for labels in free["labels"])
+    assert (free["predicted_s"] == planning.PER_RUN_OVERHEAD_S).all()
+    from helmlite.runner import prepare_requests
+
+    specs = workflow.run_specs(config)
+    for run_id, model in zip(free["run_id"], free["model"]):
+        first = next(r for r in result.runs.itertuples() if r.model == model and r.analysis == "helm_core" and r.scenario == "mmlu")
+        requests_of = {rid: {q for a in prepare_requests(specs[rid], planning.counting.WorkCounter(planning._model_path(model),
+                                                                                                  name=model))[4]
+                             for q in a.requests} for rid in (run_id, first.run_id)}
+        assert requests_of[run_id] <= requests_of[first.run_id]
     assert set(result.claims["analysis"]) == {"helm_core", "sensitivity", "depth"}
+
+
+def test_predicted_wall_is_at_least_the_longest_job():
+    """Hand-derived: jobs of 100 s and 10 + 10 s (start-up 2 s each) on 2 cores: evenly (126 / 2 = 63 s) would
+    hide that one job alone takes 102 s; on 1 core the total, 126 s."""
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from helmlite import planning
+
+    runs = pd.DataFrame({"run_id": ["a", "b", "c"], "predicted_s": [100.0, 10.0, 10.0]})
+    analyses = pd.DataFrame([{"analysis": "total", "predicted_run_s": 120.0, "job_startup_s": 6.0, "run_jobs": 3}])
+    jobs = {"j1": [SimpleNamespace(run_id="a")], "j2": [SimpleNamespace(run_id="b")], "j3": [SimpleNamespace(run_id="c")]}
+    result = planning.Plan(runs, analyses, pd.DataFrame(), [], jobs)
+    assert planning.predicted_wall_s(result, 2) == pytest.approx(102.0)
+    assert planning.predicted_wall_s(result, 1) == pytest.approx(126.0)

@@ -7,6 +7,11 @@ predicted seconds from this machine's measured rates (:mod:`.rates`, calibrated 
 with the machine's identity). Sums per analysis and in total, with the run jobs' start-up. And, for each
 headline claim the notebooks will test, the n it gets and its minimum detectable effect (:mod:`.claims`).
 
+A request that several runs ask for (the unperturbed 5-shot MMLU requests of notebook 01's run with a
+perturbation and of notebook 02's base configuration) is answered once by the shared request cache, so it
+is counted once, at the first run that asks for it in the workflow's run order (which job pays for it at
+run time depends on the schedule; the total does not).
+
 Runs of a model that is not a local transformers model (``openai:<model>``), or an embedded model not yet
 prepared (``helmlite models prepare``; ``make plan`` prepares them), are listed with their instances but NaN
 tokens and seconds, and the terminal output says which models those are.
@@ -33,6 +38,7 @@ class Plan:
     analyses: pd.DataFrame  # one row per analysis, then "total"
     claims: pd.DataFrame    # one row per headline claim
     calibrated: list[str]   # models whose rates were measured now (not read from the cache)
+    jobs: dict              # run job id → its run specs, as the workflow groups them
 
 
 def _model_path(name: str) -> Path | None:
@@ -69,6 +75,7 @@ def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool
     rates: dict[str, Rates | None] = {}
     calibrated = []
     labels = _labels(config)
+    asked: dict[str, set] = {}  # per model, the requests an earlier run of the plan already counts
     rows = []
     for key, runs in workflow.runs_by_analysis(config).items():
         for run_id, spec in sorted(runs.items()):
@@ -84,7 +91,10 @@ def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool
             counter = counters[spec.model]
             if counter is not None:
                 test, _, _, _, adapted = prepare_requests(spec, counter)
-                work = counter.count([r for a in adapted for r in a.requests], engine["chunk_size"])
+                seen = asked.setdefault(spec.model, set())
+                new = list(dict.fromkeys(r for a in adapted for r in a.requests if r not in seen))
+                seen.update(new)
+                work = counter.count(new, engine["chunk_size"])
                 seconds = rates[spec.model].seconds(work) + PER_RUN_OVERHEAD_S
                 encoded, generated = work.encoded_tokens, work.decode_row_steps
             else:
@@ -102,7 +112,8 @@ def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool
                          "labels": labels.get(run_id, []), "tokens_to_encode": encoded, "tokens_to_generate": generated,
                          "predicted_s": seconds})
     runs = pd.DataFrame(rows)
-    return Plan(runs, _summary(runs, config, rates), pd.DataFrame(headline_claims(rows)), calibrated)
+    return Plan(runs, _summary(runs, config, rates), pd.DataFrame(headline_claims(rows)), calibrated,
+                workflow.run_batches(config))
 
 
 def _summary(runs: pd.DataFrame, config: dict, rates: dict) -> pd.DataFrame:
@@ -125,11 +136,23 @@ def _summary(runs: pd.DataFrame, config: dict, rates: dict) -> pd.DataFrame:
     return pd.concat([summary, pd.DataFrame([total])], ignore_index=True)
 
 
+def predicted_wall_s(result: Plan, cores: int) -> float:
+    """Seconds of run jobs on ``cores`` cores: the total spread evenly, but never less than the longest job
+    (a job's runs run one after another; :func:`helmlite.workflow.run_batches` groups them)."""
+    total = result.analyses.iloc[-1]
+    seconds = dict(zip(result.runs["run_id"], result.runs["predicted_s"]))
+    startup = total["job_startup_s"] / max(1, int(total["run_jobs"]))
+    longest = max((sum(seconds.get(spec.run_id, 0.0) for spec in batch) + startup for batch in result.jobs.values()),
+                  default=0.0)
+    even = (total["predicted_run_s"] + total["job_startup_s"]) / max(1, min(cores, int(total["run_jobs"]) or 1))
+    return max(even, longest)
+
+
 def render(result: Plan, cores: int) -> str:
     """The plan as the terminal shows it: per analysis, the headline claims, the slowest runs."""
     summary = result.analyses.copy()
     total = summary.iloc[-1]
-    wall = (total["predicted_run_s"] + total["job_startup_s"]) / max(1, min(cores, int(total["run_jobs"]) or 1))
+    wall = predicted_wall_s(result, cores)
     lines = ["Plan (predicted from this machine's measured rates; cold request cache)", "",
              summary.to_string(index=False, float_format=lambda v: f"{v:,.0f}"), "",
              f"Predicted run compute {total['predicted_run_s']:,.0f} s + job start-up {total['job_startup_s']:,.0f} s "
