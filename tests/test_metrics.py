@@ -18,14 +18,19 @@ from helmlite.metrics.toxicity import OfflineClassifier, PerspectiveScorer, toxi
 
 
 # --- accuracy -----------------------------------------------------------------------------------------
+# Expected values: crfm-helm's exact_match / quasi_exact_match / f1_score (evaluate_reference_metrics.py,
+# v0.5.x; the same in v0.4.0's basic_metrics.py) worked by hand on each pair — empty prediction → 0; F1 =
+# NLTK f_measure(set(gold tokens), set(pred tokens)), None (an empty set) → 0.
 @pytest.mark.parametrize("prediction,reference,em,qem,f1", [
     ("Paris", "Paris", 1, 1, 1.0),
     (" Paris ", "Paris", 1, 1, 1.0),            # EM strips whitespace
     ("The Paris.", "paris", 0, 1, 1.0),          # QEM: lower-case, punctuation and articles removed
     ("Paris France", "Paris", 0, 0, 2 / 3),      # P = 1/2, R = 1/1 → F1 = 2·(1/2)/(3/2) = 2/3
     ("", "Paris", 0, 0, 0.0),                    # empty prediction
-    ("", "", 1, 1, 1.0),                         # both empty
-    ("a an the", "", 0, 1, 1.0),                 # only articles normalise to empty
+    ("", "", 0, 0, 0.0),                         # empty prediction: 0 even against an empty gold (SQuAD: 1)
+    ("a an the", "", 0, 1, 0.0),                 # normalises to empty: QEM 1, F1 on two empty sets → None → 0
+    ("cat cat dog", "cat", 0, 0, 2 / 3),         # sets {cat, dog} vs {cat}: P 1/2, R 1 (SQuAD's multiset: 1/2)
+    ("the cat the cat", "cat", 0, 0, 1.0),       # "cat cat" ≠ "cat", but {cat} vs {cat}: F1 1 (SQuAD: P 1/2 → 2/3)
 ])
 def test_exact_match_family(prediction, reference, em, qem, f1):
     assert exact_match(prediction, reference) == em

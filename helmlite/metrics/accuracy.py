@@ -1,16 +1,17 @@
 """HELM's accuracy metrics (Liang et al. 2022, §4.2 and App. C.1).
 
-Normalisation (HELM ``normalize_text``, after the SQuAD evaluation script): lower-case, remove
+Normalisation (HELM ``normalize_text``, after the QuAC/SQuAD evaluation scripts): lower-case, remove
 punctuation, remove the articles a/an/the, collapse whitespace. Exact match compares raw stripped
 strings; quasi-exact match and F1 compare normalised ones; a prediction is scored against every
-correct reference and the best score counts.
+correct reference and the best score counts. Exact match, quasi-exact match and F1 follow crfm-helm's
+``evaluate_reference_metrics.py`` (v0.5.x; ``basic_metrics.py`` in v0.4.0) line for line, including its
+edge cases: an empty prediction scores 0, and F1 is on token sets.
 """
 from __future__ import annotations
 
 import math
 import re
 import string
-from collections import Counter
 from typing import Sequence
 
 from .._names import did_you_mean
@@ -27,23 +28,23 @@ def normalize_text(text: str) -> str:
 
 
 def exact_match(prediction: str, reference: str) -> float:
-    return float(prediction.strip() == reference.strip())
+    """HELM's ``exact_match``: the stripped strings are equal; an empty prediction scores 0."""
+    return float(bool(prediction) and prediction.strip() == reference.strip())
 
 
 def quasi_exact_match(prediction: str, reference: str) -> float:
-    return float(normalize_text(prediction) == normalize_text(reference))
+    """HELM's ``quasi_exact_match``: the normalised strings are equal; an empty prediction scores 0."""
+    return float(bool(prediction) and normalize_text(prediction) == normalize_text(reference))
 
 
 def f1_score(prediction: str, reference: str) -> float:
-    """Token-overlap F1 on normalised text (SQuAD's definition; both empty → 1)."""
-    pred, ref = normalize_text(prediction).split(), normalize_text(reference).split()
-    if not pred or not ref:
-        return float(pred == ref)
-    common = sum((Counter(pred) & Counter(ref)).values())
-    if common == 0:
-        return 0.0
-    precision, recall = common / len(pred), common / len(ref)
-    return 2 * precision * recall / (precision + recall)
+    """HELM's ``f1_score``: NLTK's ``f_measure`` on the **sets** of normalised tokens, 0 when either side has
+    none (``f_measure`` gives None there). Not SQuAD's F1, which counts repeated tokens (a multiset) and
+    scores two empty answers 1: "the cat the cat" against "cat" is 1.0 here, 2/3 in SQuAD."""
+    from nltk.metrics.scores import f_measure
+
+    value = f_measure(set(normalize_text(reference).split()), set(normalize_text(prediction).split()))
+    return 0.0 if value is None else float(value)
 
 
 def substring_match(prediction: str, reference: str) -> float:
