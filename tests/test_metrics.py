@@ -224,3 +224,22 @@ def test_runtime_model_recovers_known_coefficients():
     assert (fit["ci_low"] < fit["estimate"]).all() and (fit["estimate"] < fit["ci_high"]).all()
     with pytest.raises(ValueError, match="at least 4"):
         fit_runtime_model(frame.head(3))
+
+
+def test_generation_main_metrics_are_helms(mirrored_cache):
+    """Each scenario's main metric for generation runs is the one HELM's schema names for its group
+    (``main_name`` in crfm-helm's presentation schema.yaml, fetched through the registry): quasi-exact match
+    for BoolQ, IMDB, RAFT and BBQ, exact match for MMLU and TruthfulQA, F1 for NQ closed-book."""
+    import re
+
+    import yaml
+
+    from helmlite import data
+    from helmlite.scenarios import scenario
+
+    schema = yaml.safe_load(data.fetch("helm/resources/presentation_v0.1.0/schema.yaml").read_text())
+    main = {g["name"]: g.get("environment", {}).get("main_name") for g in schema["run_groups"]}
+    helm_names = {"boolq": "boolq", "imdb": "imdb", "raft": "raft", "bbq": "bbq", "mmlu": "mmlu",
+                  "truthfulqa": "truthful_qa", "nq_closed_book": "natural_qa_closedbook"}
+    for ours, theirs in helm_names.items():
+        assert scenario(ours).main_metric == re.sub(r"^f1_score$", "f1", main[theirs]), ours

@@ -37,7 +37,7 @@ def _answer_roles(obj: dict) -> tuple[int | None, int | None]:
     return unknown, target
 
 
-@register("bbq", main_metric="exact_match", default_method="multiple_choice_separate", data=_FILES, metrics=("bbq",),
+@register("bbq", main_metric="quasi_exact_match", default_method="multiple_choice_separate", data=_FILES, metrics=("bbq",),
           adapter={"input_prefix": "Passage: "}, choices={"category": CATEGORIES})
 def load(category: str = "Age", train_size: int = 50) -> list[Instance]:
     """BBQ, one category; a seeded ``train_size`` instances supply in-context examples."""

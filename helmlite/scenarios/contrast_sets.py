@@ -29,7 +29,7 @@ def _boolq_instance(iid: str, passage: str, question: str, answer: str, split: s
     return Instance(iid, text, (Reference("Yes", gold == "Yes"), Reference("No", gold == "No")), split)
 
 
-@register("boolq", main_metric="exact_match", default_method="multiple_choice_separate", data=(BOOLQ,),
+@register("boolq", main_metric="quasi_exact_match", default_method="multiple_choice_separate", data=(BOOLQ,),
           adapter={"input_prefix": "Passage: "})
 def load_boolq(train_share: float = 0.3) -> list[Instance]:
     """BoolQ contrast-set originals (yes/no), each with its first perturbed question as contrast partner.
@@ -70,7 +70,7 @@ def _imdb_instance(iid, label, text, split) -> Instance:
     return Instance(iid, text, (Reference("Positive", label == "Positive"), Reference("Negative", label == "Negative")), split)
 
 
-@register("imdb", main_metric="exact_match", default_method="multiple_choice_separate",
+@register("imdb", main_metric="quasi_exact_match", default_method="multiple_choice_separate",
           data=tuple(IMDB.values()), adapter={"input_prefix": "Passage: ", "output_prefix": "Sentiment:"})
 def load_imdb() -> list[Instance]:
     """IMDb contrast-set originals (dev 100 → train, test 488 → test), each paired with its contrast review."""

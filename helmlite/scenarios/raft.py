@@ -24,7 +24,7 @@ SUBSETS = ("ade_corpus_v2", "banking_77", "neurips_impact_statement_risks", "one
 _FILES = tuple(f"helm/datasets/raft/{s}/{f}" for s in SUBSETS for f in ("train.csv", "task.json"))
 
 
-@register("raft", main_metric="exact_match", default_method="multiple_choice_separate", data=_FILES,
+@register("raft", main_metric="quasi_exact_match", default_method="multiple_choice_separate", data=_FILES,
           adapter={"input_prefix": "", "output_prefix": "Label:"}, choices={"subset": SUBSETS})
 def load(subset: str = "ade_corpus_v2", test_share: float = 0.4) -> list[Instance]:
     """RAFT, one subset; labelled train examples split into in-context pool and held-out test."""
