@@ -133,10 +133,15 @@ def _key_value(text: str) -> tuple[str, object]:
 
 
 def _leaderboard(args) -> None:
-    from .analyses.helm_core.winrates import winrates_csv
+    from .analyses.helm_core.leaderboard import parse_columns
+    from .analyses.helm_core.winrates import winrates_table
 
-    sys.stdout.write(winrates_csv(args.table, args.group, args.scenarios, args.tie_rule, n_resamples=args.n_resamples,
-                                  seed=args.seed))
+    table = winrates_table(args.table, args.group, args.scenarios, args.tie_rule, n_resamples=args.n_resamples,
+                           seed=args.seed, columns=parse_columns(args.columns))
+    if table.attrs["columns"]:  # which column played each role, so a misread table is seen at once
+        print("helmlite: read columns " + ", ".join(f"{role}={column}" for role, column in table.attrs["columns"].items()),
+              file=sys.stderr)
+    sys.stdout.write(table.to_csv(index=False, float_format="%.4f", lineterminator="\n"))
 
 
 def _import(args) -> None:
@@ -312,6 +317,8 @@ def build_parser() -> argparse.ArgumentParser:
     winrates.add_argument("--scenarios", help="comma-separated scenario names as the table spells them (default: all)")
     winrates.add_argument("--tie-rule", default="v0.4.0", choices=["v0.4.0", "half"],
                           help="v0.4.0: ties broken by row order (HELM v0.4.0); half: ties count half (later HELM)")
+    winrates.add_argument("--columns", help="a long table's columns by role when its names are not the usual ones: "
+                                            "model=COL,scenario=COL,metric=COL,score=COL[,lower_is_better=COL,group=COL]")
     winrates.add_argument("--n-resamples", type=int, default=2000)
     winrates.add_argument("--seed", type=int, default=0)
     winrates.set_defaults(func=_leaderboard)

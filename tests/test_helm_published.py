@@ -3,6 +3,7 @@ table layout the loader reads, coverage warnings, clear errors, and the recomput
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -293,12 +294,17 @@ def test_coverage_warning_and_scenario_subset(tmp_path):
     assert subset.loc["sparse", "coverage_warning"] == "no ranked score in this group"
 
 
-def test_winrates_csv_and_seeded_ci(tmp_path):
+def test_winrates_csv_and_seeded_ci(tmp_path, capsys):
+    from helmlite import cli
+
     scores = {m: {f"S{k}": (k * 7 + j * 3) % 11 / 10 for k in range(12)} for j, m in enumerate("abcd")}
     path = write_long(tmp_path / "w.csv", scores)
-    text = winrates.winrates_csv(path, n_resamples=300, seed=5)
-    assert text.splitlines()[0] == "model,mean_win_rate,ci_low,ci_high,scenarios,coverage_warning"
-    assert len(text.splitlines()) == 5 and text == winrates.winrates_csv(path, n_resamples=300, seed=5)
+    texts = []
+    for _ in range(2):
+        assert cli.main(["leaderboard", "winrates", "--table", str(path), "--n-resamples", "300", "--seed", "5"]) == 0
+        texts.append(capsys.readouterr().out)
+    assert texts[0].splitlines()[0] == "model,mean_win_rate,ci_low,ci_high,scenarios,coverage_warning"
+    assert len(texts[0].splitlines()) == 5 and texts[0] == texts[1]
     table = winrates.winrates_table(path, n_resamples=300, seed=5)
     assert ((table["ci_low"] <= table["mean_win_rate"]) & (table["mean_win_rate"] <= table["ci_high"])).all()
     assert table["mean_win_rate"].is_monotonic_decreasing
@@ -413,3 +419,47 @@ def test_a_leaderboard_cut_inside_its_last_field_is_refused(tmp_path, capsys, cu
     assert cli.main(["leaderboard", "winrates", "--table", str(path)]) == 2
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and "looks cut short inside its last row" in err and str(path) in err
+
+
+def _flattened_board(path, names):
+    """The common flattening of HELM's leaderboard, with the given column names for (model, scenario, metric,
+    lower_is_better, score): three models on four scenarios, one of them lower-is-better."""
+    import csv
+
+    scores = {"a": [0.9, 0.8, 0.7, 0.1], "b": [0.5, 0.6, 0.4, 0.3], "c": [0.2, 0.1, 0.3, 0.5]}
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(names)
+        for model, values in scores.items():
+            for k, value in enumerate(values):
+                writer.writerow([model, f"S{k}", "ECE" if k == 3 else "EM", str(k == 3), value])
+    return path
+
+
+def test_leaderboard_reads_the_flattened_layout_with_and_without_columns(tmp_path, capsys):
+    """`model_name, benchmark_id, metric_name, metric_lower_is_better, score` is read by its synonyms; any other
+    naming with --columns; stderr says which column played each role. Hand-derived: a > b > c in every
+    scenario (EM on S0–S2: .9/.5/.2, .8/.6/.1, .7/.4/.3; ECE on S3, lower is better: .1/.3/.5), so the mean
+    win rates are 1, 1/2 and 0."""
+    from helmlite import cli
+
+    expected = {"a": 1.0, "b": 0.5, "c": 0.0}
+    standard = _flattened_board(tmp_path / "std.csv", ["model_name", "benchmark_id", "metric_name",
+                                                       "metric_lower_is_better", "score"])
+    assert cli.main(["leaderboard", "winrates", "--table", str(standard), "--n-resamples", "200"]) == 0
+    captured = capsys.readouterr()
+    rates = {line.split(",")[0]: float(line.split(",")[1]) for line in captured.out.splitlines()[1:]}
+    assert rates == pytest.approx(expected)
+    assert ("read columns model=model_name, scenario=benchmark_id, metric=metric_name, score=score, "
+            "lower_is_better=metric_lower_is_better") in captured.err
+    odd = _flattened_board(tmp_path / "odd.csv", ["who", "where", "what", "lower", "how_much"])
+    assert cli.main(["leaderboard", "winrates", "--table", str(odd), "--n-resamples", "200"]) == 2
+    assert "--columns model=COL" in capsys.readouterr().err
+    assert cli.main(["leaderboard", "winrates", "--table", str(odd), "--n-resamples", "200", "--columns",
+                     "model=who,scenario=where,metric=what,score=how_much,lower_is_better=lower"]) == 0
+    captured = capsys.readouterr()
+    assert {line.split(",")[0]: float(line.split(",")[1]) for line in captured.out.splitlines()[1:]} == pytest.approx(expected)
+    for bad, message in (("modle=who", "unknown role 'modle'.* Did you mean: model"), ("model=nope", "names \\['nope'\\]")):
+        assert cli.main(["leaderboard", "winrates", "--table", str(odd), "--columns", bad]) == 2
+        err = capsys.readouterr().err
+        assert len(err.splitlines()) == 1 and re.search(message, err)

@@ -54,6 +54,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..._names import did_you_mean
 from ...errors import DataError, UserError
 from . import helm_schema as schema
 from .helm_schema import AGGREGATE, WIN_RATE
@@ -66,7 +67,7 @@ MIN_COVERAGE = 0.5  # a model with fewer than half the scenarios of the best-cov
 _MODEL_NAMES = ("model", "model/adapter", "model_name", "model_id")
 _ALIASES = {
     "model": _MODEL_NAMES,
-    "scenario": ("scenario", "benchmark", "task", "dataset", "scenario_name"),
+    "scenario": ("scenario", "benchmark", "benchmark_id", "benchmark_name", "task", "dataset", "scenario_name"),
     "metric": ("metric", "metric_name", "measure"),
     "score": ("score", "value", "result", "mean", "score_pct", "score (%)", "score_percent", "percent"),
     "lower_is_better": ("lower_is_better", "lower_better", "is_lower_better", "lower is better"),
@@ -110,9 +111,44 @@ def _precise(value: float, description) -> float:
     return mean if abs(mean - value) <= 0.0005 + 1e-9 else value
 
 
+#: The roles ``--columns`` can name (a long table's columns): the four required, then the optional ones.
+COLUMN_ROLES = ("model", "scenario", "metric", "score", "lower_is_better", "group", "description", "contaminated")
+
+
 def _find(columns, role: str) -> str | None:
+    """The column playing ``role``: one of its synonyms (case-insensitive), and for ``lower_is_better`` any
+    name ending in it (``metric_lower_is_better``)."""
     lowered = {str(c).strip().lower(): c for c in columns}
-    return next((lowered[a] for a in _ALIASES[role] if a in lowered), None)
+    found = next((lowered[a] for a in _ALIASES[role] if a in lowered), None)
+    if found is None and role == "lower_is_better":
+        found = next((c for name, c in lowered.items() if name.endswith("lower_is_better")), None)
+    return found
+
+
+def parse_columns(text: str | None) -> dict[str, str]:
+    """``model=COL,scenario=COL,metric=COL,score=COL[,lower_is_better=COL,...]`` → {role: column}."""
+    if not text:
+        return {}
+    out = {}
+    for part in text.split(","):
+        role, sep, column = part.partition("=")
+        role = role.strip()
+        if not sep or not column.strip():
+            raise LeaderboardFormatError(f"--columns: expected ROLE=COLUMN pairs separated by commas, got {part!r}")
+        if role not in COLUMN_ROLES:
+            raise LeaderboardFormatError(f"--columns: unknown role {role!r}; the roles are {', '.join(COLUMN_ROLES)}."
+                                         f"{did_you_mean(role, COLUMN_ROLES)}")
+        out[role] = column.strip()
+    return out
+
+
+def _columns(raw: pd.DataFrame, path: Path, given: dict[str, str]) -> dict[str, str | None]:
+    """Each role's column: the one ``given`` names (which must exist), else the synonym found."""
+    missing = [column for column in given.values() if column not in raw.columns]
+    if missing:
+        raise LeaderboardFormatError(f"{path}: --columns names {missing}, which the table lacks; its columns are "
+                                     f"{list(map(str, raw.columns))}")
+    return {role: given.get(role) or _find(raw.columns, role) for role in _ALIASES}
 
 
 def _expected() -> str:
@@ -320,12 +356,15 @@ def _row_order(frame: pd.DataFrame) -> pd.Series:
     return frame["model"].map({m: k for k, m in enumerate(order)})
 
 
-def load_leaderboard(path: str | os.PathLike, *, group: str | None = None) -> pd.DataFrame:
+def load_leaderboard(path: str | os.PathLike, *, group: str | None = None, columns: dict[str, str] | None = None
+                     ) -> pd.DataFrame:
     """Read a leaderboard in any supported layout (see the module docstring) into the tidy frame.
 
     ``group`` names the metric group of a single-group table (a wide CSV, or a long table without a group
-    column); default ``"Accuracy"``. Raises :class:`LeaderboardFormatError` for an unknown layout, non-numeric
-    scores, a metric without a direction or a table without any score."""
+    column); default ``"Accuracy"``. ``columns`` maps roles (:data:`COLUMN_ROLES`) to a long table's column
+    names where its names are none of the synonyms; the frame's ``attrs["columns"]`` says which column played
+    each role. Raises :class:`LeaderboardFormatError` for an unknown layout, non-numeric scores, a metric
+    without a direction or a table without any score."""
     path = Path(path)
     if not path.is_file():
         raise LeaderboardFormatError(f"{path}: file not found; expected {_expected()}")
@@ -333,16 +372,20 @@ def load_leaderboard(path: str | os.PathLike, *, group: str | None = None) -> pd
     if is_json:
         frame = _from_json(path)
         frame["_percent"] = False
+        used = {}
     else:
         raw = _read_csv(path)
-        found = {role: _find(raw.columns, role) for role in _ALIASES}
+        found = _columns(raw, path, columns or {})
         if found["model"] and found["scenario"] and found["metric"] and found["score"]:
             frame = _from_long(raw, path, found, group)
+            used = {role: column for role, column in found.items() if column is not None}
         elif found["model"] and not found["scenario"] and not found["metric"] and len(raw.columns) > 1:
             frame = _from_wide(raw, path, found["model"], group)
+            used = {"model": found["model"]}
         else:
             raise LeaderboardFormatError(
-                f"{path}: found columns {list(map(str, raw.columns))}; expected {_expected()}")
+                f"{path}: found columns {list(map(str, raw.columns))}; expected {_expected()}, or name them with "
+                f"--columns model=COL,scenario=COL,metric=COL,score=COL")
     if frame["value"].notna().sum() == 0:
         raise LeaderboardFormatError(f"{path}: the table has no numeric scores")
     repeated = frame.duplicated(["model", "group", "scenario", "metric"], keep=False)
@@ -363,6 +406,7 @@ def load_leaderboard(path: str | os.PathLike, *, group: str | None = None) -> pd
     frame = frame[COLUMNS + EXTRA].reset_index(drop=True)
     frame.attrs["percent_columns"] = percent_columns
     frame.attrs["source"] = str(path)
+    frame.attrs["columns"] = used
     return frame
 
 

@@ -25,12 +25,12 @@ from ...seeds import rng
 from .helm_schema import AGGREGATE, TIE_RULES, WIN_RATE
 from .leaderboard import COLUMNS, load_leaderboard, with_defaults
 from .winrates import (RankingView, check_tie_rule, in_chunks, kendall_tau_b, mean_win_rates, resampled_mean_win_rates,
-                       win_rate_matrix, winrates, winrates_csv, winrates_table)
+                       win_rate_matrix, winrates, winrates_table)
 
 __all__ = ["AGGREGATE", "COLUMNS", "PAPER_MODELS", "REPRODUCTION_TARGETS", "TIE_RULES", "WIN_RATE", "explain_gaps",
            "load_published", "main_columns", "mean_win_rates", "metric_relationships", "published_win_rates",
            "random_subset_curve", "scenario_priorities", "subset_ranking_agreement", "tie_share", "win_rate_comparison",
-           "win_rate_intervals", "win_rate_matrix", "winrates", "winrates_csv", "winrates_table"]
+           "win_rate_intervals", "win_rate_matrix", "winrates", "winrates_table"]
 
 # The 30 models of the paper (v0.1.0) as HELM v0.4.0 names them; the two code models (code-davinci-002,
 # code-cushman-001) were only evaluated on code scenarios and are not in the core leaderboard.

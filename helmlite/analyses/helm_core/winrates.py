@@ -208,22 +208,18 @@ def winrates(frame: pd.DataFrame, group: str = "Accuracy", scenarios=None, tie_r
 
 
 def winrates_table(table_path: str | os.PathLike, group: str = "Accuracy", scenarios=None, tie_rule: str = "v0.4.0", *,
-                   n_resamples: int = 2000, seed: int = 0, confidence: float = 0.95) -> pd.DataFrame:
-    """:func:`winrates` of a leaderboard file in any layout :func:`~.leaderboard.load_leaderboard` reads.
-    Columns ``model, mean_win_rate, ci_low, ci_high, scenarios, coverage_warning``; ``scenarios`` takes
-    the table's own scenario names (a list, or one comma-separated string as ``--scenarios a,b`` gives it)."""
+                   n_resamples: int = 2000, seed: int = 0, confidence: float = 0.95,
+                   columns: dict[str, str] | None = None) -> pd.DataFrame:
+    """:func:`winrates` of a leaderboard file in any layout :func:`~.leaderboard.load_leaderboard` reads
+    (``columns``: its role → column mapping for a long table). Columns ``model, mean_win_rate, ci_low,
+    ci_high, scenarios, coverage_warning``; ``scenarios`` takes the table's own scenario names (a list, or
+    one comma-separated string as ``--scenarios a,b`` gives it); ``attrs["columns"]`` the columns read."""
     if isinstance(scenarios, str):
         scenarios = [name.strip() for name in scenarios.split(",") if name.strip()]
-    frame = load_leaderboard(table_path, group=group)
-    return winrates(frame, group, scenarios, tie_rule, n_resamples=n_resamples, seed=seed, confidence=confidence)
-
-
-def winrates_csv(table_path: str | os.PathLike, group: str = "Accuracy", scenarios=None, tie_rule: str = "v0.4.0", *,
-                 n_resamples: int = 2000, seed: int = 0, confidence: float = 0.95) -> str:
-    """:func:`winrates_table` as CSV text with a header (4 decimals), for ``helmlite leaderboard winrates``."""
-    table = winrates_table(table_path, group, scenarios, tie_rule, n_resamples=n_resamples, seed=seed,
-                           confidence=confidence)
-    return table.to_csv(index=False, float_format="%.4f", lineterminator="\n")
+    frame = load_leaderboard(table_path, group=group, columns=columns)
+    table = winrates(frame, group, scenarios, tie_rule, n_resamples=n_resamples, seed=seed, confidence=confidence)
+    table.attrs["columns"] = frame.attrs["columns"]
+    return table
 
 
 # ------------------------------------------------------------------------------- resampled models, vectorised
