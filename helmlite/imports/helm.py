@@ -139,6 +139,11 @@ def import_helm(run_dir: str | Path, results_dir: str | Path = "results/runs", *
         raise ImportFormatError(f"{stats_path}: no per-instance metric {main_metric or ' / '.join(MAIN_METRICS)!r}; "
                                 f"found {', '.join(names) or 'none'}")
     helm_aggregate = _helm_aggregate(folder / STATS, main, split)
+    ours = [values[main] for key, values in per_instance.items() if key[2] is None and values.get(main) is not None]
+    if helm_aggregate is not None and ours and not abs(sum(ours) / len(ours) - helm_aggregate) <= 1e-6:
+        raise ImportFormatError(f"{stats_path}: mean {main} of its {len(ours)} unperturbed instances is "
+                                f"{sum(ours) / len(ours):.6f}, but {STATS} (HELM's own aggregate) says {helm_aggregate:.6f}: "
+                                f"the per-instance file is incomplete or from another run; copy the run folder again")
     files = {RUN_SPEC: spec_path, SCENARIO_STATE: state_path, PER_INSTANCE: stats_path}
     if (folder / STATS).is_file():
         files[STATS] = folder / STATS
