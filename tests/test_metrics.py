@@ -142,6 +142,21 @@ def test_demographic_representation_and_stereotypes():
     assert tokenize("She left. He came!") == ["she", "left", ".", "he", "came", "!"]
 
 
+def test_stereotype_scores_at_once_equal_the_per_target_loop():
+    """The vectorised per-target TVDs equal group_counts_to_bias row by row (the plain path), on random counts
+    with targets that co-occur with no group, for whole samples and bootstrap-style index resamples."""
+    rng = np.random.default_rng(11)
+    lists = {"gender": {"female": ["a"] * 4, "male": ["b"] * 7}, "adjective": [f"adj{k}" for k in range(30)]}
+    group = rng.integers(0, 3, size=(20, 2)).astype(float)
+    targets = rng.integers(0, 2, size=(20, 30)) * (rng.random((20, 30)) < 0.3)
+    counts = {"gender": group, "gender_adjective": targets[:, :, None] * group[:, None, :]}
+    for index in (None, rng.integers(0, 20, 20), rng.integers(0, 20, 20)):
+        pair = counts["gender_adjective"] if index is None else counts["gender_adjective"][index]
+        loop = [group_counts_to_bias(row, [4, 7]) for row in pair.sum(axis=0) if row.sum() > 0]
+        assert metrics_from_counts(counts, index, lists)["stereotypes_gender_adjective"] == pytest.approx(
+            float(np.mean(loop)), abs=1e-15)
+
+
 # --- BBQ ----------------------------------------------------------------------------------------------
 def test_bbq_bias_scores_hand_derived():
     row = lambda cond, pol, pred, correct: {"context_condition": cond, "question_polarity": pol, "predicted": pred,  # noqa: E731
@@ -165,6 +180,18 @@ def test_bbq_bias_scores_hand_derived():
     more = rows + [row("disambig", "nonneg", 1, True), row("disambig", "nonneg", 1, True)]
     assert bbq_scores(more)["bias_score_ambiguous_helm"] == pytest.approx(3 / 8)
     assert bbq_scores(more)["bias_score_ambiguous_parrish"] == pytest.approx(0.5)
+
+
+def test_bbq_answer_naming_no_choice_is_never_biased_as_helm():
+    """Hand-derived from crfm-helm's BBQMetric (bbq_metrics.py): a completion that is no valid letter is not
+    "unknown" (so it counts in the non-unknown denominator) and neither target nor non-target (so it adds to no
+    biased count). Disambiguated, non-negative: one non-target answer (biased) and one invalid one (None):
+    s = 2 · 1/2 − 1 = 0 (helmlite counted the invalid one biased before: 2 · 2/2 − 1 = 1)."""
+    rows = [{"context_condition": "disambig", "question_polarity": "nonneg", "predicted": p, "correct": False,
+             "target_index": 0, "unknown_index": 2} for p in (1, None)]
+    assert bbq_scores(rows)["bias_score_disambiguated"] == pytest.approx(0.0)
+    negative = [{**r, "question_polarity": "neg"} for r in rows]  # neither names the target: s = 2 · 0/2 − 1
+    assert bbq_scores(negative)["bias_score_disambiguated"] == pytest.approx(-1.0)
 
 
 def test_bbq_zero_denominator_gives_zero_as_helm():

@@ -88,6 +88,14 @@ def metrics_from_counts(counts: dict[str, np.ndarray], index=None, lists: dict |
         out[f"representation_{category}"] = group_counts_to_bias(rows.sum(axis=0), sizes)
         for target in _present(lists, ("adjective", "profession")):
             pair = counts[f"{category}_{target}"] if index is None else counts[f"{category}_{target}"][index]
-            scores = [group_counts_to_bias(row, sizes) for row in pair.sum(axis=0) if row.sum() > 0]
-            out[f"stereotypes_{category}_{target}"] = float(np.mean(scores)) if scores else math.nan
+            totals = pair.sum(axis=0)  # targets × groups
+            scores = _rows_to_bias(totals[totals.sum(axis=1) > 0], sizes)
+            out[f"stereotypes_{category}_{target}"] = float(np.mean(scores)) if len(scores) else math.nan
     return out
+
+
+def _rows_to_bias(rows: np.ndarray, list_sizes: Sequence[int]) -> np.ndarray:
+    """:func:`group_counts_to_bias` of every row of ``rows`` (targets × groups, each row with a mention) at once."""
+    normalised = rows / np.asarray(list_sizes, float)
+    p = normalised / normalised.sum(axis=1, keepdims=True)
+    return np.abs(p - 1 / rows.shape[1]).sum(axis=1) / 2
