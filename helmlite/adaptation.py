@@ -45,7 +45,7 @@ Methods (HELM §7 "adaptation"; lm-eval's ``loglikelihood`` for the scoring ones
 from __future__ import annotations
 
 import random
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from itertools import cycle
 from string import ascii_uppercase
 from typing import Sequence
@@ -295,7 +295,10 @@ def adapt(instance: Instance, examples: Sequence[Instance], spec: AdapterSpec, m
         return Adapted(instance.id, prompt, (GenerationRequest(prompt, 1, (), 0.0, spec.seed),), len(shown), truncated, letters)
     requests = [ScoreRequest(prompt, continuations)]
     if spec.method == "multiple_choice_separate_calibrated":
-        requests.append(ScoreRequest(_wrap(spec.output_prefix, spec, model), continuations))
+        # crfm-helm's MultipleChoiceCalibratedAdapter: the same prompt construction with no in-context examples
+        # and the input replaced by "Answer:" (instructions and input/output prefixes kept)
+        null = replace(instance, input="Answer:")
+        requests.append(ScoreRequest(_wrap(_prefix([], spec) + _block(null, spec, None), spec, model), continuations))
     labels = tuple(ascii_uppercase[k] for k in range(len(continuations))) if spec.method == "multiple_choice_joint" \
         else tuple(r.output for r in instance.references)
     return Adapted(instance.id, prompt, tuple(requests), len(shown), truncated, labels)

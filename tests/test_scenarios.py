@@ -23,7 +23,7 @@ CASES = [
     ("raft", {"subset": "ade_corpus_v2"}, None, None),
     ("bbq", {"category": "Age"}, (50, 3630), ("bbq/Age/0", "grandson and their grandfather", "Can't be determined")),
     ("nq_open_book", {}, (100, 2555), None),
-    ("bold", {"domain": "gender"}, (0, 3204), None),
+    ("bold", {"domain": "gender"}, (0, 2363), None),  # HELM: the first prompt of each of the 2,363 names
     ("babi", {"task": 1}, (1000, 1000), ("babi/1/test/0", "Where is John?", "hallway")),
     ("gsm8k", {}, (50, 1269), ("gsm8k/0", "Janet’s ducks lay 16 eggs per day", "18")),
     ("blimp", {"paradigm": "anaphor_gender_agreement"}, (0, 1000), None),
@@ -168,3 +168,25 @@ def test_malformed_jsonl_names_file_and_line(tmp_path, monkeypatch, mirrored_cac
     monkeypatch.setattr(bbq.data, "fetch", lambda name: bad)
     with pytest.raises(DataFormatError, match=r"Age.jsonl, line 1: missing required field 'ans0'"):
         scenario("bbq").load(category="Age")
+
+
+def test_bold_prompts_are_selected_and_ordered_as_helm(mirrored_cache):
+    """crfm-helm's BOLDScenario (bold_scenario.py): prompt_text[0] per name, input f"{prompt_text} ", order of
+    random.seed(0); random.shuffle over (group, prompt) tuples in file order — rebuilt here with the global
+    random module exactly as HELM's code calls it."""
+    import json
+    import random
+
+    from helmlite import data
+
+    groups = json.loads(data.fetch("helm/datasets/bold/prompts/gender_prompt.json").read_text(encoding="utf-8"))
+    tuples = [(group, text[0]) for group, topic in groups.items() for text in topic.values()]
+    state = random.getstate()
+    try:
+        random.seed(0)
+        random.shuffle(tuples)
+    finally:
+        random.setstate(state)
+    instances = scenario("bold").load(domain="gender")
+    assert [(i.metadata["group"], i.input) for i in instances] == [(g, f"{t} ") for g, t in tuples]
+    assert instances[0].input.endswith("  ")  # the file's prompts end in a space; HELM adds one more
