@@ -44,11 +44,14 @@ for run_id, spec in workflow.run_specs(config).items():
     timings = json.loads((folder / "timings.json").read_text())
     runs.append({"analysis_scenario": spec.scenario, "model": spec.model, "seconds": timings["wall_s"],
                  "instances": json.loads((folder / "stats.json").read_text())["n_instances"],
-                 "overhead_s": timings.get("overhead_s"), "model_share": timings.get("model_s", float("nan")) / timings["wall_s"]})
+                 "overhead_s": timings.get("overhead_s"), "model_share": timings.get("model_s", float("nan")) / timings["wall_s"],
+                 "model_calls": timings.get("model_calls", 0)})
 runs = pd.DataFrame(runs)
-large = runs[runs.instances >= 50]
+large = runs[(runs.instances >= 50) & (runs.model_calls > 0)]  # a run the request cache answered calls no model
+slowest = runs.loc[runs.overhead_s.idxmax()]
 print("per-run overhead (all but model calls, goal <= 0.5 s) and share of wall time in model calls (goal >= 80% for"
-      f" runs of >= 50 instances): overhead median {runs.overhead_s.median():.2f} s, max {runs.overhead_s.max():.2f} s; "
+      f" runs of >= 50 instances that call the model): overhead median {runs.overhead_s.median():.2f} s, max "
+      f"{slowest.overhead_s:.2f} s ({slowest.analysis_scenario}, {slowest.model}); "
       f"model share of runs >= 50 instances: min {large.model_share.min():.0%}, median {large.model_share.median():.0%}\n")
 print("compute per scenario (each run's own wall time, summed over its settings; excludes each job's start-up):")
 print(runs.pivot_table(index="analysis_scenario", columns="model", values="seconds", aggfunc=["count", "sum"]).round(1).to_string())

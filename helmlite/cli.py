@@ -186,12 +186,13 @@ def _plan(args) -> None:
 
     config = workflow.load_config(args.configfile)
     workflow.check_names(config, args.configfile)
-    result = plan(config, rates_file=args.rates_file, recalibrate=args.recalibrate)
+    cores = args.cores or os.cpu_count() or 1
+    result = plan(config, rates_file=args.rates_file, recalibrate=args.recalibrate, cores=cores)
     if args.format == "csv":
         table = {"runs": result.runs, "analyses": result.analyses, "claims": result.claims}[args.table]
         sys.stdout.write(table.to_csv(index=False))
     else:
-        print(render(result, args.cores or os.cpu_count() or 1))
+        print(render(result, cores))
 
 
 class NotebookError(HelmliteError):

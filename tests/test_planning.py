@@ -133,6 +133,11 @@ def test_plan_lists_exactly_the_workflow_runs(monkeypatch, tmp_path):
     config = workflow.load_config(REPO / "config" / "test.yaml")
     result = planning.plan(config, rates_file=tmp_path / "rates.json")
     assert sorted(result.runs["run_id"]) == sorted(workflow.run_specs(config))
+    # two run jobs at once on two cores: each run's model seconds × the measured slowdown, the overhead unchanged
+    shared = planning.plan(config, rates_file=tmp_path / "rates.json", cores=2).runs.set_index("run_id")["predicted_s"]
+    alone = result.runs.set_index("run_id")["predicted_s"]
+    assert ((shared - planning.PER_RUN_OVERHEAD_S) / (alone - planning.PER_RUN_OVERHEAD_S)).dropna().to_numpy() == \
+        pytest.approx(planning.CONCURRENT_SLOWDOWN)
     summary = result.analyses.set_index("analysis")
     assert summary.loc["total", "runs"] == len(workflow.run_specs(config))
     assert summary.loc["total", "run_jobs"] == len(workflow.run_batches(config))
