@@ -39,11 +39,15 @@ RUNTIME_FILES = {"dialect": DIALECT, "race": PERSON_NAMES}  # perturbation → (
 
 
 def match_case(source: str, target: str) -> str:
-    """HELM's ``match_case``: upper-case, capitalised or as-is, following ``source``."""
-    if len(source) > 1 and source.isupper():
+    """``helm.common.general.match_case``: ``target`` lower-cased when every character of ``source`` is lower
+    case, upper-cased when every one is upper case, ``capitalize()``-d when ``source`` starts upper case, else
+    as it is (a space is neither lower nor upper: "it is" → the target unchanged; "I" → upper)."""
+    if all(letter.islower() for letter in source):
+        return target.lower()
+    if all(letter.isupper() for letter in source):
         return target.upper()
-    if source[:1].isupper():
-        return target[:1].upper() + target[1:]
+    if source and source[0].isupper():
+        return target.capitalize()
     return target
 
 
@@ -73,8 +77,11 @@ def _misspellings() -> tuple[dict, re.Pattern]:
 
 @lru_cache(maxsize=None)
 def _contractions() -> tuple[dict, re.Pattern]:
-    reverse = {expanded.lower(): short for short, expanded in _json(CONTRACTIONS)["CONTRACTION_MAP"].items()}
-    pattern = re.compile(r"\b({})\b".format("|".join(map(re.escape, sorted(reverse, key=len, reverse=True)))), re.IGNORECASE)
+    """crfm-helm's ``ContractionPerturbation``: expansion → contraction in its map's order (a later key wins an
+    expansion two keys share, "I would" → "I'd", "i would" → "i'd"), one alternation in that order (so
+    "cannot" is tried before "cannot have"), each expansion only when a space follows it."""
+    reverse = {expanded: short for short, expanded in _json(CONTRACTIONS)["CONTRACTION_MAP"].items()}
+    pattern = re.compile(r"\b({})\b ".format("|".join(reverse)), re.IGNORECASE | re.DOTALL)
     return reverse, pattern
 
 
@@ -120,8 +127,14 @@ def lowercase(text: str, rng: random.Random, memory: dict) -> str:
 
 
 def contraction(text: str, rng: random.Random, memory: dict) -> str:
+    """HELM's ``ContractionPerturbation.perturb`` (:func:`_contractions`): "it is what it is" → "it's what it is"."""
     reverse, pattern = _contractions()
-    return pattern.sub(lambda m: match_case(m.group(0), reverse[m.group(0).lower()]), text)
+
+    def contract(m: re.Match) -> str:
+        expanded = m.group(1)
+        return match_case(expanded, reverse.get(expanded, reverse.get(expanded.lower()))) + " "
+
+    return pattern.sub(contract, text)
 
 
 def misspelling(text: str, rng: random.Random, memory: dict, prob: float = 0.1) -> str:
@@ -154,17 +167,6 @@ def gender_pronouns(text: str, rng: random.Random, memory: dict) -> str:
     return _gender(text, "GENDER_PRONOUN_MAPPINGS")
 
 
-def _helm_match_case(source: str, target: str) -> str:
-    """``helm.common.general.match_case``: all lower → lower, all upper → upper, capitalised → capitalize()."""
-    if all(letter.islower() for letter in source):
-        return target.lower()
-    if all(letter.isupper() for letter in source):
-        return target.upper()
-    if source and source[0].isupper():
-        return target.capitalize()
-    return target
-
-
 def helm_gender_pronouns(text: str, rng: random.Random, memory: dict) -> str:
     """HELM's fairness gender perturbation, character for character: ``GenderPerturbation.perturb`` with
     ``mode="pronouns"``, male → female, ``prob=1.0``. For each (male, female) pronoun pair in order, every
@@ -174,7 +176,7 @@ def helm_gender_pronouns(text: str, rng: random.Random, memory: dict) -> str:
     pronouns separated by a single character only the first changes (as in HELM)."""
     for male, female in _gender_pairs("GENDER_PRONOUN_MAPPINGS"):
         def sub(m: re.Match, female=female) -> str:
-            return m.group(0).replace(m.group(1), _helm_match_case(m.group(1), female))
+            return m.group(0).replace(m.group(1), match_case(m.group(1), female))
 
         text = re.sub(f"[^\\w]({male})[^\\w]", sub, text, flags=re.IGNORECASE)
     return text

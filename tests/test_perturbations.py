@@ -67,6 +67,24 @@ def test_dialect_uses_the_mapping_and_reports_a_stand_in(mirrored_cache, monkeyp
 
 
 def test_match_case_and_unknown_perturbation():
-    assert (P.match_case("Man", "woman"), P.match_case("MAN", "woman"), P.match_case("man", "woman")) == ("Woman", "WOMAN", "woman")
+    """helm.common.general.match_case, worked by hand: every character lower → lower; every one upper → upper
+    (a single "I" too); starts upper → capitalize() (the rest lower: "McDonald" → "Mcdonald"); else unchanged
+    (a space is neither lower nor upper, so "it is" leaves the target as it is)."""
+    assert (P.match_case("Man", "woman"), P.match_case("MAN", "woman"), P.match_case("man", "WoMan")) == ("Woman", "WOMAN", "woman")
+    assert P.match_case("I", "you") == "YOU" and P.match_case("Old", "McDonald") == "Mcdonald"
+    assert P.match_case("it is", "it's") == "it's" and P.match_case("iT", "x") == "x"
     with pytest.raises(ValueError, match="unknown perturbation 'typo'"):
         P.perturbation("typo")
+
+
+@pytest.mark.parametrize("text,expected", [
+    # worked by hand from crfm-helm's ContractionPerturbation (contraction_expansion_perturbation.py): an
+    # expansion is contracted only when a space follows it, alternatives are tried in the map's order
+    ("it is what it is", "it's what it is"),          # the last "it is" ends the text: no space after it
+    ("She is a doctor, and I am a student", "She's a doctor, and I'm a student"),  # HELM's own test case
+    ("you cannot have it all", "you can't have it all"),  # "cannot" (can't) comes before "cannot have" in the map
+    ("I would go and i would stay", "I'd go and i'd stay"),  # case-sensitive keys: "I would" and "i would"
+    ("IT IS here", "It's here"),                       # the space is not upper case: capitalize(), not upper()
+])
+def test_contraction_follows_helm(mirrored_cache, text, expected):
+    assert P.contraction(text, random.Random(0), {}) == expected
