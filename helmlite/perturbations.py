@@ -105,9 +105,11 @@ def _names() -> dict[str, dict[str, list[str]]]:
 
 
 @lru_cache(maxsize=None)
-def _dialect() -> dict[str, list[str]]:
-    return {k.lower(): sorted(v) if isinstance(v, list) else [v] for k, v in json.loads(
-        _first_available(DIALECT)[0].read_text(encoding="utf-8")).items()}
+def _dialect() -> tuple[dict[str, list[str]], re.Pattern]:
+    """crfm-helm's ``DialectPerturbation`` table and pattern: the mapping as the file orders it, every key
+    (``re.escape``-d, in file order) between characters that are neither word characters nor '-'."""
+    mapping = json.loads(_first_available(DIALECT)[0].read_text(encoding="utf-8"))
+    return mapping, re.compile(r"[^\w-]({})[^\w-]".format("|".join(map(re.escape, mapping))), re.IGNORECASE)
 
 
 def _substitute(text: str, word: str, choose: Callable[[str], str | None]) -> str:
@@ -196,12 +198,19 @@ def race(text: str, rng: random.Random, memory: dict) -> str:
     return text
 
 
-def dialect(text: str, rng: random.Random, memory: dict) -> str:
-    mapping = _dialect()
-    words = sorted({w.lower() for w in re.findall(r"[\w']+", text)} & set(mapping))
-    for word in words:
-        text = _substitute(text, word, lambda matched, word=word: rng.choice(mapping[word]))
-    return text
+def dialect(text: str, rng: random.Random, memory: dict, prob: float = 1.0) -> str:
+    """HELM's ``DialectPerturbation.perturb`` (SAE → AAVE, ``prob`` 1.0 as HELM's run expander): one regex pass
+    (:func:`_dialect`; a word at the very start or end of the text has no boundary character and stays), per
+    match a uniform draw against ``prob`` and then a choice among the word's substitutes, in that order."""
+    mapping, pattern = _dialect()
+
+    def substitute(m: re.Match) -> str:
+        whole, word = m.group(0), m.group(1)
+        if rng.uniform(0, 1) < prob:
+            whole = whole.replace(word, match_case(word, rng.choice(mapping[word.lower()])))
+        return whole
+
+    return pattern.sub(substitute, text)
 
 
 @dataclass(frozen=True)

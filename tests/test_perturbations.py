@@ -88,3 +88,19 @@ def test_match_case_and_unknown_perturbation():
 ])
 def test_contraction_follows_helm(mirrored_cache, text, expected):
     assert P.contraction(text, random.Random(0), {}) == expected
+
+
+def test_dialect_is_one_pass_with_helms_boundaries(mirrored_cache, monkeypatch):
+    """crfm-helm's DialectPerturbation, worked by hand on the mirror's SAE → AAVE stand-in ("with" → w, w/, wid,
+    wit, witt; "this" → dis): a match needs a character that is neither a word character nor '-' on each side,
+    and the text is not padded — "With" opening the text and "this" in "this-time" stay; per match HELM draws
+    rng.uniform(0, 1) (against prob 1.0) and then rng.choice among the substitutes, in that order."""
+    monkeypatch.setenv("HELMLITE_OFFLINE", "1")
+    text = "With this plan, go with them this-time."
+    rng = random.Random(1)
+    draws = random.Random(1)
+    chosen = []
+    for substitutes in (["dis"], ["w", "w/", "wid", "wit", "witt"]):  # the two matches, in text order
+        draws.uniform(0, 1)
+        chosen.append(draws.choice(substitutes))
+    assert P.dialect(text, rng, {}) == f"With {chosen[0]} plan, go {chosen[1]} them this-time."
