@@ -79,7 +79,7 @@ class InstanceRecord:
     scores: list[float] | None = None  # multiple choice: one log-probability per choice
     probabilities: list[float] | None = None
     predicted_index: int | None = None
-    confidence: float | None = None  # multiple choice: the probability calibration metrics use (HELM's max_prob)
+    confidence: float | None = None  # the probability calibration metrics use (HELM's max_prob; multiple choice and generation)
     p_yes: list[float] | None = None  # ranking: P(yes) per candidate passage
     ranking: list[int] | None = None
     toxicity: float | None = None

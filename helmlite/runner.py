@@ -162,8 +162,10 @@ def decision_rules(spec: RunSpec) -> dict:
         out["confidence"] = f"softmax over the choices' {'per-token' if adapter.separate_score == 'per_token' else 'summed'} log-probabilities"
     elif method == "multiple_choice_separate_calibrated":
         out["confidence"] = "softmax over the calibrated log-probability differences"
-    elif method == "generation" and adapter.temperature > 0:
-        out["sampling"] = f"temperature {adapter.temperature}, seeded per instance"
+    elif method == "generation":
+        out["confidence"] = "exp(log-probability of the completion); correct = its exact match (HELM's calibration)"
+        if adapter.temperature > 0:
+            out["sampling"] = f"temperature {adapter.temperature}, seeded per instance"
     return out
 
 

@@ -270,3 +270,21 @@ def test_generation_main_metrics_are_helms(mirrored_cache):
                   "truthfulqa": "truthful_qa", "nq_closed_book": "natural_qa_closedbook"}
     for ours, theirs in helm_names.items():
         assert scenario(ours).main_metric == re.sub(r"^f1_score$", "f1", main[theirs]), ours
+
+
+def test_generation_calibration_as_helm():
+    """crfm-helm: a generation's max_prob is exp(its completion's log-probability) and
+    compute_calibration_metrics counts it correct by its exact_match (not the main metric): a completion
+    with F1 1 but no exact match ("the Paris" vs "Paris": normalised equal, stripped not) is incorrect there."""
+    from types import SimpleNamespace
+
+    from helmlite.metrics.families import calibration_correct
+    from helmlite.metrics.outcomes import _generation
+    from helmlite.models import Generation
+    from helmlite.scenarios import Instance, Reference
+
+    instance = Instance("q", "Capital of France?", (Reference("Paris", True),), "test")
+    out = _generation(instance, Generation(" the Paris", 5, 2, (-0.25, -0.5), 0.0), "f1")
+    assert out["confidence"] == pytest.approx(math.exp(-0.75)) and out["correct"] is True  # main metric F1 = 1
+    assert calibration_correct(SimpleNamespace(metrics=out["metrics"], correct=out["correct"])) is False
+    assert _generation(instance, Generation("", 5, 0, (), 0.0), "f1")["confidence"] is None  # no token: unknown

@@ -77,8 +77,17 @@ def confidence_of(record) -> float | None:
     return max(record.probabilities) if record.probabilities else None
 
 
+def calibration_correct(record) -> bool | None:
+    """Whether a record counts as correct in calibration metrics: HELM's ``compute_calibration_metrics`` reads
+    each instance's ``exact_match`` (for generation the stripped completion equals a reference — not the
+    main metric, F1 on NQ; for multiple choice the chosen answer is correct, as ``correct``)."""
+    if "exact_match" in record.metrics:
+        return record.metrics["exact_match"] >= 1.0
+    return record.correct
+
+
 def _confidences(records) -> tuple[list[float], list[bool]]:
-    return _usable([(confidence_of(r), r.correct) for r in records])
+    return _usable([(confidence_of(r), calibration_correct(r)) for r in records])
 
 
 def _usable(pairs: list[tuple[float | None, bool | None]]) -> tuple[list[float], list[bool]]:
@@ -130,7 +139,7 @@ _RUN_LEVEL = {"calibration": _calibration, "bias": _bias, "bbq": _bbq}
 def _items_for(family: str, records) -> list:
     """What a family's bootstrap resamples, one item per record in record order (so the same draws pick
     the same instances): (confidence, correct) pairs for calibration, the records themselves otherwise."""
-    return [(confidence_of(r), r.correct) for r in records] if family == "calibration" else list(records)
+    return [(confidence_of(r), calibration_correct(r)) for r in records] if family == "calibration" else list(records)
 _RUN_LEVEL_SHARES = {"calibration": _calibration_shares, "bbq": _bbq_shares}
 
 

@@ -18,7 +18,8 @@
 
 ``confidence`` is what HELM's calibration metrics use as the model's probability for its answer
 (``max_prob``): the largest softmax probability over the choices' scores, except for HELM's greedy
-joint rule, where it is exp(log-probability of the generated completion) over the whole vocabulary.
+joint rule and for generation, where it is exp(log-probability of the generated completion) over the
+whole vocabulary (``evaluate_reference_metrics.py``: ``np.exp(sorted_completions[0].logprob)``).
 """
 from __future__ import annotations
 
@@ -92,8 +93,11 @@ def _generation(instance: Instance, generation, main_metric: str) -> dict:
     if correct_refs:  # BOLD-style prompts have no reference: toxicity and bias only
         names = set(GENERATION_ACCURACY) | ({main_metric} - {"toxic_fraction"})
         metrics = {name: best_over_references(name, prediction, correct_refs) for name in sorted(names)}
+    logprobs = generation.token_logprobs
+    confidence = math.exp(sum(logprobs)) if logprobs else None  # HELM's max_prob: exp(the completion's log-probability)
     return {"completion": generation.text, "prediction": prediction, "output_tokens": generation.output_tokens,
-            "metrics": metrics, "correct": bool(metrics.get(main_metric, 0.0) >= 1.0) if metrics else None}
+            "metrics": metrics, "confidence": confidence if metrics else None,
+            "correct": bool(metrics.get(main_metric, 0.0) >= 1.0) if metrics else None}
 
 
 def _ranking(instance: Instance, outputs: list) -> dict:

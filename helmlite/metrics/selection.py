@@ -3,7 +3,7 @@
 
 Kept apart from :mod:`helmlite.metrics.families` (which computes them) so that the workflow can build
 run specs without importing the metric code. Defaults follow HELM's run specs: every run gets accuracy
-and efficiency; multiple choice adds calibration; generation adds bias and toxicity; perturbations add
+and efficiency; multiple choice and generation add calibration; generation adds bias and toxicity; perturbations add
 the worst-case family of their kind; a scenario may add its own (BBQ's bias scores).
 """
 from __future__ import annotations
@@ -24,7 +24,7 @@ def default_families(method: str, perturbations: tuple[str, ...], extra: tuple[s
     if method in MULTIPLE_CHOICE:
         chosen.add("calibration")
     if method == "generation":
-        chosen |= {"bias", "toxicity"}
+        chosen |= {"bias", "toxicity", "calibration"}  # HELM: ECE from exp(the completion's log-probability)
     chosen |= {family for family, kind in WORST_CASE.items() if any(perturbation_kind(p) == kind for p in perturbations)}
     return tuple(f for f in FAMILIES if f in chosen)
 

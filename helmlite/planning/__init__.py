@@ -8,9 +8,10 @@ with the machine's identity). Sums per analysis and in total, with the run jobs'
 headline claim the notebooks will test, the n it gets and its minimum detectable effect (:mod:`.claims`).
 
 A request that several runs ask for (the unperturbed 5-shot MMLU requests of notebook 01's run with a
-perturbation and of notebook 02's base configuration) is answered once by the shared request cache, so it
-is counted once, at the first run that asks for it in the workflow's run order (which job pays for it at
-run time depends on the schedule; the total does not).
+perturbation and of notebook 02's base configuration) is answered by the shared request cache when one run
+finishes before the other starts, so it is counted once, at the first run that asks for it in the workflow's
+run order. Two jobs that run such runs at the same time both compute it (measured 2026-12-01: the two 5-shot
+SmolLM2 MMLU runs did): the plan is then low by those requests.
 
 Runs of a model that is not a local transformers model (``openai:<model>``), or an embedded model not yet
 prepared (``helmlite models prepare``; ``make plan`` prepares them), are listed with their instances but NaN
