@@ -184,7 +184,7 @@ def test_calibration_table_pools_a_models_multiple_choice_runs(mirrored_cache, t
     table = calibration_table(runs, seed=0, n_simulations=50)
     assert len(table) == 3 and table["scenario"].iloc[2] == f"{POOLED} (bbq:Age, mmlu:computer_security)"
     records = [r for run in runs for r in run.records if confidence_of(r) is not None]
-    expected = calibration_error_test([confidence_of(r) for r in records], [bool(r.correct) for r in records],
+    expected = calibration_error_test([confidence_of(r) for r in records], [bool(r.correct) for r in records],  # MC: = exact match
                                       n_bins=10, n_simulations=50, seed=rng(0, "calibration-null", f"{runs[0].model}:pooled"))
     assert table["n"].iloc[2] == 24 and table["ece_10"].iloc[2] == pytest.approx(expected.ece)
     assert table["p_calibrated"].iloc[2] == pytest.approx(expected.p_value)

@@ -15,7 +15,7 @@ from ...adaptation import MULTIPLE_CHOICE_METHODS as MC_METHODS
 from ... import stats
 from ...metrics.calibration import calibration_error_test, reliability_table
 from ...metrics.efficiency import fit_runtime_model
-from ...metrics.families import confidence_of
+from ...metrics.families import calibration_correct, confidence_of
 from ...results import Run
 from ...seeds import rng
 
@@ -147,6 +147,9 @@ def calibration_table(runs: list[Run], *, seed: int, n_simulations: int = 2000) 
     calibration alone would show: ``p_calibrated`` answers it, and ``calibration_error`` (θ = mean |P(correct
     | c) − c| at these confidences) with its one-sided interval [ci_low, ci_high] and ``mde`` says how large.
 
+    Correct means HELM's ``exact_match`` (:func:`~helmlite.metrics.families.calibration_correct`): for
+    generation runs not the main metric (F1 on NQ), as in ``stats.json``'s ECE.
+
     One more row per model pools its multiple-choice runs (:data:`POOLED`; ≥ 2 of them): a model calibrated
     on each scenario is calibrated on their union, so the same test applies to the pooled items, with n the
     sum (300 for the default's three scenarios of 100: MDE ≈ 0.1 where one scenario's is ≈ 0.16–0.19). It is
@@ -164,7 +167,7 @@ def calibration_table(runs: list[Run], *, seed: int, n_simulations: int = 2000) 
                           [r for c in pooled for r in c[3]], True))
     rows = []
     for model, scenario, key, records, _ in cells:
-        test = calibration_error_test([confidence_of(r) for r in records], [bool(r.correct) for r in records],
+        test = calibration_error_test([confidence_of(r) for r in records], [bool(calibration_correct(r)) for r in records],
                                       n_bins=10, n_simulations=n_simulations, seed=rng(seed, "calibration-null", key))
         rows.append({"model": model, "scenario": scenario, "ece_10": test.ece, "n": test.n,
                      "ece_if_calibrated": test.ece_if_calibrated, "ece_if_calibrated_q95": test.ece_if_calibrated_q95,
@@ -180,7 +183,7 @@ def reliability(runs: list[Run], n_bins: int = 10) -> pd.DataFrame:
         records = [r for r in run.records if confidence_of(r) is not None]
         if not records:
             continue
-        table = reliability_table([confidence_of(r) for r in records], [r.correct for r in records], n_bins)
+        table = reliability_table([confidence_of(r) for r in records], [calibration_correct(r) for r in records], n_bins)
         rows += [{"model": run.model, "scenario": run.scenario, **b} for b in table]
     return pd.DataFrame(rows, columns=["model", "scenario", "bin", "confidence", "accuracy", "n"])
 
