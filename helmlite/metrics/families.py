@@ -134,13 +134,13 @@ def _bbq_shares(records) -> dict[str, tuple[int, int]]:
 
 
 _RUN_LEVEL = {"calibration": _calibration, "bias": _bias, "bbq": _bbq}
+_RUN_LEVEL_SHARES = {"calibration": _calibration_shares, "bbq": _bbq_shares}
 
 
 def _items_for(family: str, records) -> list:
     """What a family's bootstrap resamples, one item per record in record order (so the same draws pick
     the same instances): (confidence, correct) pairs for calibration, the records themselves otherwise."""
     return [(confidence_of(r), calibration_correct(r)) for r in records] if family == "calibration" else list(records)
-_RUN_LEVEL_SHARES = {"calibration": _calibration_shares, "bbq": _bbq_shares}
 
 
 def compute(families: tuple[str, ...], records, *, run_id: str, seed: int, n_resamples: int) -> dict:
