@@ -82,7 +82,8 @@ def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool
     rates: dict[str, Rates | None] = {}
     calibrated = []
     labels = _labels(config)
-    slowdown = CONCURRENT_SLOWDOWN if cores >= 2 and len(workflow.run_batches(config)) >= 2 else 1.0
+    batches = workflow.run_batches(config)
+    slowdown = CONCURRENT_SLOWDOWN if cores >= 2 and len(batches) >= 2 else 1.0
     asked: dict[str, set] = {}  # per model, the requests an earlier run of the plan already counts
     rows = []
     for key, runs in workflow.runs_by_analysis(config).items():
@@ -120,14 +121,12 @@ def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool
                          "labels": labels.get(run_id, []), "tokens_to_encode": encoded, "tokens_to_generate": generated,
                          "predicted_s": seconds})
     runs = pd.DataFrame(rows)
-    return Plan(runs, _summary(runs, config, rates), pd.DataFrame(headline_claims(rows)), calibrated,
-                workflow.run_batches(config))
+    return Plan(runs, _summary(runs, config, rates, batches), pd.DataFrame(headline_claims(rows)), calibrated, batches)
 
 
-def _summary(runs: pd.DataFrame, config: dict, rates: dict) -> pd.DataFrame:
+def _summary(runs: pd.DataFrame, config: dict, rates: dict, batches: dict) -> pd.DataFrame:
     """Per analysis and in total: runs, run jobs, instances, tokens, predicted run compute and job start-up
     (per job: Python's imports, :data:`IMPORT_S`, plus the model's measured load time)."""
-    batches = workflow.run_batches(config)
     analysis_of = {run_id: key for key, runs_of in workflow.runs_by_analysis(config).items() for run_id in runs_of}
     job_analysis = {job: analysis_of[batch[0].run_id] for job, batch in batches.items()}
     rows = []
