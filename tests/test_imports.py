@@ -169,7 +169,7 @@ def _helm_cases():
          "per_instance_stats.json: expected a list of per-instance stats, got dict"),
         ("per-instance stats cut to 3 instances, the request states complete",  # the fixture's first 3: 1/3; HELM: 0.4
          drop("per_instance_stats.json", lambda r: r.__delitem__(slice(3, None))),
-         "mean exact_match of its 3 unperturbed instances is 0.333333, but stats.json (HELM's own aggregate) says 0.400000"),
+         "mean exact_match of its 3 instances is 0.333333, but stats.json (HELM's own aggregate) says 0.400000"),
     ]
 
 
@@ -207,7 +207,7 @@ def _lm_eval_cases():
         ("samples cut short, results without n-samples",  # the fixture's first 5 samples: acc 0.2, lm-eval's own: 0.3
          lambda p: (p.write_text("".join(p.read_text().splitlines(True)[:5])),
                     _edit_json(next(p.parent.glob("results_*.json")), lambda r: r.pop("n-samples"))),
-         "mean acc of the 5 samples is 0.200000, but results_2026-11-30T21-33-35.657980.json reports 0.300000"),
+         "mean acc of its 5 instances is 0.200000, but results_2026-11-30T21-33-35.657980.json (filter 'none') says 0.300000"),
         ("empty file", lambda p: p.write_text(""), "no samples (an empty file"),
         ("truncated results json", lambda p: next(p.parent.glob("results_*.json")).write_text('{"results": {'),
          "not valid JSON (Expecting property name enclosed in double quotes at line 1, column 14 — truncated?)"),

@@ -92,6 +92,18 @@ def write_imported(results_dir: str | Path, *, rid: str, records: list[InstanceR
     return write_run(Path(results_dir) / rid, records, stats, manifest, timings)
 
 
+def check_tool_mean(path: Path, values: list[float], metric: str, reported, where_reported: str, fix: str) -> None:
+    """Refuse an import whose mean of ``metric`` over ``values`` differs (beyond 1e-6) from the tool's own
+    aggregate ``reported`` (None: nothing to check): the per-instance file is cut short or from another run."""
+    if reported is None or not values:
+        return
+    mean = sum(values) / len(values)
+    if not abs(mean - reported) <= 1e-6:
+        raise ImportFormatError(f"{path}: mean {metric} of its {len(values)} instances is {mean:.6f}, but {where_reported} "
+                                f"says {reported:.6f}: the per-instance file is incomplete (cut short?) or from another "
+                                f"run; {fix}")
+
+
 def finite(value) -> float | None:
     """``value`` as a float when it is a finite number, else None."""
     try:

@@ -28,7 +28,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..results import InstanceRecord, PerturbedOutcome
-from ._common import ImportFormatError, finite, get, load_json, run_id, source_files, write_imported
+from ._common import ImportFormatError, check_tool_mean, finite, get, load_json, run_id, source_files, write_imported
 
 RUN_SPEC, SCENARIO_STATE, PER_INSTANCE, STATS = "run_spec.json", "scenario_state.json", "per_instance_stats.json", "stats.json"
 MAIN_METRICS = ("exact_match", "quasi_exact_match", "f1_score", "rouge_2", "math_equiv", "final_number_exact_match",
@@ -139,11 +139,9 @@ def import_helm(run_dir: str | Path, results_dir: str | Path = "results/runs", *
         raise ImportFormatError(f"{stats_path}: no per-instance metric {main_metric or ' / '.join(MAIN_METRICS)!r}; "
                                 f"found {', '.join(names) or 'none'}")
     helm_aggregate = _helm_aggregate(folder / STATS, main, split)
-    ours = [values[main] for key, values in per_instance.items() if key[2] is None and values.get(main) is not None]
-    if helm_aggregate is not None and ours and not abs(sum(ours) / len(ours) - helm_aggregate) <= 1e-6:
-        raise ImportFormatError(f"{stats_path}: mean {main} of its {len(ours)} unperturbed instances is "
-                                f"{sum(ours) / len(ours):.6f}, but {STATS} (HELM's own aggregate) says {helm_aggregate:.6f}: "
-                                f"the per-instance file is incomplete or from another run; copy the run folder again")
+    check_tool_mean(stats_path, [values[main] for key, values in per_instance.items()
+                                 if key[2] is None and values.get(main) is not None],
+                    main, helm_aggregate, f"{STATS} (HELM's own aggregate)", "copy the run folder again")
     files = {RUN_SPEC: spec_path, SCENARIO_STATE: state_path, PER_INSTANCE: stats_path}
     if (folder / STATS).is_file():
         files[STATS] = folder / STATS

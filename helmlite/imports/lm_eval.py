@@ -29,7 +29,7 @@ import numpy as np
 from .._jsonl import DataFormatError, read_jsonl
 from ..metrics.outcomes import softmax
 from ..results import InstanceRecord
-from ._common import ImportFormatError, finite, get, load_json, run_id, source_files, write_imported
+from ._common import ImportFormatError, check_tool_mean, finite, get, load_json, run_id, source_files, write_imported
 
 _NAME = re.compile(r"^samples_(?P<task>.+?)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.:-]+)$")
 
@@ -181,12 +181,9 @@ def _check_against_tool(path: Path, results_path: Path | None, records: list[Ins
                         expected, reported) -> None:
     """Refuse samples whose mean disagrees with lm-eval's own aggregate (a file cut at a line boundary, or
     from another run); say on stderr, in one line, what could not be checked."""
-    values = [r.metrics[main] for r in records if r.metrics.get(main) is not None]
-    mean = sum(values) / len(values) if values else float("nan")
-    if isinstance(reported, (int, float)) and not abs(mean - reported) <= 1e-6:
-        raise ImportFormatError(f"{path}: mean {main} of the {len(values)} samples is {mean:.6f}, but {results_path.name} "
-                                f"reports {reported:.6f} for filter {chosen!r}: the samples file is incomplete (cut short?) "
-                                f"or from another run; export both files of one run again")
+    check_tool_mean(path, [r.metrics[main] for r in records if r.metrics.get(main) is not None], main,
+                    reported if isinstance(reported, (int, float)) else None,
+                    f"{results_path.name if results_path else ''} (filter {chosen!r})", "export both files of one run again")
     missing = [what for what, value in (("the sample count (n-samples)", expected), (f"the mean {main}", reported))
                if not isinstance(value, (int, float))]
     if missing:
