@@ -160,14 +160,15 @@ DEPTH = Analysis(
     paper="Liu et al. 2023, Lost in the Middle (arXiv 2307.03172); HELMET App. E.4, Figs. 11-14",
     figures={
         "depth_live_curves": "Live sweeps: accuracy vs the target's actual position per task, model and scoring, one line per length, chance dashed, the baseline's hit rate (key-absent query) dotted; 95% CIs only with >= 10 contexts.",
-        "depth_u_shape": "Primacy vs recency of each live curve's score (accuracy − baseline for log-prob) with paired CIs over contexts; hollow = no verdict; red = U-shape supported after Holm.",
+        "depth_retrieval_scores": "The score the position tests use on log-prob curves: P(gold) − the baseline's P(gold) of the same candidate vs the target's actual position, paired-bootstrap CIs over contexts.",
+        "depth_u_shape": "Primacy vs recency of each live curve's score (P(gold) − baseline P(gold) for log-prob) with paired CIs over contexts; hollow = no verdict; red = U-shape supported after Holm.",
         "depth_published": "Published curves: Lost in the Middle (20 documents) and HELMET JSON KV by length.",
         "depth_length": "Chance-corrected accuracy averaged over depths vs context length, per model and task, cluster-bootstrap CIs.",
     },
     tables={
-        "depth_curves": "Accuracy, the baseline's hit rate and their difference per depth at the actual position, with chance level; exact CIs only for curves with >= 10 contexts.",
+        "depth_curves": "Accuracy, the baseline's hit rate and their difference per depth at the actual position, with chance level, and P(gold), the baseline's P(gold) and their difference; CIs only for curves with >= 10 contexts.",
         "depth_u_shape": "Primacy/recency per curve at actual positions, chance, floor/ceiling flags and the Holm-corrected verdicts.",
-        "depth_claims": "Lost in the Middle's U-shape, HELMET's recency and the length-degradation claims, on accuracy − baseline for log-prob curves, in the claims schema (Holm over the family).",
+        "depth_claims": "Lost in the Middle's U-shape, HELMET's recency and the length-degradation claims, on P(gold) − baseline P(gold) for log-prob curves, in the claims schema (Holm over the family).",
         "depth_length_tests": "Length degradation per model, task and scoring: score at the shortest minus the longest length, paired by context.",
         "depth_published": "Primacy/recency computed on the published curves (no CIs: no per-item data).",
         "depth_length": "Raw and chance-corrected accuracy vs length, averaged over depths; Korn-Graubard interval with contexts as the units.",

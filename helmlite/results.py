@@ -57,6 +57,10 @@ class PerturbedOutcome:
     prediction: str | None
     correct: bool | None
     metrics: dict[str, float]
+    probabilities: list[float] | None = None  # multiple choice: one per reference (the depth baseline's P(gold))
+
+    def to_json(self) -> dict:
+        return {k: v for k, v in asdict(self).items() if k != "probabilities" or v is not None}
 
 
 @dataclass
@@ -90,6 +94,8 @@ class InstanceRecord:
         ``correct`` may be null), optional ones only when set."""
         out = {k: v for k, v in asdict(self).items() if k in _REQUIRED or (v is not None and not (k == "perturbed" and not v))}
         out["references"] = [list(r) for r in self.references]
+        if self.perturbed:
+            out["perturbed"] = {name: variant.to_json() for name, variant in self.perturbed.items()}
         return out
 
     @classmethod

@@ -177,7 +177,8 @@ def _records(test: list[Instance], variants: dict, interpreted: dict) -> list[In
         perturbed = {}
         for name in (n for n in variants if n != "identity" and (n, k) in interpreted):
             variant = interpreted[(name, k)][0]
-            perturbed[name] = PerturbedOutcome(variant.get("prediction"), variant.get("correct"), variant["metrics"])
+            perturbed[name] = PerturbedOutcome(variant.get("prediction"), variant.get("correct"), variant["metrics"],
+                                               variant.get("probabilities"))
         records.append(InstanceRecord(id=instance.id, input=instance.input, prompt=a.prompt, n_train=a.n_train,
                                       truncated=a.truncated, prompt_tokens=out[0].prompt_tokens if out else 0,
                                       references=[(r.output, r.correct) for r in instance.references],

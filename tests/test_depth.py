@@ -210,6 +210,46 @@ def test_retrieval_above_the_baseline_is_tested_on_the_difference():
     assert helmet["estimate"] == 0.0 and helmet["verdict"] == "inconclusive"
 
 
+def test_position_tests_use_the_gold_probability_over_its_baseline():
+    """Where the baseline's probabilities are stored the score is P(gold) − baseline P(gold) per row. Every
+    answer is right (accuracy 1 everywhere) and the baseline always hits at depth 0, so the 0/1 score would
+    read primacy = −1; the probabilities say the query adds 0.30 at the ends and 0.10 in the middle: primacy
+    = recency = 0.20 (hand-derived; noise-free, so the paired bootstrap's interval has zero width and the
+    verdict needs spread: a per-context jitter of ±0.01 gives it), a U-shape supported after Holm."""
+    rng = np.random.default_rng(3)
+    gain = {0.0: 0.3, 0.2: 0.2, 0.4: 0.1, 0.6: 0.1, 0.8: 0.2, 1.0: 0.3}
+    records = _logprob_records((1,) * 6, (1, 0, 0, 0, 0, 0), contexts=30)
+    base = 0.2 + 0.01 * rng.standard_normal(len(records))
+    records = records.assign(baseline_probability=base,
+                             probability=base + records["depth"].map(gain) + 0.01 * rng.standard_normal(len(records)))
+    assert depth.sweeps.scores(records) == pytest.approx(records.probability - records.baseline_probability)
+    ushape, table = verdicts(records)
+    row = ushape.iloc[0]
+    assert row["score"] == "P(gold) − baseline P(gold)" and not row["floor"]  # floor judged on answers: 1 − 1/6 above
+    assert row["primacy"] == pytest.approx(0.2, abs=0.01) and row["recency"] == pytest.approx(0.2, abs=0.01)
+    assert table.set_index("quantity").loc["u_shape_min_primacy_recency:m:json_kv:512:logprob", "verdict"] == "supported"
+    curves = depth.curves(records, seed=0, n_resamples=300)
+    expected = (records.probability - records.baseline_probability).groupby(records.depth).mean()
+    assert curves.set_index("depth")["probability_difference"].to_numpy() == pytest.approx(expected.to_numpy())
+    assert (curves["probability_difference_ci_low"] < curves["probability_difference"]).all()
+    assert depth.length_tests(records, seed=0, n_resamples=300).empty  # one length: no length test
+
+
+def test_gold_probability_sums_the_correct_references_and_survives_the_record_format():
+    """P(gold) = the softmax mass on the correct references (0.5 + 0.2 here, by hand); a baseline variant's
+    probabilities round-trip through instances.jsonl, and a variant without them writes no key."""
+    from helmlite.results import InstanceRecord, PerturbedOutcome
+    refs = [("a", True), ("b", False), ("c", True)]
+    assert depth.sweeps.gold_probability([0.5, 0.3, 0.2], refs) == pytest.approx(0.7)
+    assert np.isnan(depth.sweeps.gold_probability(None, refs))
+    record = InstanceRecord("i", "x", "x", 0, False, 3, refs, {}, "a", True, {"exact_match": 1.0},
+                            perturbed={"baseline": PerturbedOutcome("b", False, {"exact_match": 0.0}, [0.2, 0.5, 0.3]),
+                                       "typos": PerturbedOutcome("a", True, {"exact_match": 1.0})})
+    raw = record.to_json()
+    assert "probabilities" not in raw["perturbed"]["typos"]
+    assert InstanceRecord.from_json(raw).perturbed["baseline"].probabilities == [0.2, 0.5, 0.3]
+
+
 def test_helmet_recency_is_an_intersection_union_test():
     """Recency preferred needs end > start and end > middle: a curve rising to the end supports it; a curve whose
     end beats its start but not its middle does not (the smaller difference decides)."""

@@ -80,16 +80,18 @@ def test_calibration_on_a_real_model_gives_positive_rates(tiny_model_dir):
 def test_planned_mdes_are_the_notebooks_tests_at_planning_values():
     """Paired 0/1 at the planning ψ = 0.25, n = 100: 0.144, and 92 items for an MDE of 0.15 (exact McNemar power;
     at ψ = 0.5 it is 0.203, as benchmarks/coverage.py reports). Depth, 20 contexts, by hand: end − start of 0/1 scores
-    with variance 0.25 has sd √0.5, MDE (1.6449 + 0.8416)·0.7071/4.4721 = 0.3932; with the baseline (variance 0.5) sd 1,
-    MDE 0.5560; a length contrast of per-context means over 4 depths, sd √(2·0.5/4) = 0.5, MDE 0.2780."""
+    with variance 0.25 has sd √0.5, MDE (1.6449 + 0.8416)·0.7071/4.4721 = 0.3932; with the baseline (the probability
+    score, planning SD 0.1) sd √0.02, MDE 0.0786; a length contrast of per-context means over 4 depths, sd √(2·0.01/4)
+    = 0.0707, MDE 0.0393."""
     mde, needed = planned_claims.paired(100)
     assert mde == pytest.approx(0.1442, abs=5e-4) and needed > 500
     from helmlite.stats import power
     assert power.required_n(0.15, paired=True, discordance=planned_claims.PLANNING_DISCORDANCE) == 92
     assert power.mde_proportion(100, paired=True, discordance=0.5) == pytest.approx(0.203, abs=0.001)
     assert planned_claims.depth_curve(20, baseline=False)[0] == pytest.approx(0.3932, abs=5e-4)
-    assert planned_claims.depth_curve(20, baseline=True)[0] == pytest.approx(0.5560, abs=5e-4)
-    assert planned_claims.depth_curve(20, baseline=True, depths=4)[0] == pytest.approx(0.2780, abs=5e-4)
+    # with a baseline the score is P(gold) − baseline P(gold), planning SD 0.1: (1.6449 + 0.8416)·√(2·0.01)/√20
+    assert planned_claims.depth_curve(20, baseline=True)[0] == pytest.approx(0.0786, abs=5e-4)
+    assert planned_claims.depth_curve(20, baseline=True, depths=4)[0] == pytest.approx(0.0393, abs=5e-4)
     # the ECE test at the default's n = 100 (4 choices): above the 0.15 bar, as the default run's observed 0.19 is
     mde, needed = planned_claims.calibration([(100, 4)])
     assert 0.15 < mde < 0.25 and needed == math.ceil(100 * (mde / 0.05) ** 2)
@@ -116,7 +118,11 @@ def test_headline_claims_follow_the_runs():
     assert table["joint vs separate changes a's accuracy on mmlu"]["n"] == 100
     assert table["length degradation: a · json_kv · multiple_choice_separate"]["n"] == 20
     assert table["instruct vs base differ on mmlu"]["decidable"]  # 0.144 <= 0.15 at n = 100
-    assert not table["length degradation: a · json_kv · multiple_choice_separate"]["decidable"]  # 20 contexts
+    # the probability score with its baseline decides at 20 contexts (MDE 0.0786/√depths, test above) ...
+    assert table["length degradation: a · json_kv · multiple_choice_separate"]["decidable"]
+    # ... a generation curve's 0/1 accuracy does not (0.3932 at 20 contexts)
+    gen = [run("depth", "a", "niah", "generation", n=20, length=length) for length in (128, 256)]
+    assert not {row["claim"]: row for row in planned_claims.headline_claims(gen)}["length degradation: a · niah · generation"]["decidable"]
     # calibration: per scenario for b (one MC run), pooled for a (two of notebook 01's MC runs, 100 + 50 items)
     assert "b is miscalibrated on mmlu (ECE test)" in table and "a is miscalibrated on mmlu (ECE test)" not in table
     assert table["a is miscalibrated on its 2 multiple-choice runs, pooled (ECE test)"]["n"] == 150

@@ -12,9 +12,10 @@ and the 95% level, with *planning values* where the test's power depends on the 
 * the calibration test (ECE, :func:`helmlite.metrics.calibration.calibration_error_test`) on a model's
   multiple-choice runs pooled, as notebook 01 claims it: confidences spread uniformly over [1/k, 1] for k
   answer choices of each run; the n for a 5-point effect scales its MDE as 1/√n;
-* depth curves (paired bootstrap over contexts): per-row scores of a coin (accuracy 0.5; baseline hit 0.5
-  where the curve has a baseline), so a score has variance 0.25 (generation, 0/1) or 0.5 (accuracy −
-  baseline). The U-shape and recency claims are intersection–union tests whose parts include end − start,
+* depth curves (paired bootstrap over contexts): generation curves score a coin per row (0/1 accuracy 0.5,
+  variance 0.25); log-probability curves with a baseline score P(gold) − baseline P(gold) per row
+  (:mod:`helmlite.analyses.depth.sweeps`), planned with SD :data:`PLANNING_SCORE_SD` = 0.1 — five times the
+  per-context SD measured on NIAH at 256 tokens on 2026-12-01 (0.01–0.02 for both embedded models). The U-shape and recency claims are intersection–union tests whose parts include end − start,
   the contrast with the larger variance (2·var: sd √0.5 or 1.0), which the planner uses for both (the power
   of needing *both* parts significant is lower still: these MDEs are optimistic). The length claim compares
   per-context means over the curve's m depths at two lengths: sd √(2·var/m). MDE = (z₀.₉₅ + z₀.₈)·sd/√n, the
@@ -39,6 +40,7 @@ from ..stats import power
 PLANNING_DISCORDANCE = 0.25
 TARGET_MDE = 0.15  # the issue's bar: a headline claim is decidable when its MDE is at most this
 EFFECT = 0.05  # "n needed for a 5-point difference"
+PLANNING_SCORE_SD = 0.1  # per-row SD of a log-probability depth score, P(gold) − baseline P(gold) (module docstring)
 POWER, LEVEL = 0.8, 0.95
 
 
@@ -67,7 +69,7 @@ def depth_curve(n: int, baseline: bool, depths: int = 1) -> tuple[float, float]:
     of a curve (``depths=1``), or the difference of per-context means over ``depths`` depths at two lengths."""
     if n < 2:
         return math.nan, math.nan
-    sd = math.sqrt(2 * (0.5 if baseline else 0.25) / depths)
+    sd = math.sqrt(2 * (PLANNING_SCORE_SD ** 2 if baseline else 0.25) / depths)
     z = float(ndtri(LEVEL) + ndtri(POWER))
     return z * sd / math.sqrt(n), math.ceil((z * sd / EFFECT) ** 2)
 
@@ -125,7 +127,7 @@ def headline_claims(runs: list[dict]) -> list[dict]:
     depth = [r for r in runs if r["analysis"] == "depth"]
     for run in depth:
         baseline = "baseline" in run["perturbations"]
-        what = "accuracy − baseline" if baseline else "accuracy"
+        what = "P(gold) − baseline P(gold)" if baseline else "accuracy"
         add("depth", f"U-shape / recency of {what}: {run['model']} · {run['scenario']} · {run['length']} tok · {run['method']}",
             run["contexts"], depth_curve(run["contexts"], baseline))
         if run.get("positions", 3) < 3:  # e.g. JSON KV at 256 tokens: two pairs, every depth on one of them

@@ -54,6 +54,46 @@ def live_curves(curves: pd.DataFrame) -> plt.Figure:
     return fig
 
 
+def retrieval_scores(curves: pd.DataFrame) -> plt.Figure:
+    """The score the position tests use on log-probability curves with a baseline: P(gold) − the baseline's
+    P(gold) of the same candidate against the target's actual position, panels = task × model, one line per
+    length, 95% paired-bootstrap CIs over contexts (hollow markers without bars below 10 contexts)."""
+    part = curves[curves["probability_difference"].notna()] if "probability_difference" in curves else curves.iloc[:0]
+    if part.empty:
+        fig, ax = plt.subplots(figsize=(6, 2.5))
+        ax.text(0.5, 0.5, "no log-probability curve with the baseline's probabilities in these runs", ha="center",
+                va="center", fontsize=8, color="grey", transform=ax.transAxes)
+        ax.set_axis_off()
+        return fig
+    tasks, models = sorted(part["task"].unique()), sorted(part["model"].unique())
+    lengths = sorted(part["length"].unique())
+    colours = {length: plt.cm.viridis(k / max(1, len(lengths) - 1)) for k, length in enumerate(lengths)}
+    fig, axes = plt.subplots(len(tasks), len(models), figsize=(max(6.0, 3.2 * len(models)), 2.6 * len(tasks) + 1.0),
+                             squeeze=False, sharex=True, sharey=True)
+    for i, task in enumerate(tasks):
+        for j, model in enumerate(models):
+            ax = axes[i][j]
+            for length, line in part[(part["task"] == task) & (part["model"] == model)].groupby("length"):
+                line = line.sort_values("position")
+                y = line["probability_difference"]
+                if line["probability_difference_ci_low"].notna().all():
+                    ax.errorbar(line["position"], y, yerr=[y - line.probability_difference_ci_low,
+                                                           line.probability_difference_ci_high - y],
+                                marker="o", ms=3, capsize=2, color=colours[length], label=f"{length} tokens")
+                else:
+                    ax.plot(line["position"], y, marker="o", ms=3, mfc="none", lw=0.8, color=colours[length],
+                            label=f"{length} tokens (< 10 contexts: no CI)")
+            ax.axhline(0, color="grey", lw=0.8)
+            ax.set_title(f"{model} · {task}", fontsize=8)
+            if j == 0:
+                ax.set_ylabel("P(gold) − baseline P(gold)", fontsize=8)
+            ax.legend(fontsize=6)
+    fig.supxlabel("actual relative position of the target (0 = first item, 1 = last)", fontsize=9)
+    fig.suptitle("Retrieval score the position tests use (log-probability; 95% paired-bootstrap CIs over contexts)", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
 def u_shape(table: pd.DataFrame) -> plt.Figure:
     """Primacy vs recency per curve of its score (accuracy − baseline for log-probability curves, accuracy for
     generation) with CIs; hollow markers: curves with no verdict (fewer than 10 contexts, at the floor, fewer than

@@ -26,9 +26,17 @@ the default run of 2026-11-30 Gemma-3-270M picked a JSON KV dictionary's first v
 instances, which made "accuracy at depth 0" a preference and "HELMET recency: contradicted" an artefact.
 Log-probability runs therefore also score each instance's *baseline* (the same context and candidates
 with a query the context cannot answer, :mod:`helmlite.scenarios.synthetic`): its hit rate at a depth is
-how often the candidate at that position wins from preference alone. For those curves the position tests
-use the per-row **score** correct − baseline hit (in {−1, 0, 1}); a log-probability curve without a
-baseline gets no verdict. Generation curves use correctness (substring match; chance ≈ 0).
+how often the candidate at that position wins from preference alone. The curves table gives, per depth,
+accuracy, the baseline's hit rate and their difference, and the same for **P(gold)**, the probability the
+model puts on the gold candidate (softmax over the instance's candidates), and the baseline's probability of
+that same candidate. The position and length tests use the per-row **score** P(gold) − baseline P(gold):
+how far the query moves probability onto the answer beyond where the candidate's position puts it. This is
+helmlite's departure from the papers (which test accuracy): a 0/1 difference correct − baseline hit has a
+variance near 0.5 per row, so ~20 contexts give MDEs of 0.2–0.5, while the probability difference of a
+near-deterministic retrieval varies by a few points between contexts (measured 2026-12-01 on NIAH at 256
+tokens: per-context SD 0.01–0.02 for both embedded models). Runs written before the baseline's probabilities
+were stored use correct − baseline hit (in {−1, 0, 1}); a log-probability curve without a baseline gets no
+verdict. Generation curves use correctness (substring match; chance ≈ 0).
 
 **At least** :data:`MIN_CONTEXTS` **contexts.** A curve resting on fewer independent contexts gets no
 interval and no verdict (its rows say ``inconclusive``): with two contexts a percentile interval is the
@@ -75,6 +83,9 @@ SCORE_NAME = {"generation": "substring match (generation)", "multiple_choice_sep
 MIN_CONTEXTS = 10
 FLOOR_MARGIN = 0.05
 CURVE = ["model", "task", "length", "method"]
+BASELINE_COLUMNS = ("baseline", "baseline_ci_low", "baseline_ci_high", "difference", "difference_ci_low", "difference_ci_high",
+                    "probability", "baseline_probability", "probability_difference", "probability_difference_ci_low",
+                    "probability_difference_ci_high")
 INCONCLUSIVE = f"inconclusive: fewer than {MIN_CONTEXTS} contexts (no interval)"
 NO_BASELINE = "log-probability scores without a baseline: candidate preference not removed"
 
@@ -108,26 +119,51 @@ def depth_records(runs: list[Run]) -> pd.DataFrame:
                          "method": SCORE_NAME[method], "depth": r.metadata["depth"], "position": _relative_position(r.metadata),
                          "context": r.metadata["context"], "correct": float(r.metrics[metric]),
                          "chance": chance_level(r.references, method),
-                         "baseline": float(baseline.metrics[metric]) if baseline is not None else math.nan})
-    columns = [*CURVE, "depth", "position", "context", "correct", "chance", "baseline"]
+                         "baseline": float(baseline.metrics[metric]) if baseline is not None else math.nan,
+                         "probability": gold_probability(r.probabilities, r.references),
+                         "baseline_probability": gold_probability(baseline.probabilities if baseline is not None else None,
+                                                                  r.references)})
+    columns = [*CURVE, "depth", "position", "context", "correct", "chance", "baseline", "probability", "baseline_probability"]
     return pd.DataFrame(rows, columns=columns)
+
+
+def gold_probability(probabilities, references) -> float:
+    """The probability mass on the correct references (the softmax over an instance's candidates that the
+    log-probability score picks from); NaN when the outcome has no probabilities (generation, older runs)."""
+    if not probabilities:
+        return math.nan
+    return float(sum(p for p, (_, correct) in zip(probabilities, references) if correct))
 
 
 def _has_baseline(part: pd.DataFrame) -> bool:
     return "baseline" in part and bool(part["baseline"].notna().all())
 
 
+def _has_probabilities(part: pd.DataFrame) -> bool:
+    return _has_baseline(part) and "baseline_probability" in part and bool(part["baseline_probability"].notna().all())
+
+
+def score_name(part: pd.DataFrame) -> str:
+    """What :func:`scores` measures for this curve."""
+    if _has_probabilities(part):
+        return "P(gold) − baseline P(gold)"
+    return "accuracy − baseline" if _has_baseline(part) else "accuracy"
+
+
 def scores(part: pd.DataFrame) -> np.ndarray:
-    """The per-row quantity the position tests use: correct − baseline hit where the curve has a baseline,
-    else correctness."""
+    """The per-row quantity the position tests use (module docstring): P(gold) − the baseline's P(gold) where
+    the curve has the baseline's probabilities, correct − baseline hit where it has only its hits, else
+    correctness."""
+    if _has_probabilities(part):
+        return part["probability"].to_numpy(dtype=float) - part["baseline_probability"].to_numpy(dtype=float)
     correct = part["correct"].to_numpy(dtype=float)
     return correct - part["baseline"].to_numpy(dtype=float) if _has_baseline(part) else correct
 
 
 def _length_scores(part: pd.DataFrame) -> np.ndarray:
     """Per row, on a scale that does not move with the number of candidates (which grows with length):
-    (correct − baseline) / (1 − chance) where there is a baseline — perfect retrieval over a baseline at
-    chance scores 1 at every length — else chance-corrected correctness (correct − chance) / (1 − chance)."""
+    :func:`scores` / (1 − chance) where there is a baseline — perfect retrieval over a baseline at chance
+    scores 1 at every length — else chance-corrected correctness (correct − chance) / (1 − chance)."""
     if not _has_baseline(part):
         return chance_corrected(part["correct"], part["chance"])
     chance = part["chance"].to_numpy(dtype=float)
@@ -135,13 +171,15 @@ def _length_scores(part: pd.DataFrame) -> np.ndarray:
         return np.where(chance < 1, scores(part) / np.where(chance < 1, 1 - chance, 1), np.nan)
 
 
-def curves(records: pd.DataFrame, min_contexts: int = MIN_CONTEXTS) -> pd.DataFrame:
+def curves(records: pd.DataFrame, min_contexts: int = MIN_CONTEXTS, *, seed: int = 0, n_resamples: int = 2000) -> pd.DataFrame:
     """Accuracy per depth for every model × task × length × method, at the target's actual mean position,
     with the curve's chance level. Each context is queried once per depth, so a point is a proportion
     over independent contexts: exact (Clopper–Pearson) interval — only with at least ``min_contexts``
     contexts; below that the interval is NaN and ``interval`` says inconclusive. Where the curve has a
     baseline: its hit rate at that depth (Clopper–Pearson) and accuracy − baseline (paired over contexts:
-    exact McNemar's Newcombe interval)."""
+    exact McNemar's Newcombe interval); where it has the baseline's probabilities: the mean P(gold), the
+    baseline's P(gold) of the same candidate and their difference (paired bootstrap over contexts, the
+    score the position tests use)."""
     rows = []
     keys = [*CURVE, "depth"]
     contexts = records.groupby(CURVE)["context"].nunique()
@@ -153,8 +191,7 @@ def curves(records: pd.DataFrame, min_contexts: int = MIN_CONTEXTS) -> pd.DataFr
                "ci_low": est.ci_low if enough else math.nan, "ci_high": est.ci_high if enough else math.nan,
                "n": est.n, "contexts": int(contexts.loc[key[:-1]]), "chance": part["chance"].mean(),
                "interval": est.method if enough else INCONCLUSIVE}
-        for name in ("baseline", "baseline_ci_low", "baseline_ci_high", "difference", "difference_ci_low", "difference_ci_high"):
-            row[name] = math.nan
+        row.update(dict.fromkeys(BASELINE_COLUMNS, math.nan))
         if _has_baseline(part):
             base = stats.proportion_estimate(part["baseline"].to_numpy())
             diff = stats.paired_difference(part["correct"].to_numpy(), part["baseline"].to_numpy())
@@ -162,6 +199,13 @@ def curves(records: pd.DataFrame, min_contexts: int = MIN_CONTEXTS) -> pd.DataFr
             if enough:
                 row.update(baseline_ci_low=base.ci_low, baseline_ci_high=base.ci_high, difference_ci_low=diff.ci_low,
                            difference_ci_high=diff.ci_high)
+        if _has_probabilities(part):
+            gain = stats.paired_difference(part["probability"].to_numpy(), part["baseline_probability"].to_numpy(),
+                                           n_resamples=n_resamples, seed=rng(seed, "depth-curve", *key))
+            row.update(probability=float(part["probability"].mean()),
+                       baseline_probability=float(part["baseline_probability"].mean()), probability_difference=gain.estimate)
+            if enough:
+                row.update(probability_difference_ci_low=gain.ci_low, probability_difference_ci_high=gain.ci_high)
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -188,10 +232,12 @@ def chance_corrected(correct, chance) -> np.ndarray:
 
 
 def _flags(part: pd.DataFrame) -> tuple[float, bool, bool]:
-    """Chance-corrected mean accuracy, the floor flag (the mean score — accuracy − baseline where there is
-    one, else the chance-corrected accuracy — below :data:`FLOOR_MARGIN`) and the ceiling flag."""
+    """Chance-corrected mean accuracy, the floor flag (accuracy − baseline hit rate where there is a baseline,
+    else the chance-corrected accuracy, below :data:`FLOOR_MARGIN`: the model's answers do not follow the
+    key — judged on answers, not on the probability score, which a retrieval that is always right by a small
+    margin keeps small) and the ceiling flag."""
     corrected = float(np.nanmean(chance_corrected(part["correct"], part["chance"])))
-    level = float(np.mean(scores(part))) if _has_baseline(part) else corrected
+    level = float((part["correct"] - part["baseline"]).mean()) if _has_baseline(part) else corrected
     return corrected, bool(level < FLOOR_MARGIN), bool(part["correct"].mean() > 1 - FLOOR_MARGIN)
 
 
@@ -231,7 +277,7 @@ def u_shape(records: pd.DataFrame, *, seed: int, n_resamples: int, min_contexts:
             reason = f"inconclusive: the depths land on {items} items (no middle)"
         out = {**dict(zip(CURVE, key)), "contexts": len(wide), "start_position": positions.min(),
                "middle_position": float(positions[middle_at].mean()), "end_position": positions.max(),
-               "score": "accuracy − baseline" if baseline else "accuracy", "mean_accuracy": float(part["correct"].mean()),
+               "score": score_name(part), "mean_accuracy": float(part["correct"].mean()),
                "mean_baseline": float(part["baseline"].mean()) if baseline else math.nan, "mean_score": float(values.mean()),
                "chance": float(part["chance"].mean()), "chance_corrected": corrected, "floor": floor, "ceiling": ceiling,
                "no_verdict": reason}
@@ -266,7 +312,7 @@ def length_tests(records: pd.DataFrame, *, seed: int, n_resamples: int, min_cont
         est = stats.paired_difference(short.to_numpy(), long_.to_numpy(), n_resamples=n_resamples,
                                       seed=rng(seed, "length-test", *key))
         rows.append({"model": key[0], "task": key[1], "method": key[2], "short": lengths[0], "long": lengths[-1],
-                     "score": "(accuracy − baseline)/(1 − chance)" if _has_baseline(part) else "chance-corrected accuracy",
+                     "score": f"({score_name(part)})/(1 − chance)" if _has_baseline(part) else "chance-corrected accuracy",
                      "score_short": float(short.mean()), "score_long": float(long_.mean()), "difference": est.estimate,
                      "ci_low": math.nan if reason else est.ci_low, "ci_high": math.nan if reason else est.ci_high,
                      "p_value": math.nan if reason else est.p_value, "contexts": len(short), "no_verdict": reason,
@@ -309,7 +355,7 @@ def claims(ushape: pd.DataFrame, lengths: pd.DataFrame | None = None) -> list[Cl
     out = []
     for r in ushape.itertuples():
         why = f" — {r.no_verdict}" if r.no_verdict else ""
-        scored = "" if r.score == "accuracy" else " of accuracy − baseline"
+        scored = "" if r.score == "accuracy" else f" of {r.score}"
         est, low, high, p = _intersection_union(r, "u", ("primacy", "recency"))
         out.append(Claim(f"Lost in the Middle: U-shape{scored}, primacy > 0 and recency > 0 ({_label(r)}){why}",
                          _quantity(r, "u_shape_min_primacy_recency"), est, low, high, 0.0, int(r.contexts), "greater",
