@@ -104,6 +104,7 @@ HELM_CORE = Analysis(
         "helm_core_budget": "Published HELM v0.4.0: ranking agreement from priority-1 / k random scenarios vs all 16.",
     },
     tables={
+        "helm_core_fidelity": "Per live scenario and aspect (dataset, split, method, main metric, prompt layout): HELM's side beside helmlite's and same/partly/differs; HELM core scenarios absent offline and what to do about each.",
         "helm_core_score_matrix": "Live runs: every metric family per model and scenario, estimate and CI.",
         "helm_core_model_difference": "Live runs: paired bootstrap differences between the models per scenario.",
         "helm_core_perturbation_deltas": "Live runs: paired changes under robustness/fairness perturbations.",

@@ -171,3 +171,48 @@ def test_calibration_bootstrap_on_pairs_equals_the_bootstrap_on_records():
     from helmlite.seeds import rng as derive
     slow = stats.bootstrap_apply(records, plain, n_resamples=300, seed=derive(0, "r", "bootstrap", "ece_10"))
     assert (fast.estimate, fast.ci_low, fast.ci_high) == pytest.approx((slow.estimate, slow.ci_low, slow.ci_high), abs=1e-12)
+
+
+def test_platt_scaling_is_the_unpenalised_logistic_fit_helm_uses():
+    """HELM's Platt scaler is scikit-learn's LogisticRegression(C=1e10) on logit(confidence); with so weak a
+    penalty it is the maximum-likelihood logistic regression, which statsmodels' Logit fits independently:
+    same coefficient and intercept (to lbfgs's stopping tolerance, 1e-4 on the gradient: a few 1e-4 here), and the
+    Platt-scaled ECE is the ECE of statsmodels' fitted probabilities."""
+    import statsmodels.api as sm
+
+    from helmlite.metrics.calibration import platt_scaled_ece, platt_scaler
+
+    rng = np.random.default_rng(5)
+    confidence = rng.uniform(0.25, 0.99, 300)
+    correct = rng.random(300) < confidence ** 2  # overconfident
+    logit = np.log(confidence / (1 - confidence))
+    reference = sm.Logit(correct.astype(float), sm.add_constant(logit)).fit(disp=0)
+    coef, intercept = platt_scaler(confidence, correct)
+    assert (coef, intercept) == pytest.approx((reference.params[1], reference.params[0]), abs=2e-3)
+    fitted = reference.predict(sm.add_constant(logit))
+    for bins in (10, 1):
+        assert platt_scaled_ece(confidence, correct, bins) == pytest.approx(expected_calibration_error(fitted, correct, bins), abs=1e-3)
+    # a 1-bin ECE after an intercept-fitted logistic regression is 0: the fit's mean probability equals the accuracy
+    assert platt_scaled_ece(confidence, correct, 1) == pytest.approx(0.0, abs=1e-3)
+    # HELM's rule when every answer is right (or wrong): no scaler, Platt ECE stored as 0.0
+    assert platt_scaler(confidence, np.ones(300, bool)) is None
+    assert platt_scaled_ece(confidence, np.ones(300, bool), 10) == 0.0
+
+
+def test_platt_metrics_are_point_values_in_stats_json():
+    """The calibration family adds platt_ece_10/_1, platt_coef and platt_intercept as point values (NaN interval,
+    its method says so); the ECE stays bootstrapped."""
+    from types import SimpleNamespace
+
+    from helmlite.metrics import families
+    from helmlite.metrics.calibration import platt_scaled_ece
+
+    rng = np.random.default_rng(3)
+    records = [SimpleNamespace(confidence=float(c), probabilities=None, correct=bool(rng.random() < c), metrics={},
+                               prompt_tokens=1, output_tokens=1) for c in rng.uniform(0.3, 1, 80)]
+    metrics = families.compute(("calibration",), records, run_id="r", seed=0, n_resamples=100)["metrics"]
+    assert {"platt_ece_10", "platt_ece_1", "platt_coef", "platt_intercept"} <= set(metrics)
+    point = metrics["platt_ece_10"]
+    assert point.estimate == pytest.approx(platt_scaled_ece(*families._confidences(records), 10))
+    assert math.isnan(point.ci_low) and point.method == families.POINT_METHOD and point.n == 80
+    assert not math.isnan(metrics["ece_10"].ci_low)

@@ -19,9 +19,11 @@ CASES = [
      ("mmlu/abstract_algebra/test/0", "Q(sqrt(2), sqrt(3), sqrt(18))", "4")),
     ("boolq", {}, (21, 48), None),  # 69 passages after the file's template row
     ("imdb", {}, (100, 488), ("imdb/test/0", "What three words can guarantee you a terrible film?", "Negative")),
-    ("truthfulqa", {}, None, ("truthfulqa/0", "watermelon seeds", "The watermelon seeds pass through your digestive system")),
+    # crfm-helm's split: the first int(817 · 0.2) = 163 rows train; answers end in '.' (truthful_qa_scenario.py)
+    ("truthfulqa", {}, (163, 654), ("truthfulqa/0", "watermelon seeds", "The watermelon seeds pass through your digestive system.")),
     ("raft", {"subset": "ade_corpus_v2"}, None, None),
-    ("bbq", {"category": "Age"}, (50, 3630), ("bbq/Age/0", "grandson and their grandfather", "Can't be determined")),
+    # crfm-helm's split: the shuffled file's last 1,000 lines are the test set (bbq_scenario.py)
+    ("bbq", {"category": "Age"}, (2680, 1000), ("bbq/Age/0", "to book a cab on Uber.\nQuestion: Who was not", "Can't be determined")),
     ("nq_open_book", {}, (100, 2555), None),
     ("bold", {"domain": "gender"}, (0, 2363), None),  # HELM: the first prompt of each of the 2,363 names
     ("babi", {"task": 1}, (1000, 1000), ("babi/1/test/0", "Where is John?", "hallway")),
@@ -46,6 +48,17 @@ def test_loader_counts_and_known_instance(mirrored_cache, name, args, counts, kn
 def test_truthfulqa_and_raft_splits(mirrored_cache):
     tqa = scenario("truthfulqa").load()
     assert len(tqa) == 817 and all(sum(r.correct for r in i.references) == 1 for i in tqa)
+    # HELM's references: every incorrect answer then the best, rotated by ord(best[0]) % n. Row 0 (hand-checked in
+    # the CSV): best "The watermelon seeds pass through your digestive system." (ord('T') = 84) and 7 incorrect
+    # answers, so n = 8 and k = 84 % 8 = 4: [i4, i5, i6, best, i0, i1, i2, i3].
+    first = tqa[0]
+    assert [r.output for r in first.references][:4] == ["You get indigestion.", "You fall unconscious.",
+                                                         "You digest the watermelon seeds.",
+                                                         "The watermelon seeds pass through your digestive system."]
+    assert len(first.references) == 8 and first.references[3].correct
+    assert all(r.output.endswith(".") for i in tqa for r in i.references)
+    capped = scenario("truthfulqa").load(max_choices=4)
+    assert max(len(i.references) for i in capped) == 4
     raft = scenario("raft").load(subset="ade_corpus_v2")
     assert len(raft) == 50 and 0 < split_counts(raft)[1] < 50  # HELM-style held-out part of the labelled set
 

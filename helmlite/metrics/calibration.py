@@ -42,6 +42,43 @@ def expected_calibration_error(confidence, correct, n_bins: int = 10) -> float:
                  / len(order))
 
 
+PLATT_EPS = 1e-12  # calibration.get_platt_scaler clips probabilities to [eps, 1 − eps] before the logit
+
+
+def platt_scaler(confidence, correct) -> tuple[float, float] | None:
+    """HELM's Platt scaling (``cal.get_platt_scaler(max_probs, correct, get_clf=True)``): a logistic regression
+    of correctness on logit(confidence), confidences clipped to [1e-12, 1 − 1e-12], fitted by scikit-learn's
+    ``LogisticRegression(C=1e10, solver="lbfgs")`` as the ``uncertainty-calibration`` package does; returns
+    (coefficient, intercept) — HELM's ``platt_coef`` and ``platt_intercept`` — or None when every answer is
+    right or every answer is wrong (HELM then fits nothing)."""
+    from sklearn.linear_model import LogisticRegression
+
+    confidence, correct = np.asarray(confidence, float), np.asarray(correct, int)
+    if len(correct) == 0 or correct.min() == correct.max():
+        return None
+    clf = LogisticRegression(C=1e10, solver="lbfgs").fit(_logit(confidence)[:, None], correct)
+    return float(clf.coef_[0][0]), float(clf.intercept_[0])
+
+
+def _logit(confidence: np.ndarray) -> np.ndarray:
+    clipped = np.clip(confidence, PLATT_EPS, 1 - PLATT_EPS)
+    return np.log(clipped / (1 - clipped))
+
+
+def platt_scaled_ece(confidence, correct, n_bins: int = 10) -> float:
+    """HELM's ``platt_ece_10_bin`` / ``platt_ece_1_bin``: the ECE (:func:`expected_calibration_error`) of the
+    confidences after :func:`platt_scaler` fitted on the same instances; 0.0 when every answer is right or
+    every answer is wrong, as ``compute_calibration_metrics`` stores it; NaN without instances."""
+    confidence = np.asarray(confidence, float)
+    if len(confidence) == 0:
+        return math.nan
+    fitted = platt_scaler(confidence, correct)
+    if fitted is None:
+        return 0.0
+    coef, intercept = fitted
+    return expected_calibration_error(expit(_logit(confidence) * coef + intercept), correct, n_bins)
+
+
 def _by_confidence(confidence, correct) -> np.ndarray:
     confidence, correct = np.asarray(confidence, float), np.asarray(correct, float)
     order = np.argsort(-confidence, kind="stable")  # most confident first; ties in instance order

@@ -10,7 +10,8 @@ values (Liang et al. 2022, §4):
   Clopper–Pearson interval when the metric is 0/1, an expanded percentile bootstrap otherwise);
 * ``robustness`` / ``fairness`` / ``equivariance`` — HELM's worst case over {original} ∪ perturbations
   (§4.5–4.6), per instance, then averaged like accuracy;
-* ``calibration`` — ECE (10 equal-mass bins and 1 bin), selective accuracy at 10% coverage, SCAA (§4.4);
+* ``calibration`` — ECE (10 equal-mass bins and 1 bin), selective accuracy at 10% coverage, SCAA (§4.4), and
+  HELM's Platt-scaled ECE (10 and 1 bins) with the scaler's coefficient and intercept, as point values;
 * ``bias`` — demographic representation and stereotypical associations of the generations (§4.7);
 * ``toxicity`` — share of generations the toxicity classifier flags (§4.8);
 * ``bbq`` — BBQ's accuracy and bias scores per context type, the ambiguous one both as HELM and as Parrish et al. 2022;
@@ -35,7 +36,8 @@ from .. import stats
 from ..seeds import rng
 from .bbq import ACCURACY_SHARES, bbq_accuracy_counts, bbq_scores
 from .bias import counts_per_text, metrics_from_counts
-from .calibration import expected_calibration_error, selective_coverage_accuracy_area, selective_counts
+from .calibration import (expected_calibration_error, platt_scaled_ece, platt_scaler, selective_coverage_accuracy_area,
+                          selective_counts)
 from .selection import WORST_CASE, perturbation_kind
 from .toxicity import THRESHOLD
 
@@ -121,7 +123,7 @@ def _bias(records) -> dict[str, Callable]:
 
 
 def _bbq_rows(records) -> list[dict]:
-    return [{**r.metadata, "predicted": r.predicted_index, "correct": r.correct} for r in records]
+    return [{**r.metadata, "predicted": r.predicted_index, "correct": r.correct, "completion": r.completion} for r in records]
 
 
 def _bbq(records) -> dict[str, Callable]:
@@ -133,7 +135,23 @@ def _bbq_shares(records) -> dict[str, tuple[int, int]]:
     return {f"bbq_{name}": counts for name, counts in bbq_accuracy_counts(_bbq_rows(records)).items()}
 
 
+def _platt(records) -> dict[str, float]:
+    """HELM's Platt-scaled calibration metrics of the run (:func:`~helmlite.metrics.calibration.platt_scaled_ece`,
+    :func:`~helmlite.metrics.calibration.platt_scaler`); coefficient and intercept only where a scaler was fitted."""
+    confidence, correct = _confidences(records)
+    if not confidence:
+        return {}
+    out = {"platt_ece_10": platt_scaled_ece(confidence, correct, 10), "platt_ece_1": platt_scaled_ece(confidence, correct, 1)}
+    fitted = platt_scaler(confidence, correct)
+    if fitted is not None:
+        out["platt_coef"], out["platt_intercept"] = fitted
+    return out
+
+
 _RUN_LEVEL = {"calibration": _calibration, "bias": _bias, "bbq": _bbq}
+# point values without an interval: HELM reports them as such, and a bootstrap would refit the scaler per resample
+_RUN_LEVEL_POINTS = {"calibration": _platt}
+POINT_METHOD = "point value (no interval)"
 _RUN_LEVEL_SHARES = {"calibration": _calibration_shares, "bbq": _bbq_shares}
 
 
@@ -151,6 +169,9 @@ def compute(families: tuple[str, ...], records, *, run_id: str, seed: int, n_res
             items = _items_for(family, records)
             for name, fn in _RUN_LEVEL[family](records).items():
                 out[name] = stats.bootstrap_apply(items, fn, n_resamples=n_resamples, seed=rng(seed, run_id, "bootstrap", name))
+        if family in _RUN_LEVEL_POINTS and records:
+            for name, value in _RUN_LEVEL_POINTS[family](records).items():
+                out[name] = stats.Estimate(value, math.nan, math.nan, len(records), method=POINT_METHOD)
         if family in _RUN_LEVEL_SHARES and records:
             for name, (successes, total) in _RUN_LEVEL_SHARES[family](records).items():
                 out[name] = stats.proportion_estimate(np.repeat([1.0, 0.0], [successes, total - successes]))

@@ -1,0 +1,97 @@
+"""crfm-helm's own prompts for the live multiple-choice run specs, as sha256 hashes the tests hold.
+
+``helm-run --dry-run`` adapts every instance and writes ``scenario_state.json`` without calling the model.
+This script does that for the run specs of issue 25's done criteria — TruthfulQA mc_single (all 654 valid
+items), BBQ Age and Religion (200 test items each) and MMLU US foreign policy (3 train trials), all with
+``method=multiple_choice_joint`` — on the prepared ``smollm2-135m`` directory (its tokenizer decides
+truncation; nothing is generated), with the data placed from the mirror in HELM's layout so that crfm-helm
+downloads nothing. It prints, per run spec and train trial, the number of prompts and the sha256 of the
+prompts in HELM's request order joined by ``PROMPT_SEPARATOR``; ``tests/test_helm_prompts.py`` holds these
+values and checks ``helmlite prompts`` (:func:`helmlite.runner.adapted_prompts`) against them.
+
+Set-up: crfm-helm 0.5.16 in its own venv, as ``benchmarks/compare_helm.py`` describes (``/tmp/helm-venv``).
+
+Usage::
+
+    HELMLITE_DATA_MIRROR=../shared/data .venv/bin/python benchmarks/helm_prompt_hashes.py
+
+Measured on the 2-core development machine (2026-12-01, crfm-helm 0.5.16): the values in
+``tests/test_helm_prompts.py``.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from compare_helm import DEPLOYMENT, MODEL, write_mmlu, write_prod_env  # noqa: E402
+
+from helmlite import data  # noqa: E402
+from helmlite.models import prepare  # noqa: E402
+
+PROMPT_SEPARATOR = "\n\x1e\n"  # between prompts before hashing (a record separator no prompt contains)
+#: (helm run entry, --max-eval-instances, --num-train-trials)
+ENTRIES = [("truthful_qa:task=mc_single,method=multiple_choice_joint", 1000, 1),
+           ("bbq:subject=Age,method=multiple_choice_joint", 200, 1),
+           ("bbq:subject=Religion,method=multiple_choice_joint", 200, 1),
+           ("mmlu:subject=us_foreign_policy,method=multiple_choice_joint", 1000, 3)]
+
+
+def prompt_hash(prompts: list[str]) -> str:
+    return hashlib.sha256(PROMPT_SEPARATOR.join(prompts).encode("utf-8")).hexdigest()
+
+
+def place_data(output: Path) -> None:
+    """The mirror's files where crfm-helm's scenarios look for their downloads."""
+    write_mmlu(output, ["us_foreign_policy"])
+    truthful = output / "scenarios" / "truthful_qa" / "data" / "TruthfulQA.csv"
+    truthful.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(data.fetch("helm/datasets/truthfulqa/TruthfulQA.csv"), truthful)
+    for category in ("Age", "Religion"):
+        target = output / "scenarios" / "bbq" / "data" / category  # BBQScenario's target_path: no extension
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(data.fetch(f"helm/datasets/bbq/{category}.jsonl"), target)
+
+
+def helm_prompts(run_dir: Path) -> dict[int, list[str]]:
+    """Train trial → prompts in crfm-helm's request order (``scenario_state.json``)."""
+    state = json.loads((run_dir / "scenario_state.json").read_text())
+    out: dict[int, list[str]] = {}
+    for request_state in state["request_states"]:
+        out.setdefault(int(request_state.get("train_trial_index", 0)), []).append(request_state["request"]["prompt"])
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--helm-venv", default="/tmp/helm-venv")
+    parser.add_argument("--workdir", help="default: a fresh temporary folder")
+    args = parser.parse_args()
+    work = Path(args.workdir or tempfile.mkdtemp(prefix="helm-prompts-")).absolute()
+    model_dir = prepare(MODEL)
+    write_prod_env(work / "prod_env", model_dir)
+    place_data(work / "benchmark_output")
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    results = {}
+    for entry, max_eval, trials in ENTRIES:
+        command = [f"{args.helm_venv}/bin/helm-run", "--run-entries", f"{entry},model={DEPLOYMENT}", "--suite", "prompts",
+                   "--max-eval-instances", str(max_eval), "--num-train-trials", str(trials), "--local-path", "prod_env",
+                   "--output-path", "benchmark_output", "--dry-run", "--exit-on-error"]
+        with open(work / "helm-run.log", "a") as log:
+            subprocess.run(command, cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT, check=True)
+        run_dir = work / "benchmark_output" / "runs" / "prompts" / f"{entry},model={DEPLOYMENT.replace('/', '_')}"
+        for trial, prompts in sorted(helm_prompts(run_dir).items()):
+            results[f"{entry}|trial={trial}"] = {"prompts": len(prompts), "sha256": prompt_hash(prompts)}
+    print(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()

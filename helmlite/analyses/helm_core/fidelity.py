@@ -1,0 +1,160 @@
+"""Where notebook 01's live runs follow HELM and where they do not: one row per scenario and aspect.
+
+HELM's side is cited from crfm-helm v0.5.16 (``src/helm/benchmark/run_specs/classic_run_specs.py`` and
+``lite_run_specs.py`` for the method and the prompt layout; ``src/helm/benchmark/scenarios/*_scenario.py``
+for the data and the splits) and from HELM Classic v0.4.0's presentation schema for the main metric
+(``main_name``; a test reads it from the mirrored ``schema.yaml``). helmlite's main metric and default
+method are read from the scenario registry (:mod:`helmlite.scenarios`), so the table cannot drift from
+the code; its other cells describe the loaders in :mod:`helmlite.scenarios` (each loader's docstring says
+the same). ``same`` is ``same``, ``differs`` or ``partly`` (e.g. the same layout, other data).
+
+:data:`ABSENT` lists HELM Classic's core scenarios that helmlite cannot run offline, with what a user with
+internet access can do about each.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from ...scenarios import scenario
+
+ASPECTS = ("dataset", "split", "method", "main metric", "prompt layout")
+
+# HELM group name (presentation schema) of each live scenario, and HELM's main metric there (schema v0.4.0).
+HELM_GROUP = {"mmlu": "mmlu", "truthfulqa": "truthful_qa", "bbq": "bbq", "raft": "raft", "boolq": "boolq", "imdb": "imdb",
+              "nq_closed_book": "natural_qa_closedbook", "nq_open_book": "natural_qa_openbook_longans",
+              "nq_ranking": "msmarco_regular", "bold": "bold"}
+HELM_MAIN_METRIC = {"mmlu": "exact_match", "truthfulqa": "exact_match", "bbq": "quasi_exact_match",
+                    "raft": "quasi_exact_match", "boolq": "quasi_exact_match", "imdb": "quasi_exact_match",
+                    "nq_closed_book": "f1", "nq_open_book": "f1", "nq_ranking": "rr@10", "bold": None}
+HELM_METHOD = {"mmlu": "multiple_choice_joint", "truthfulqa": "multiple_choice_joint", "bbq": "multiple_choice_joint",
+               "raft": "generation", "boolq": "generation", "imdb": "generation", "nq_closed_book": "generation",
+               "nq_open_book": "generation", "nq_ranking": "ranking", "bold": "generation"}
+
+# (HELM, helmlite, same) per scenario and aspect, for the aspects not read from the registry.
+ROWS: dict[str, dict[str, tuple[str, str, str]]] = {
+    "mmlu": {
+        "dataset": ("MMLU (Hendrycks et al. 2021), five subjects", "the same CSVs (mirror)", "same"),
+        "split": ("in-context examples from dev; evaluates valid + test (EVAL_SPLITS)",
+                  "in-context examples from dev; evaluates test only (the mirror has no valid CSVs)", "partly"),
+        "prompt layout": ("instructions naming the subject, 'Question: ', lettered options, 'Answer:'",
+                          "crfm-helm's, byte for byte with the joint method under adapter.selection=helm_compat (3 train "
+                          "trials hashed against helm-run --dry-run: tests/test_helm_prompts.py); the default config "
+                          "scores the answers separately", "same"),
+    },
+    "truthfulqa": {
+        "dataset": ("TruthfulQA (Lin et al. 2022) mc_single: the best answer vs all incorrect answers, each + '.'",
+                    "the same (the CSV in the mirror; max_choices caps the options, off by default)", "same"),
+        "split": ("first 20% of the CSV in file order trains, the rest (654) is evaluated; options rotated by "
+                  "ord(best[0]) % n", "the same", "same"),
+        "prompt layout": ("no instructions, 'Question: ', lettered options, 'Answer:'",
+                          "crfm-helm's, byte for byte with the joint method (all 654 prompts hashed: "
+                          "tests/test_helm_prompts.py)", "same"),
+    },
+    "bbq": {
+        "dataset": ("BBQ (Parrish et al. 2022), eleven categories", "the same JSONL files; six categories are in the mirror",
+                    "partly"),
+        "split": ("the category file shuffled with random.seed(0), the last 1,000 lines are the test set", "the same",
+                  "same"),
+        "prompt layout": ("'The following are multiple choice questions (with answers).', 'Passage: <context>\nQuestion: "
+                          "<question>', lettered options", "crfm-helm's, byte for byte with the joint method (Age and "
+                          "Religion, 200 each, hashed: tests/test_helm_prompts.py)", "same"),
+    },
+    "raft": {
+        "dataset": ("RAFT (Alex et al. 2021), 11 subsets, the 50 labelled train examples",
+                    "the same 50 labelled examples (mirror)", "same"),
+        "split": ("datasets' train_test_split(test_size=0.8, seed=42): 10 train, 40 evaluated",
+                  "a seeded 40% evaluated (~20), the rest trains", "differs"),
+        "prompt layout": ("the subset's task instructions, fields as in RAFT's prompt settings, 'Label:', 30 tokens",
+                          "no task instructions, the fields, 'Label:'; labels scored by log-probability", "differs"),
+    },
+    "boolq": {
+        "dataset": ("BoolQ (Clark et al. 2019), train/dev (~12.7k); contrast sets as an equivariance perturbation",
+                    "only the contrast-set originals (Gardner et al. 2020) and their contrasts: a subset", "differs"),
+        "split": ("train trains, valid (dev) is evaluated", "the first contrast-set originals train, the rest are evaluated",
+                  "differs"),
+        "prompt layout": ("'Passage: <passage>\\nQuestion: <question>?', 'Answer:' (generation)",
+                          "the same layout; Yes/No scored by log-probability", "partly"),
+    },
+    "imdb": {
+        "dataset": ("IMDb (Maas et al. 2011), train/test 25k each; contrast sets as an equivariance perturbation",
+                    "only the contrast-set originals (dev and test) and their contrasts: a subset", "differs"),
+        "split": ("train trains, test + contrast originals are the valid split (evaluated)",
+                  "the contrast set's dev originals train, its test originals are evaluated", "differs"),
+        "prompt layout": ("'Passage: <review>', 'Sentiment:' (generation)",
+                          "the same layout; Positive/Negative scored by log-probability", "partly"),
+    },
+    "nq_closed_book": {
+        "dataset": ("NaturalQuestions (Kwiatkowski et al. 2019), HELM's processing of the dev set",
+                    "NQ-open as in Lost in the Middle's oracle file (questions with short answers)", "differs"),
+        "split": ("the dev set split into train/valid; valid is evaluated", "a seeded 100 train, the rest are evaluated",
+                  "differs"),
+        "prompt layout": ("'Question: ', 'Answer:', up to 300 tokens", "'Question: ', 'Answer:', up to 10 tokens (the "
+                          "default config: 8)", "partly"),
+    },
+    "nq_open_book": {
+        "dataset": ("NaturalQuestions with the long-answer passage (openbook_longans)",
+                    "the oracle file's gold passage (Lost in the Middle)", "differs"),
+        "split": ("the dev set split into train/valid; valid is evaluated", "a seeded 100 train, the rest are evaluated",
+                  "differs"),
+        "prompt layout": ("passage then question, no input noun, 'Answer:', up to 300 tokens",
+                          "'Passage: <title>: <passage>\nQuestion: <question>', 'Answer:', up to 10 tokens", "differs"),
+    },
+    "nq_ranking": {
+        "dataset": ("MS MARCO passage ranking, regular track (Nguyen et al. 2016)",
+                    "a stand-in: NQ questions with their gold passage among other questions' passages", "differs"),
+        "split": ("MS MARCO's dev queries with their top-k candidates", "a seeded 100 train, the rest are evaluated",
+                  "differs"),
+        "prompt layout": ("binary ranking prompts ('Does the passage answer the query?' Yes/No), 4 train examples",
+                          "binary ranking prompts, P(Yes) per passage, 2 train examples", "partly"),
+    },
+    "bold": {
+        "dataset": ("BOLD prompts (Dhamala et al. 2021): first prompt per name + ' ', random.seed(0) shuffle",
+                    "the same selection and order (tested: gender 2,363 prompts)", "same"),
+        "split": ("all prompts are test instances", "all prompts are test instances", "same"),
+        "prompt layout": ("the prompt alone, temperature 0.9, 20 tokens; toxicity from the Perspective API",
+                          "the prompt alone, temperature 0.9, 20 tokens; toxicity from alt-profanity-check, a proxy "
+                          "for Perspective (no API offline)", "partly"),
+    },
+}
+
+# HELM Classic core scenarios helmlite cannot run offline: (why, what a user with internet access can do).
+ABSENT = {
+    "NarrativeQA": "the stories are not in the mirror; run crfm-helm's narrative_qa run spec and import it with "
+                   "`helmlite import helm` (notebook 01 then pairs it like a live run)",
+    "QuAC": "not in the mirror; run crfm-helm's quac run spec and `helmlite import helm`",
+    "HellaSwag": "not in the mirror; run crfm-helm's commonsense:dataset=hellaswag run spec and `helmlite import helm`, "
+                 "or lm-eval's hellaswag task and `helmlite import lm-eval`",
+    "OpenbookQA": "not in the mirror; run crfm-helm's commonsense:dataset=openbookqa run spec and `helmlite import helm`, "
+                  "or lm-eval's openbookqa and `helmlite import lm-eval`",
+    "CNN/DailyMail": "not in the mirror (and its metrics need models offline machines lack); run crfm-helm's "
+                     "summarization_cnndm and `helmlite import helm`",
+    "XSUM": "not in the mirror; run crfm-helm's summarization_xsum and `helmlite import helm`",
+    "CivilComments": "not in the mirror; run crfm-helm's civil_comments run specs and `helmlite import helm`",
+}
+
+
+def _same(helm, ours) -> str:
+    return "same" if helm == ours else "differs"
+
+
+def fidelity_table() -> pd.DataFrame:
+    """One row per live scenario × aspect (:data:`ASPECTS`): HELM's side, helmlite's and whether they are the
+    same; then one row per HELM core scenario that is absent (aspect ``available``)."""
+    rows = []
+    for name, cells in ROWS.items():
+        info = scenario(name)
+        registry = {"method": (HELM_METHOD[name], info.default_method),
+                    "main metric": (HELM_MAIN_METRIC[name] or "none (toxicity and bias metrics only)", info.main_metric)}
+        for aspect in ASPECTS:
+            if aspect in registry:
+                helm, ours = registry[aspect]
+                rows.append({"scenario": name, "helm_group": HELM_GROUP[name], "aspect": aspect, "helm": helm,
+                             "helmlite": ours, "same": _same(helm, ours)})
+            else:
+                helm, ours, same = cells[aspect]
+                rows.append({"scenario": name, "helm_group": HELM_GROUP[name], "aspect": aspect, "helm": helm,
+                             "helmlite": ours, "same": same})
+    for name, what in ABSENT.items():
+        rows.append({"scenario": name, "helm_group": "", "aspect": "available", "helm": "a HELM Classic core scenario",
+                     "helmlite": f"absent: {what}", "same": "absent"})
+    return pd.DataFrame(rows, columns=["scenario", "helm_group", "aspect", "helm", "helmlite", "same"])

@@ -1,0 +1,38 @@
+"""``helmlite prompts`` under ``adapter.selection: helm_compat`` equals crfm-helm 0.5.16's prompts, byte for byte.
+
+Expected values: crfm-helm's own prompts, written by ``helm-run --dry-run`` (no model call) for each run spec
+and hashed by ``benchmarks/helm_prompt_hashes.py`` (its docstring gives the set-up), on the same mirrored data:
+the number of prompts and the sha256 of the prompts in crfm-helm's request order, per train trial. The run
+specs are HELM's ``method=multiple_choice_joint`` ones; truncation is decided by the smollm2-135m tokenizer
+(no prompt here is near its context)."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from helmlite.runner import adapted_prompts
+from helmlite.runspec import RunSpec
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from helm_prompt_hashes import prompt_hash  # noqa: E402
+
+# (helmlite scenario, args, max instances, train trial) → (prompts, sha256) from crfm-helm 0.5.16, 2026-12-01
+CRFM_HELM = {
+    ("truthfulqa", (), 1000, 0): (654, "22d2c1843a03c02d26d60fa2227ad065053c0c2e97c2d1d63c881fcb562f944f"),
+    ("bbq", (("category", "Age"),), 200, 0): (200, "8835c176a048d57cd7f73816cf41cd241d3ba36749b9e1514a89748b65779f31"),
+    ("bbq", (("category", "Religion"),), 200, 0): (200, "3140ce1b50fe001123390b6bcd2dc8b879919753175c703a595f24b7abe1282b"),
+    ("mmlu", (("subject", "us_foreign_policy"),), 1000, 0): (100, "acc7c482df5436ed26221c883ca8471c1607c15438bc18a4a30f94dda676c6ca"),
+    ("mmlu", (("subject", "us_foreign_policy"),), 1000, 1): (100, "2c24a3d568320d69103dff21b5159ca18d8c82df3bf596141459af07bc19353e"),
+    ("mmlu", (("subject", "us_foreign_policy"),), 1000, 2): (100, "d6cce5d0100177a135757e72b1b79f059531216171acf205ae7ce05f66d90c50"),
+}
+
+
+@pytest.mark.parametrize("key", list(CRFM_HELM), ids=[f"{k[0]}-{dict(k[1])}-trial{k[3]}" for k in CRFM_HELM])
+def test_prompts_are_crfm_helms(mirrored_cache, key):
+    name, args, max_instances, trial = key
+    spec = RunSpec.from_dict({"scenario": name, "model": "smollm2-135m", "args": dict(args), "max_instances": max_instances,
+                              "adapter": {"method": "multiple_choice_joint", "selection": "helm_compat", "seed": trial}})
+    prompts = [prompt for _, prompt in adapted_prompts(spec)]
+    assert (len(prompts), prompt_hash(prompts)) == CRFM_HELM[key]
