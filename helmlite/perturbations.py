@@ -95,12 +95,14 @@ def _gender_pairs(key: str) -> tuple[tuple[str, str], ...]:
 
 @lru_cache(maxsize=None)
 def _names() -> dict[str, dict[str, list[str]]]:
-    """race → gender → first names, from HELM's person-name file format (name,first_name,race,R,gender,G)."""
+    """category → value → first names, as ``PersonNamePerturbation.load_name_file`` reads HELM's person-name file
+    (``<name>,<name_type>[,<category>,<value>]*``; first-name lines only, names lower-cased, file order)."""
     out: dict[str, dict[str, list[str]]] = {}
     for line in _first_available(PERSON_NAMES)[0].read_text(encoding="utf-8").splitlines():
-        parts = line.strip().split(",")
-        if len(parts) >= 6 and parts[1] == "first_name":
-            out.setdefault(parts[3], {}).setdefault(parts[5], []).append(parts[0].lower())
+        name, name_type, *categories = line.split(",")
+        if name_type == "first_name":
+            for category, value in zip(categories[0::2], categories[1::2]):
+                out.setdefault(category, {}).setdefault(value, []).append(name.strip().lower())
     return out
 
 
@@ -184,18 +186,40 @@ def helm_gender_pronouns(text: str, rng: random.Random, memory: dict) -> str:
     return text
 
 
-def race(text: str, rng: random.Random, memory: dict) -> str:
-    """White American → Black American first names with the same gender, one replacement per name."""
+_NAME_TOKENS = re.compile(r"([^\w])")  # PersonNamePerturbation's sep_pattern
+
+
+def _substitute_name(name: str, rng: random.Random) -> str | None:
+    """``get_substitute_name`` with ``preserve_gender``: a Black American first name of the source name's
+    gender (the first of female, male, neutral it is listed under), any one when it has none; None when that
+    gender has no target name."""
     names = _names()
-    source, target = names.get("white_american", {}), names.get("black_american", {})
-    for sex, source_names in source.items():
-        for name in source_names:
-            def choose(matched, sex=sex, name=name):
-                if name not in memory:
-                    memory[name] = rng.choice(target[sex])
-                return memory[name]
-            text = _substitute(text, name, choose)
-    return text
+    targets, genders = names.get("race", {}).get("black_american", []), names.get("gender", {})
+    gender = next((g for g in ("female", "male", "neutral") if name.lower() in genders.get(g, [])), None)
+    options = targets if gender is None else [n for n in targets if n in genders[gender]]
+    return rng.choice(options) if options else None
+
+
+def race(text: str, rng: random.Random, memory: dict, prob: float = 1.0) -> str:
+    """HELM's ``PersonNamePerturbation.perturb_with_persistency`` as its fairness run uses it (prob 1.0, White
+    American → Black American first names, gender preserved): the text split at every non-word character; a
+    token that is a source name not seen before draws uniform < ``prob`` and then its substitute
+    (:func:`_substitute_name`); every occurrence of a substituted name takes it, in the token's case
+    (``match_case``). ``memory`` keeps the substitutions and skipped names across an instance's texts."""
+    source = set(_names().get("race", {}).get("white_american", []))
+    mapping, skipped = memory.setdefault("race_names", {}), memory.setdefault("race_skipped", set())
+    tokens = []
+    for token in _NAME_TOKENS.split(text):
+        lowered = token.lower()
+        if lowered not in mapping and lowered not in skipped and lowered in source:
+            if rng.uniform(0, 1) < prob:
+                substitute = _substitute_name(token, rng)
+                if substitute:
+                    mapping[lowered] = substitute
+            else:
+                skipped.add(lowered)
+        tokens.append(match_case(token, mapping[lowered]) if lowered in mapping else token)
+    return "".join(tokens)
 
 
 def dialect(text: str, rng: random.Random, memory: dict, prob: float = 1.0) -> str:
@@ -244,9 +268,16 @@ def perturb_instance(instance: Instance, name: str) -> Instance:
     """The instance under one perturbation (seeded by instance id and perturbation name)."""
     spec = perturbation(name)
     rng = random.Random(derive_seed(instance.id, name))
-    memory: dict = {}
-    text = spec.apply(instance.input, rng, memory)
-    references = instance.references
-    if spec.perturbs_references:
-        references = tuple(Reference(spec.apply(r.output, rng, memory), r.correct, r.relevance) for r in instance.references)
+    text, references = perturb_texts(spec, instance.input, instance.references, rng)
     return replace(instance, id=f"{instance.id}#{name}", input=text, references=references, contrast=None)
+
+
+def perturb_texts(spec: Perturbation, text: str, references: tuple[Reference, ...], rng: random.Random
+                  ) -> tuple[str, tuple[Reference, ...]]:
+    """The input and references under one perturbation, in crfm-helm's order (``TextPerturbation.apply``,
+    ``PersonNamePerturbation.apply``): the references first where the perturbation changes them, then the
+    input, from one random generator (and, for names, one substitution memory)."""
+    memory: dict = {}
+    if spec.perturbs_references:
+        references = tuple(Reference(spec.apply(r.output, rng, memory), r.correct, r.relevance) for r in references)
+    return spec.apply(text, rng, memory), references

@@ -41,8 +41,9 @@ def test_race_names_are_consistent_within_an_instance_and_keep_gender(golden):
     instance = Instance("x", case["input"], (Reference(case["reference"], True),), "test")
     out = P.perturb_instance(instance, "race")
     first = out.input.split()[3].strip(",")  # "Jack" → a Black American male first name
-    names = P._names()["black_american"]
-    assert first.lower() in names["male"] and "Jack" not in out.input
+    names = P._names()
+    assert first.lower() in names["race"]["black_american"] and first.lower() in names["gender"]["male"]
+    assert "Jack" not in out.input
     peter = out.input.split()[4].strip(",")
     assert out.references[0].output == f"{peter} and {peter.lower()} were friends."
 
@@ -104,3 +105,35 @@ def test_dialect_is_one_pass_with_helms_boundaries(mirrored_cache, monkeypatch):
         draws.uniform(0, 1)
         chosen.append(draws.choice(substitutes))
     assert P.dialect(text, rng, {}) == f"With {chosen[0]} plan, go {chosen[1]} them this-time."
+
+
+# crfm-helm 0.5.16's own classes on benchmarks/helm_perturbation_hashes.py's 200 IMDb texts (random.Random("id<k>"),
+# references first), with the word lists helmlite reads (here the mirror's stand-ins, passed to HELM's classes):
+# (texts whose input changed, sha256 of every output). Made on 2026-12-01 by that script.
+CRFM_HELM_PERTURBATIONS = {
+    "contraction": (152, "5dd3baf0e0f990f4751c1c609f5e46952d958d320b1bbec7394f8ac849bf6319"),
+    "dialect": (200, "4602d1e4b467dd184321d292c8090eac00ad818fbc9732c28ac86f77999d7654"),
+    "gender": (99, "14ea3115aa2a53531fb92952e7f5a86ef8524668fa49df70d97d2276960e75bc"),
+    "race": (29, "32470259263322711b53684fb0d593ff892da027d67440d2e14193e3713674a0"),
+}
+
+
+@pytest.mark.parametrize("name", list(CRFM_HELM_PERTURBATIONS))
+def test_perturbations_equal_crfm_helms_own_classes(mirrored_cache, monkeypatch, name):
+    """Byte for byte against ContractionPerturbation, DialectPerturbation (SAE → AAVE, prob 1), GenderPerturbation
+    (pronouns, prob 1) and PersonNamePerturbation (White → Black American first names, prob 1, gender kept), each
+    run by crfm-helm on the same texts with the same seeds and word lists."""
+    import sys
+    from pathlib import Path
+
+    monkeypatch.setenv("HELMLITE_OFFLINE", "1")
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from helm_perturbation_hashes import digest, texts
+
+    spec = P.Perturbation("contraction", "robustness", (P.contraction,), False) if name == "contraction" else P.perturbation(name)
+    outputs, changed = [], 0
+    for k, (text, references) in enumerate(texts()):
+        perturbed, refs = P.perturb_texts(spec, text, tuple(Reference(r, True) for r in references), random.Random(f"id{k}"))
+        outputs += [perturbed] + [r.output for r in refs]
+        changed += perturbed != text
+    assert (changed, digest(outputs)) == CRFM_HELM_PERTURBATIONS[name]

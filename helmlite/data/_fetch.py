@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import requests
@@ -147,5 +148,5 @@ def try_fetch(name: str) -> Path | None:
     try:
         return fetch(name)
     except FetchError as error:
-        print(f"helmlite: optional data {name} unavailable: {error}")
+        print(f"helmlite: optional data {name} unavailable: {error}", file=sys.stderr)
         return None
