@@ -5,12 +5,21 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 
+def _no_runs(message: str) -> plt.Figure:
+    fig, ax = plt.subplots(figsize=(6, 2.5))
+    ax.text(0.5, 0.5, message, ha="center", va="center", fontsize=8, color="grey", transform=ax.transAxes)
+    ax.set_axis_off()
+    return fig
+
+
 def live_curves(curves: pd.DataFrame) -> plt.Figure:
     """Accuracy vs the target's actual position, one line per length, panels = task × (model, scoring):
     95% CIs where a curve has >= 10 contexts (hollow markers without bars below that), and each
     curve's chance level as a dashed line in its colour and, for log-probability curves, the baseline's hit
     rate (the same candidates under a key-absent query) dotted. A panel whose task × (model, scoring) was not run
-    says so."""
+    says so; without any curve, one panel says so."""
+    if curves.empty:
+        return _no_runs("no live depth runs under the results folder (run snakemake first)")
     curves = curves.assign(column=curves["model"] + "\n" + curves["method"])
     tasks, columns = sorted(curves["task"].unique()), sorted(curves["column"].unique())
     fig, axes = plt.subplots(len(tasks), len(columns), figsize=(max(6.0, 3.0 * len(columns)), 2.5 * len(tasks) + 1.6), squeeze=False,
@@ -58,13 +67,9 @@ def retrieval_scores(curves: pd.DataFrame) -> plt.Figure:
     """The score the position tests use on log-probability curves with a baseline: P(gold) − the baseline's
     P(gold) of the same candidate against the target's actual position, panels = task × model, one line per
     length, 95% paired-bootstrap CIs over contexts (hollow markers without bars below 10 contexts)."""
-    part = curves[curves["probability_difference"].notna()] if "probability_difference" in curves else curves.iloc[:0]
+    part = curves[curves["probability_difference"].notna()]
     if part.empty:
-        fig, ax = plt.subplots(figsize=(6, 2.5))
-        ax.text(0.5, 0.5, "no log-probability curve with the baseline's probabilities in these runs", ha="center",
-                va="center", fontsize=8, color="grey", transform=ax.transAxes)
-        ax.set_axis_off()
-        return fig
+        return _no_runs("no log-probability curve with the baseline's probabilities in these runs")
     tasks, models = sorted(part["task"].unique()), sorted(part["model"].unique())
     lengths = sorted(part["length"].unique())
     colours = {length: plt.cm.viridis(k / max(1, len(lengths) - 1)) for k, length in enumerate(lengths)}
@@ -99,6 +104,8 @@ def u_shape(table: pd.DataFrame) -> plt.Figure:
     generation) with CIs; hollow markers: curves with no verdict (fewer than 10 contexts, at the floor, fewer than
     three distinct items, or no baseline — the table's ``no_verdict``), no CI;
     filled red: U-shape supported after Holm's correction. Upper right (both > 0) = lost in the middle."""
+    if table.empty:
+        return _no_runs("no live depth curve to test")
     fig, ax = plt.subplots(figsize=(6.5, 5.5))
     for k, (method, part) in enumerate(table.groupby("method")):
         tested = part[part["primacy_ci_low"].notna()]

@@ -207,7 +207,9 @@ def curves(records: pd.DataFrame, min_contexts: int = MIN_CONTEXTS, *, seed: int
             if enough:
                 row.update(probability_difference_ci_low=gain.ci_low, probability_difference_ci_high=gain.ci_high)
         rows.append(row)
-    return pd.DataFrame(rows)
+    columns = [*keys, "position", "position_min", "position_max", "accuracy", "ci_low", "ci_high", "n", "contexts", "chance",
+               "interval", *BASELINE_COLUMNS]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def _middle_depths(depths: np.ndarray) -> np.ndarray:
