@@ -10,7 +10,8 @@ letter_logprob`` takes helmlite's best-log-prob letter instead).
 
 Prints, per tool and overall: identical prompt strings, identical predictions (the stripped completion /
 chosen letter), accuracy each, wall time each (whole processes, model loading and HELM's metrics included)
-and the ratio, peak RSS each (``ru_maxrss`` of each tool's process).
+over ``--repeats`` runs per tool that alternate which tool goes first (each with a fresh request cache), the
+median ratio and its range, and peak RSS each (``ru_maxrss`` of each tool's process).
 
 Set-up (measured on this machine with crfm-helm 0.5.16; the benchmark installs nothing itself):
 
@@ -38,7 +39,7 @@ Set-up (measured on this machine with crfm-helm 0.5.16; the benchmark installs n
 
 Usage::
 
-    HELMLITE_DATA_MIRROR=../shared/data .venv/bin/python benchmarks/compare_helm.py --threads 2
+    HELMLITE_DATA_MIRROR=../shared/data .venv/bin/python benchmarks/compare_helm.py --threads 2 --repeats 3
     HELMLITE_DATA_MIRROR=../shared/data .venv/bin/python benchmarks/compare_helm.py --max-eval-instances 10  # quick
 
 Measured on the 2-core development machine (2026-11-30, 2 threads, 514 items): identical prompts 514/514 (from
@@ -52,6 +53,8 @@ import argparse
 import csv
 import json
 import os
+import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -152,8 +155,8 @@ def main() -> None:
     parser.add_argument("--subjects", nargs="+", default=list(SUBJECTS))
     parser.add_argument("--max-eval-instances", type=int, default=1000, help="per subject (HELM's flag; default: all 514 items)")
     parser.add_argument("--joint-decision", default="helm_greedy", choices=["helm_greedy", "letter_logprob"])
+    parser.add_argument("--repeats", type=int, default=1, help="runs per tool, alternating which tool goes first")
     parser.add_argument("--workdir", help="where both tools write (default: a fresh temporary folder)")
-    parser.add_argument("--skip-helm", action="store_true", help="reuse crfm-helm's outputs already in --workdir")
     args = parser.parse_args()
     work = Path(args.workdir or tempfile.mkdtemp(prefix="helmlite-vs-helm-")).absolute()
     work.mkdir(parents=True, exist_ok=True)
@@ -161,30 +164,41 @@ def main() -> None:
     env = {**os.environ, "OMP_NUM_THREADS": str(args.threads), "MKL_NUM_THREADS": str(args.threads),
            "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false",
            "HELMLITE_MODEL_DIR": str(Path(model_dir).parent)}  # both processes run in the work folder
-
-    # crfm-helm
-    suite = "compare"
-    runs = {s: work / "benchmark_output" / "runs" / suite / f"mmlu:subject={s},method=multiple_choice_joint,model=helmlite_{MODEL}"
-            for s in args.subjects}
-    helm_wall = helm_rss = float("nan")
-    if not args.skip_helm:
-        write_prod_env(work / "prod_env", model_dir)
-        write_mmlu(work / "benchmark_output", args.subjects)
-        entries = [f"mmlu:subject={s},method=multiple_choice_joint,model={DEPLOYMENT}" for s in args.subjects]
-        helm_wall, helm_rss = timed([f"{args.helm_venv}/bin/helm-run", "--run-entries", *entries, "--suite", suite,
-                                     "--max-eval-instances", str(args.max_eval_instances), "--local-path", "prod_env",
-                                     "--output-path", "benchmark_output", "--num-threads", "1", "--exit-on-error"],
-                                    work, env, work / "helm-run.log")
-
-    # helmlite: the same run spec
+    write_prod_env(work / "prod_env", model_dir)
+    write_mmlu(work / "benchmark_output", args.subjects)
+    entries = [f"mmlu:subject={s},method=multiple_choice_joint,model={DEPLOYMENT}" for s in args.subjects]
     specs = [{"scenario": "mmlu", "model": MODEL, "args": {"subject": s}, "max_instances": args.max_eval_instances,
               "adapter": {"method": "multiple_choice_joint", "selection": "helm_compat", "joint_decision": args.joint_decision},
               "metrics": ["accuracy"]} for s in args.subjects]
     results = work / "helmlite-out" / "runs"  # not "helmlite/": python -m helmlite would import that folder
-    cache = work / "helmlite-out" / f"requests-{time.time_ns()}.sqlite"  # fresh: every request reaches the model
-    ours_wall, ours_rss = timed([sys.executable, "-m", "helmlite", "run", "--spec-json", json.dumps(specs), "--results-dir",
-                                 str(results), "--cache", str(cache), "--threads", str(args.threads), "--quiet",
-                                 "--n-resamples", "100"], work, env, work / "helmlite-run.log")
+
+    def run_helm(repeat: int) -> tuple[float, float]:
+        # a fresh suite and request cache per repeat, so crfm-helm calls the model for every request
+        shutil.rmtree(work / "prod_env" / "cache", ignore_errors=True)
+        return timed([f"{args.helm_venv}/bin/helm-run", "--run-entries", *entries, "--suite", f"compare{repeat}",
+                      "--max-eval-instances", str(args.max_eval_instances), "--local-path", "prod_env",
+                      "--output-path", "benchmark_output", "--num-threads", "1", "--exit-on-error"],
+                     work, env, work / f"helm-run-{repeat}.log")
+
+    def run_helmlite(repeat: int) -> tuple[float, float]:
+        shutil.rmtree(results, ignore_errors=True)
+        cache = work / "helmlite-out" / f"requests-{time.time_ns()}.sqlite"  # fresh: every request reaches the model
+        return timed([sys.executable, "-m", "helmlite", "run", "--spec-json", json.dumps(specs), "--results-dir",
+                      str(results), "--cache", str(cache), "--threads", str(args.threads), "--quiet",
+                      "--n-resamples", "100"], work, env, work / f"helmlite-run-{repeat}.log")
+
+    walls = {"crfm-helm": [], "helmlite": []}
+    rss = {"crfm-helm": [], "helmlite": []}
+    for repeat in range(args.repeats):
+        order = [("crfm-helm", run_helm), ("helmlite", run_helmlite)]
+        for tool, run in (order if repeat % 2 == 0 else order[::-1]):  # alternate who goes first
+            wall, peak = run(repeat)
+            walls[tool].append(wall)
+            rss[tool].append(peak)
+            print(f"repeat {repeat + 1}/{args.repeats}: {tool} {wall:.1f} s, peak RSS {peak:.0f} MiB", flush=True)
+    runs = {s: work / "benchmark_output" / "runs" / f"compare{args.repeats - 1}" /
+            f"mmlu:subject={s},method=multiple_choice_joint,model=helmlite_{MODEL}" for s in args.subjects}
+
     from helmlite.runner import adapted_prompts
     from helmlite.runspec import RunSpec
 
@@ -217,8 +231,12 @@ def main() -> None:
     print(f"identical prompt strings: {totals['prompts']}/{n} (helmlite run), {totals['dry_prompts']}/{n} (helmlite prompts)")
     print(f"identical predictions:    {totals['predictions']}/{n}")
     print(f"accuracy: crfm-helm {totals['helm_correct'] / max(1, n):.4f}, helmlite {totals['ours_correct'] / max(1, n):.4f}")
-    print(f"wall (whole process): crfm-helm {helm_wall:.1f} s, helmlite {ours_wall:.1f} s, ratio {helm_wall / ours_wall:.2f}x")
-    print(f"peak RSS: crfm-helm {helm_rss:.0f} MiB, helmlite {ours_rss:.0f} MiB")
+    ratios = [h / o for h, o in zip(walls["crfm-helm"], walls["helmlite"])]
+    for tool in walls:
+        print(f"wall (whole process), {tool}: median {statistics.median(walls[tool]):.1f} s "
+              f"({', '.join(f'{w:.1f}' for w in walls[tool])}); peak RSS median {statistics.median(rss[tool]):.0f} MiB")
+    print(f"ratio crfm-helm / helmlite: median {statistics.median(ratios):.2f}x, range {min(ratios):.2f}-{max(ratios):.2f}x "
+          f"over {len(ratios)} alternating repeats")
     print(f"outputs under {work}")
 
 

@@ -46,10 +46,14 @@ def test_u_shape_statistic_on_known_curves(curve, lost, primacy_sign, recency_si
             assert row[low] > 0
         else:
             assert row[low] <= 0 <= row[high] or row[high] < 0.1
-    # the joint claim is an intersection-union test: min of the two, the larger p, [min low, min high]
+    # the joint claim is an intersection-union test: min of the two, [min low, min high], the larger p — or, when the
+    # min is below 0, the smallest p of the negative parts (evidence against the claim)
     joint = table.iloc[0]
     assert joint["estimate"] == pytest.approx(min(row["primacy"], row["recency"]))
-    assert joint["p_value"] == pytest.approx(max(row["primacy_p"], row["recency_p"]))
+    parts = {"primacy": (row["primacy"], row["primacy_p"]), "recency": (row["recency"], row["recency_p"])}
+    expected_p = (max(p for _, p in parts.values()) if joint["estimate"] >= 0
+                  else min(p for estimate, p in parts.values() if estimate < 0))
+    assert joint["p_value"] == pytest.approx(expected_p)
     assert joint["ci_low"] == min(row["primacy_ci_low"], row["recency_ci_low"])
     assert joint["correction"] == "holm over 2 claims"
 
@@ -233,6 +237,21 @@ def test_position_tests_use_the_gold_probability_over_its_baseline():
     assert curves.set_index("depth")["probability_difference"].to_numpy() == pytest.approx(expected.to_numpy())
     assert (curves["probability_difference_ci_low"] < curves["probability_difference"]).all()
     assert depth.length_tests(records, seed=0, n_resamples=300).empty  # one length: no length test
+
+
+def test_one_part_below_zero_contradicts_an_intersection_union_claim():
+    """"Both parts > 0" is refuted by one part below 0: its p-value (the smallest among the negative parts) decides,
+    not the larger of the two (which a part near 0 keeps large). Curve: the start beats the middle by −0.2 (primacy
+    −0.2), the end equals the middle (recency 0): U-shape contradicted; the claim's p is primacy's."""
+    rng = np.random.default_rng(4)
+    gain = {0.0: 0.1, 0.2: 0.2, 0.4: 0.3, 0.6: 0.3, 0.8: 0.3, 1.0: 0.3}
+    records = _logprob_records((1,) * 6, (0,) * 6, contexts=30)
+    records = records.assign(baseline_probability=0.2, probability=0.2 + records["depth"].map(gain)
+                             + 0.01 * rng.standard_normal(len(records)))
+    ushape, table = verdicts(records)
+    row, claim = ushape.iloc[0], table.set_index("quantity").loc["u_shape_min_primacy_recency:m:json_kv:512:logprob"]
+    assert row["primacy"] == pytest.approx(-0.2, abs=0.01) and abs(row["recency"]) < 0.01
+    assert claim["p_value"] == row["primacy_p"] and claim["verdict"] == "contradicted"
 
 
 def test_gold_probability_sums_the_correct_references_and_survives_the_record_format():

@@ -48,10 +48,26 @@ def test_counted_tokens_are_what_the_backend_encodes(tiny_model_dir, chunk_size)
 
 def test_seconds_are_the_linear_cost_model():
     """Hand-derived: 1,000 positions × 2 ms + 10 forwards × 0.1 s + 8 steps × 50 ms + 64 row-steps × 10 ms + 2 generate
-    calls × 0.3 s = 4.64 s."""
+    calls × 0.3 s = 4.64 s; with 5,000 row × prefix positions at 0.1 ms: + 0.5 s."""
     work = counting.Work(score_positions=600, prefill_positions=400, score_forwards=10, decode_steps=8, decode_row_steps=64,
                          generate_calls=2)
     assert rates.Rates(0.002, 0.1, 0.05, 0.01, 0.3, 1.0).seconds(work) == pytest.approx(2.0 + 1.0 + 0.4 + 0.64 + 0.6)
+    work.prefix_row_positions = 5000
+    assert rates.Rates(0.002, 0.1, 0.05, 0.01, 0.3, 1.0, 1e-4).seconds(work) == pytest.approx(4.64 + 0.5)
+
+
+def test_counter_prices_each_row_over_a_reused_prefix():
+    """Rows scored over a shared prefix cache count rows × prefix length (here 4 answers after one long shared
+    question: the counted prefix length times the rows of its forward); requests without a shared prefix count none."""
+    from helmlite.models import prepare
+    from helmlite.models._base import ScoreRequest
+
+    counter = counting.WorkCounter(prepare("smollm2-135m"))
+    shared = " ".join(["word"] * 80)
+    work = counter.count([ScoreRequest(shared, (f" answer{k}",)) for k in range(4)], chunk_size=8)
+    assert work.prefix_row_positions > 0 and work.prefix_row_positions % 4 == 0
+    alone = counter.count([ScoreRequest("a b c", (" d",))], chunk_size=8)
+    assert alone.prefix_row_positions == 0
 
 
 def test_rates_are_measured_once_per_machine_and_cached(tiny_model_dir, tmp_path, monkeypatch):

@@ -37,6 +37,7 @@ class Work:
     decode_row_steps: int = 0  # rows × max_tokens
     generate_calls: int = 0    # generate batches (each pays the generate call's set-up)
     encoded_tokens: int = 0    # tokens run through the model, without padding (what prefix reuse saves shows here)
+    prefix_row_positions: int = 0  # rows × cached prefix length of every scoring forward over a prefix cache
 
     def __add__(self, other: "Work") -> "Work":
         return Work(**{f.name: getattr(self, f.name) + getattr(other, f.name) for f in fields(self)})
@@ -70,6 +71,7 @@ class WorkCounter(TransformersModel):
         alternatives = alternatives or [None] * len(rows)
         width = max(len(ids) for ids, _ in rows) - start
         self.work.score_positions += len(rows) * width
+        self.work.prefix_row_positions += len(rows) * start  # each row's copy of, and attention over, the prefix cache
         self.work.score_forwards += 1
         self.work.encoded_tokens += sum(len(ids) - start for ids, _ in rows)
         return [[0.0] * len(tokens) if tokens is not None else [0.0] * (len(ids) - n) for (ids, n), tokens in zip(rows, alternatives)]

@@ -1,9 +1,13 @@
 """This machine's model rates, measured once per model and cached with the machine's identity.
 
 The planner predicts a run's seconds from its counted work (:class:`~helmlite.planning.counting.Work`) with
-a linear cost model per model: seconds = position_s · positions + forward_s · forward calls +
-step_s · decoding steps + row_step_s · rows × steps. The four rates come from timing the real model on
-four small workloads whose work is counted by the same counter (:func:`calibrate`), one rate at a time. They are cached in a JSON file keyed by the machine
+a linear cost model per model: seconds = position_s · positions + prefix_row_s · rows × cached prefix length
++ forward_s · forward calls + step_s · decoding steps + row_step_s · rows × steps (+ a generate call's set-up).
+The prefix term prices what a row over a reused prefix pays besides its own positions (the cache copied for
+its batch, attention over the prefix): without it a rate measured on short rows after a long few-shot prefix
+over-predicted runs of long rows after a short shared prefix (the default's NIAH runs: 1.5× for SmolLM2 on
+2026-12-01). The rates come from timing the real model on small workloads whose work is counted by the same
+counter (:func:`calibrate`), one rate at a time. They are cached in a JSON file keyed by the machine
 (CPU model, logical CPUs, torch threads, torch and transformers versions) and the model's weights, so a
 different machine, thread count or library version calibrates afresh.
 """
@@ -22,6 +26,7 @@ from .._io import write_text
 from ..models._base import GenerationRequest, ScoreRequest
 from .counting import Work, WorkCounter
 
+COST_MODEL = 2  # the version of Rates' terms: rates stored for another version are measured afresh
 RATES_FILE = Path("results/planner/rates.json")  # not results/cache/: a cold-run benchmark deletes that
 _WORDS = ("river village library engineer committee gardener road student harbour orchestra light letter market "
           "bridge festival boat corridor maps answer question policy state power trade law court vote city").split()
@@ -56,9 +61,11 @@ class Rates:
     row_step_s: float
     generate_call_s: float  # a generate call's fixed cost (HF generate's set-up, stop-string matching)
     load_s: float  # loading the model (a run job's start-up, with the imports)
+    prefix_row_s: float = 0.0  # per row and cached prefix position of a scoring forward over a reused prefix
 
     def seconds(self, work: Work) -> float:
         return (self.position_s * (work.score_positions + work.prefill_positions) + self.forward_s * work.score_forwards
+                + self.prefix_row_s * work.prefix_row_positions
                 + self.step_s * work.decode_steps + self.row_step_s * work.decode_row_steps
                 + self.generate_call_s * work.generate_calls)
 
@@ -68,14 +75,17 @@ def _text(rng: np.random.Generator, words: int) -> str:
 
 
 def _workloads(max_context: int) -> dict[str, list]:
-    """The calibration workloads; the shared prefix is 300 words, or less where the model's context is short."""
+    """The calibration workloads; the shared prefix is 300 words and a long row 120, or less where the model's
+    context is short."""
     rng = np.random.default_rng(0)
     prefix = _text(rng, min(300, max_context // 16))
     shared = [ScoreRequest(f"{prefix}\nQuestion: {_text(rng, 15)}\nAnswer:", tuple(" " + _text(rng, 5) for _ in range(4)))
               for _ in range(16)]
     tiny = [ScoreRequest(_text(rng, 3), (" " + _text(rng, 1),))]
+    long_rows = [ScoreRequest(_text(rng, min(120, max_context // 8)), (" " + _text(rng, 3),))  # no shared prefix
+                 for _ in range(8)]
     batch = [GenerationRequest(_text(rng, 60), max_tokens=16) for _ in range(8)]
-    return {"shared": shared, "tiny": tiny, "batch": batch, "single": batch[:1],
+    return {"shared": shared, "tiny": tiny, "long_rows": long_rows, "batch": batch, "single": batch[:1],
             "short_single": [GenerationRequest(batch[0].prompt, max_tokens=2)]}
 
 
@@ -91,8 +101,9 @@ def _timed(call, requests, repeats: int = 1) -> float:
 
 def calibrate(path: str | Path, *, threads: int, batch_size: int) -> Rates:
     """Time the real model on the workloads and solve for the rates, one unknown at a time: the cost of a
-    forward call from a one-row, few-token forward (median of 10); the cost of a position from a shared
-    few-shot-like prefix with 16 questions × 4 answers; a decoding step from one generation of 16 tokens
+    forward call from a one-row, few-token forward (median of 10); the cost of a position from eight rows of
+    ~120 words with no shared prefix (median of 3); the prefix term from a shared few-shot-like prefix with 16
+    questions × 4 answers; a decoding step from one generation of 16 tokens
     against one of 2; a generate call's fixed cost from the latter; a row-step from a batch of eight (each
     after subtracting what the rates already found explain)."""
     from ..models.transformers_backend import TransformersModel
@@ -105,8 +116,11 @@ def calibrate(path: str | Path, *, threads: int, batch_size: int) -> Rates:
     model.score(loads["tiny"])  # warm-up (first-call allocations)
     work = {name: counter.count(requests, chunk_size=len(requests)) for name, requests in loads.items()}
     forward_s = _timed(model.score, loads["tiny"], repeats=10)
-    position_s = max(0.0, (_timed(model.score, loads["shared"]) - forward_s * work["shared"].score_forwards)
-                     / work["shared"].score_positions)
+    rows = work["long_rows"]
+    position_s = max(0.0, (_timed(model.score, loads["long_rows"], repeats=3) - forward_s * rows.score_forwards) / rows.score_positions)
+    shared = work["shared"]
+    prefix_row_s = max(0.0, (_timed(model.score, loads["shared"]) - forward_s * shared.score_forwards
+                             - position_s * shared.score_positions) / max(shared.prefix_row_positions, 1))
     long_, short = (_timed(model.generate, loads[k], repeats=3) for k in ("single", "short_single"))
     steps = work["single"].decode_steps - work["short_single"].decode_steps
     step_s = max(0.0, (long_ - short) / steps)
@@ -114,7 +128,7 @@ def calibrate(path: str | Path, *, threads: int, batch_size: int) -> Rates:
     batch = work["batch"]
     row_step_s = max(0.0, (_timed(model.generate, loads["batch"]) - position_s * batch.prefill_positions
                            - step_s * batch.decode_steps - call_s) / batch.decode_row_steps)
-    return Rates(position_s, forward_s, step_s, row_step_s, call_s, load_s)
+    return Rates(position_s, forward_s, step_s, row_step_s, call_s, load_s, prefix_row_s)
 
 
 def model_rates(name: str, path: str | Path, *, threads: int, batch_size: int, rates_file: str | Path = RATES_FILE,
@@ -122,8 +136,8 @@ def model_rates(name: str, path: str | Path, *, threads: int, batch_size: int, r
     """This machine's rates for a model directory: from ``rates_file`` when it holds them for this machine,
     model weights, threads and batch size, else measured (~10–30 s) and stored. Returns (rates, measured now)."""
     counter = WorkCounter(path, name=name)
-    key = json.dumps({"machine": machine_identity(threads), "model": counter.identity, "batch_size": batch_size},
-                     sort_keys=True)
+    key = json.dumps({"machine": machine_identity(threads), "model": counter.identity, "batch_size": batch_size,
+                      "cost_model": COST_MODEL}, sort_keys=True)
     rates_file = Path(rates_file)
     stored = json.loads(rates_file.read_text()) if rates_file.is_file() else {}
     if key in stored and not recalibrate:

@@ -48,9 +48,9 @@ mean over the depths whose position is closest to 0.5. Each context is queried a
 both are paired differences over contexts (:func:`helmlite.stats.paired_difference`: exact McNemar
 with Newcombe's interval when both sides are 0/1, else the expanded-percentile paired bootstrap). The
 claim "this curve is lost in the middle" needs *both* > 0: an intersection–union test (Berger 1982)
-whose quantity is min(primacy, recency), whose p-value is the larger of the two p-values and whose
-interval is [min of the lower bounds, min of the upper bounds] (it covers min(primacy, recency) with at
-least the nominal level). HELMET's claim — models prefer recent context and struggle with the middle and
+whose quantity is min(primacy, recency), whose p-value is the larger of the two p-values (against the claim,
+where min(primacy, recency) < 0: the smallest p-value of the negative parts) and whose interval is [min of the
+lower bounds, min of the upper bounds] (it covers min(primacy, recency) with at least the nominal level). HELMET's claim — models prefer recent context and struggle with the middle and
 earlier — is the same kind of test on end − start > 0 **and** end − middle > 0.
 
 **No verdict** on a curve with fewer than :data:`MIN_CONTEXTS` contexts, at the floor, whose depths land on
@@ -81,6 +81,10 @@ from ...seeds import rng
 METRIC = {"generation": "substring_match", "multiple_choice_separate": "exact_match"}
 SCORE_NAME = {"generation": "substring match (generation)", "multiple_choice_separate": "log-prob retrieval"}
 MIN_CONTEXTS = 10
+# Resamples of the position and length tests, at least: with B resamples the expanded percentile bootstrap's
+# smallest p-value at n contexts is 2·F_t(n−1)(z_(1/(B+1))·√((n−1)/n)) — at n = 20, 0.0046 for B = 2,000, which
+# Holm over ten claims cannot use (the smallest must be below 0.005); 0.0012 for B = 20,000.
+MIN_TEST_RESAMPLES = 20_000
 FLOOR_MARGIN = 0.05
 CURVE = ["model", "task", "length", "method"]
 BASELINE_COLUMNS = ("baseline", "baseline_ci_low", "baseline_ci_high", "difference", "difference_ci_low", "difference_ci_high",
@@ -284,7 +288,8 @@ def u_shape(records: pd.DataFrame, *, seed: int, n_resamples: int, min_contexts:
                "chance": float(part["chance"].mean()), "chance_corrected": corrected, "floor": floor, "ceiling": ceiling,
                "no_verdict": reason}
         for name, a, b in (("primacy", start, middle), ("recency", end, middle), ("recency_minus_primacy", end, start)):
-            est = stats.paired_difference(a, b, n_resamples=n_resamples, seed=rng(seed, "u-shape", name, *key))
+            est = stats.paired_difference(a, b, n_resamples=max(n_resamples, MIN_TEST_RESAMPLES),
+                                          seed=rng(seed, "u-shape", name, *key))
             out[name] = est.estimate
             out[f"{name}_ci_low"] = math.nan if reason else est.ci_low
             out[f"{name}_ci_high"] = math.nan if reason else est.ci_high
@@ -311,7 +316,7 @@ def length_tests(records: pd.DataFrame, *, seed: int, n_resamples: int, min_cont
         short, long_ = per_context[lengths[0]].align(per_context[lengths[-1]], join="inner")
         needs_baseline = key[2] == SCORE_NAME["multiple_choice_separate"] and not _has_baseline(part)
         reason = _no_verdict(len(short), all(floors), needs_baseline, min_contexts)
-        est = stats.paired_difference(short.to_numpy(), long_.to_numpy(), n_resamples=n_resamples,
+        est = stats.paired_difference(short.to_numpy(), long_.to_numpy(), n_resamples=max(n_resamples, MIN_TEST_RESAMPLES),
                                       seed=rng(seed, "length-test", *key))
         rows.append({"model": key[0], "task": key[1], "method": key[2], "short": lengths[0], "long": lengths[-1],
                      "score": f"({score_name(part)})/(1 − chance)" if _has_baseline(part) else "chance-corrected accuracy",
@@ -336,11 +341,17 @@ def _quantity(r, what: str) -> str:
 
 
 def _intersection_union(r, what: str, parts: tuple[str, str]) -> tuple[float, float, float, float]:
-    """(estimate, low, high, p) of "both parts > 0" (Berger 1982): the smaller estimate, [min low, min high],
-    the larger p-value."""
+    """(estimate, low, high, p) of "both parts > 0" (Berger 1982): the smaller estimate and [min low, min high].
+    The p-value: for the claim ("both > 0") the larger of the two, as the intersection–union test needs both;
+    where the smaller estimate is below 0 — the evidence *against* the claim, which one part below 0 gives —
+    the smallest p-value among the parts whose estimates are below 0."""
     a, b = parts
-    return (min(getattr(r, a), getattr(r, b)), min(getattr(r, f"{a}_ci_low"), getattr(r, f"{b}_ci_low")),
-            min(getattr(r, f"{a}_ci_high"), getattr(r, f"{b}_ci_high")), max(getattr(r, f"{a}_p"), getattr(r, f"{b}_p")))
+    estimates = {name: getattr(r, name) for name in parts}
+    p_values = {name: getattr(r, f"{name}_p") for name in parts}
+    estimate = min(estimates.values())
+    p = max(p_values.values()) if estimate >= 0 else min(p_values[name] for name in parts if estimates[name] < 0)
+    return (estimate, min(getattr(r, f"{a}_ci_low"), getattr(r, f"{b}_ci_low")),
+            min(getattr(r, f"{a}_ci_high"), getattr(r, f"{b}_ci_high")), p)
 
 
 def claims(ushape: pd.DataFrame, lengths: pd.DataFrame | None = None) -> list[Claim]:
