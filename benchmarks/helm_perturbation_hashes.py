@@ -24,7 +24,6 @@ import json
 import os
 import sys
 import tempfile
-from pathlib import Path
 
 N_TEXTS = 200
 PROMPT_SEPARATOR = "\n\x1e\n"

@@ -36,8 +36,8 @@ Methods (HELM §7 "adaptation"; lm-eval's ``loglikelihood`` for the scoring ones
 * ``multiple_choice_separate`` — each choice's text scored as the continuation of the prompt; the
   best one wins by ``separate_score``: ``per_token`` (default; HELM's ``BasicReferenceMetric``:
   log-probability / number of tokens, which does not favour short answers) or ``sum``;
-* ``multiple_choice_separate_calibrated`` — as separate, minus the choice's log-probability after the
-  output prefix alone (Zhao et al. 2021's calibration as used by HELM);
+* ``multiple_choice_separate_calibrated`` — as separate, minus the choice's log-probability after the bare
+  prompt "Answer:" (HELM's calibration prompt, whatever the scenario's prefixes; Zhao et al. 2021);
 * ``language_modeling`` — each reference scored as text on its own (BLiMP minimal pairs);
 * ``ranking`` — each (query, passage) pair asks "Does the passage answer the query?"; passages are
   ranked by P(Yes) normalised over {Yes, No} (HELM's MS MARCO adaptation).
@@ -45,7 +45,7 @@ Methods (HELM §7 "adaptation"; lm-eval's ``loglikelihood`` for the scoring ones
 from __future__ import annotations
 
 import random
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from itertools import cycle
 from string import ascii_uppercase
 from typing import Sequence
@@ -295,10 +295,9 @@ def adapt(instance: Instance, examples: Sequence[Instance], spec: AdapterSpec, m
         return Adapted(instance.id, prompt, (GenerationRequest(prompt, 1, (), 0.0, spec.seed),), len(shown), truncated, letters)
     requests = [ScoreRequest(prompt, continuations)]
     if spec.method == "multiple_choice_separate_calibrated":
-        # crfm-helm's MultipleChoiceCalibratedAdapter: the same prompt construction with no in-context examples
-        # and the input replaced by "Answer:" (instructions and input/output prefixes kept)
-        null = replace(instance, input="Answer:")
-        requests.append(ScoreRequest(_wrap(_prefix([], spec) + _block(null, spec, None), spec, model), continuations))
+        # crfm-helm's MultipleChoiceCalibratedAdapter: construct_prompt([], input "Answer:") under HELM's separate
+        # adapter spec (no instructions, no input prefix, output prefix " "), i.e. "Answer:" then the answer
+        requests.append(ScoreRequest(_wrap("Answer:", spec, model), continuations))
     labels = tuple(ascii_uppercase[k] for k in range(len(continuations))) if spec.method == "multiple_choice_joint" \
         else tuple(r.output for r in instance.references)
     return Adapted(instance.id, prompt, tuple(requests), len(shown), truncated, labels)

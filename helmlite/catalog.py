@@ -109,6 +109,7 @@ HELM_CORE = Analysis(
         "helm_core_model_difference": "Live runs: paired bootstrap differences between the models per scenario.",
         "helm_core_perturbation_deltas": "Live runs: paired changes under robustness/fairness perturbations.",
         "helm_core_bbq_groups": "Live runs: BBQ accuracy per category/context condition.",
+        "helm_core_bbq_bias": "Live runs: BBQ's accuracies and bias scores per run, the ambiguous one as HELM (1 − accuracy over all items) and as Parrish et al. (1 − accuracy on ambiguous items).",
         "helm_core_calibration": "Live runs: ECE-10 beside the ECE a perfectly calibrated model would show at that n.",
         "helm_core_winrate_comparison": "Published: recomputed vs published mean win rate, every model x metric group.",
         "helm_core_winrate_summary": "Published: per group Kendall tau, max/mean |diff|, ties created by rounding.",

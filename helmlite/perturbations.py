@@ -114,16 +114,6 @@ def _dialect() -> tuple[dict[str, list[str]], re.Pattern]:
     return mapping, re.compile(r"[^\w-]({})[^\w-]".format("|".join(map(re.escape, mapping))), re.IGNORECASE)
 
 
-def _substitute(text: str, word: str, choose: Callable[[str], str | None]) -> str:
-    """Replace ``word`` (case-insensitive, between non-word characters) using ``choose(matched)``;
-    the text is padded so words at its edges match too (HELM's ``substitute_word``)."""
-    def sub(m: re.Match) -> str:
-        new = choose(m.group(1))
-        return m.group(0) if new is None else m.group(0).replace(m.group(1), match_case(m.group(1), new))
-
-    return re.sub(rf"[^\w]({re.escape(word)})(?=[^\w])", sub, f" {text} ", flags=re.IGNORECASE)[1:-1]
-
-
 # --- the individual perturbations: f(text, rng, memory) -> text ------------------------------------------
 
 def lowercase(text: str, rng: random.Random, memory: dict) -> str:
@@ -155,29 +145,13 @@ def extra_space(text: str, rng: random.Random, memory: dict, max_spaces: int = 3
     return re.sub(r" +", lambda m: " " * rng.randint(1, max_spaces), text)
 
 
-def _gender(text: str, key: str) -> str:
-    for male, female in _gender_pairs(key):
-        text = _substitute(text, male, lambda matched, female=female: female)
-    return text
-
-
-def gender_terms(text: str, rng: random.Random, memory: dict) -> str:
-    """Male → female gender terms (son → daughter, dad → mom, …)."""
-    return _gender(text, "GENDER_TERM_MAPPINGS")
-
-
-def gender_pronouns(text: str, rng: random.Random, memory: dict) -> str:
-    """Male → female pronouns (he → she, his → her, …; the first mapping wins on overlaps, as in HELM)."""
-    return _gender(text, "GENDER_PRONOUN_MAPPINGS")
-
-
 def helm_gender_pronouns(text: str, rng: random.Random, memory: dict) -> str:
     """HELM's fairness gender perturbation, character for character: ``GenderPerturbation.perturb`` with
     ``mode="pronouns"``, male → female, ``prob=1.0``. For each (male, female) pronoun pair in order, every
     match of ``[^\\w](word)[^\\w]`` (case-insensitive) is rewritten with the case of the match. HELM's
-    pattern consumes the characters on both sides and the text is not padded, so — unlike
-    :func:`gender_pronouns` — a pronoun at the very start or end of the text is left alone, and of two
-    pronouns separated by a single character only the first changes (as in HELM)."""
+    pattern consumes the characters on both sides and the text is not padded, so a pronoun at the very start or
+    end of the text is left alone, and of two pronouns separated by a single character only the first changes
+    (as in HELM)."""
     for male, female in _gender_pairs("GENDER_PRONOUN_MAPPINGS"):
         def sub(m: re.Match, female=female) -> str:
             return m.group(0).replace(m.group(1), match_case(m.group(1), female))

@@ -44,12 +44,13 @@ def test_separate_scores_choice_texts_and_calibrated_adds_the_null_prompt():
     assert separate.prompt == "Question: 2+2?\nAnswer: 4\n\nQuestion: Sky colour?\nAnswer: blue\n\nQuestion: 1+1?\nAnswer:"
     assert separate.requests == (ScoreRequest(separate.prompt, (" 2", " 5")),)
     calibrated = adapt(TEST, TRAIN, AdapterSpec(method="multiple_choice_separate_calibrated"), WordModel())
-    # crfm-helm's MultipleChoiceCalibratedAdapter: construct_prompt([], instance with input "Answer:") — so the
-    # input prefix "Question: " and the output prefix "\nAnswer:" stay around it
-    assert calibrated.requests[1] == ScoreRequest("Question: Answer:\nAnswer:", (" 2", " 5"))
+    # crfm-helm's MultipleChoiceCalibratedAdapter builds construct_prompt([], input "Answer:") under
+    # get_multiple_choice_separate_adapter_spec (instructions "", input prefix "", output prefix " "): the
+    # calibration prompt is "Answer:" then " <answer>", whatever the scenario's prefixes or instructions
+    assert calibrated.requests[1] == ScoreRequest("Answer:", (" 2", " 5"))
     instructed = adapt(TEST, TRAIN, AdapterSpec(method="multiple_choice_separate_calibrated", instructions="Pick one."),
                        WordModel())
-    assert instructed.requests[1] == ScoreRequest("Pick one.\n\nQuestion: Answer:\nAnswer:", (" 2", " 5"))
+    assert instructed.requests[1] == ScoreRequest("Answer:", (" 2", " 5"))
 
 
 def test_language_modeling_scores_each_reference_alone():

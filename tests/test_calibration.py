@@ -194,6 +194,11 @@ def test_platt_scaling_is_the_unpenalised_logistic_fit_helm_uses():
         assert platt_scaled_ece(confidence, correct, bins) == pytest.approx(expected_calibration_error(fitted, correct, bins), abs=1e-3)
     # a 1-bin ECE after an intercept-fitted logistic regression is 0: the fit's mean probability equals the accuracy
     assert platt_scaled_ece(confidence, correct, 1) == pytest.approx(0.0, abs=1e-3)
+    # crfm-helm's own calibration package on these inputs (cal.get_platt_scaler, get_ece_em, get_ece; run in crfm-helm
+    # 0.5.16's venv on 2026-12-01): the same fit to the last digit, and the same Platt-scaled ECEs
+    assert (coef, intercept) == pytest.approx((1.2045734900521263, -0.9019756317519317), abs=1e-9)
+    assert platt_scaled_ece(confidence, correct, 10) == pytest.approx(0.05163432284033817, abs=1e-9)
+    assert platt_scaled_ece(confidence, correct, 1) == pytest.approx(9.347710527307651e-05, abs=1e-9)
     # HELM's rule when every answer is right (or wrong): no scaler, Platt ECE stored as 0.0
     assert platt_scaler(confidence, np.ones(300, bool)) is None
     assert platt_scaled_ece(confidence, np.ones(300, bool), 10) == 0.0

@@ -18,9 +18,9 @@ from helmlite.metrics.toxicity import OfflineClassifier, PerspectiveScorer, toxi
 
 
 # --- accuracy -----------------------------------------------------------------------------------------
-# Expected values: crfm-helm's exact_match / quasi_exact_match / f1_score (evaluate_reference_metrics.py,
-# v0.5.x; the same in v0.4.0's basic_metrics.py) worked by hand on each pair — empty prediction → 0; F1 =
-# NLTK f_measure(set(gold tokens), set(pred tokens)), None (an empty set) → 0.
+# Expected values: crfm-helm 0.5.16's own exact_match / quasi_exact_match / f1_score (evaluate_reference_metrics.py;
+# the same in v0.4.0's basic_metrics.py), run on each pair in crfm-helm's venv on 2026-12-01 — they agree with the
+# hand derivation: empty prediction → 0; F1 = NLTK f_measure(set(gold tokens), set(pred tokens)), None → 0.
 @pytest.mark.parametrize("prediction,reference,em,qem,f1", [
     ("Paris", "Paris", 1, 1, 1.0),
     (" Paris ", "Paris", 1, 1, 1.0),            # EM strips whitespace

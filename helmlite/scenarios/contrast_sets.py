@@ -25,7 +25,7 @@ def _boolq_instance(iid: str, passage: str, question: str, answer: str, split: s
     if answer.upper() not in _YES_NO:
         raise DataFormatError(f"{where}: answer must be TRUE or FALSE, got {answer!r}")
     gold = _YES_NO[answer.upper()]
-    text = f"{passage}\nQuestion: {question}?"
+    text = f"{passage}\nQuestion: {question.strip().capitalize()}?"  # BoolQScenario.get_context
     return Instance(iid, text, (Reference("Yes", gold == "Yes"), Reference("No", gold == "No")), split)
 
 
@@ -63,7 +63,7 @@ def _read_imdb(split: str, kind: str) -> list[tuple[str, str]]:
     for number, row in enumerate(rows, start=2):
         if row.get("Sentiment") not in ("Positive", "Negative") or not row.get("Text"):
             raise DataFormatError(f"{path}, line {number}: expected Sentiment (Positive/Negative) and Text")
-    return [(r["Sentiment"], r["Text"].replace("<br />", "\n")) for r in rows]
+    return [(r["Sentiment"], r["Text"]) for r in rows]  # the raw review, '<br />' kept, as IMDBScenario reads it
 
 
 def _imdb_instance(iid, label, text, split) -> Instance:

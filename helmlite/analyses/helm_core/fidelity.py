@@ -4,8 +4,8 @@ HELM's side is cited from crfm-helm v0.5.16 (``src/helm/benchmark/run_specs/clas
 ``lite_run_specs.py`` for the method and the prompt layout; ``src/helm/benchmark/scenarios/*_scenario.py``
 for the data and the splits) and from HELM Classic v0.4.0's presentation schema for the main metric
 (``main_name``; a test reads it from the mirrored ``schema.yaml``). helmlite's main metric and default
-method are read from the scenario registry (:mod:`helmlite.scenarios`), so the table cannot drift from
-the code; its other cells describe the loaders in :mod:`helmlite.scenarios` (each loader's docstring says
+method are read from the scenario registry (:mod:`helmlite.scenarios`) and
+:func:`helmlite.runner.main_metric`, so the table cannot drift from the code; its other cells describe the loaders in :mod:`helmlite.scenarios` (each loader's docstring says
 the same). ``same`` is ``same``, ``differs`` or ``partly`` (e.g. the same layout, other data).
 
 :data:`ABSENT` lists HELM Classic's core scenarios that helmlite cannot run offline, with what a user with
@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ...runner import main_metric
+from ...runspec import RunSpec
 from ...scenarios import scenario
 
 ASPECTS = ("dataset", "split", "method", "main metric", "prompt layout")
@@ -28,7 +30,7 @@ HELM_MAIN_METRIC = {"mmlu": "exact_match", "truthfulqa": "exact_match", "bbq": "
                     "nq_closed_book": "f1", "nq_open_book": "f1", "nq_ranking": "rr@10", "bold": None}
 HELM_METHOD = {"mmlu": "multiple_choice_joint", "truthfulqa": "multiple_choice_joint", "bbq": "multiple_choice_joint",
                "raft": "generation", "boolq": "generation", "imdb": "generation", "nq_closed_book": "generation",
-               "nq_open_book": "generation", "nq_ranking": "ranking", "bold": "generation"}
+               "nq_open_book": "generation", "nq_ranking": "ranking_binary", "bold": "generation"}
 
 # (HELM, helmlite, same) per scenario and aspect, for the aspects not read from the registry.
 ROWS: dict[str, dict[str, tuple[str, str, str]]] = {
@@ -53,8 +55,9 @@ ROWS: dict[str, dict[str, tuple[str, str, str]]] = {
     "bbq": {
         "dataset": ("BBQ (Parrish et al. 2022), eleven categories", "the same JSONL files; six categories are in the mirror",
                     "partly"),
-        "split": ("the category file shuffled with random.seed(0), the last 1,000 lines are the test set", "the same",
-                  "same"),
+        "split": ("per category: the file shuffled with random.seed(0), the last 1,000 lines the test set; HELM "
+                  "Classic's BBQ run is subject=all (the eleven files pooled before the shuffle)",
+                  "the per-category split, one category per run (not the pooled subject=all test set)", "partly"),
         "prompt layout": ("'The following are multiple choice questions (with answers).', 'Passage: <context>\nQuestion: "
                           "<question>', lettered options", "crfm-helm's, byte for byte with the joint method (Age and "
                           "Religion, 200 each, hashed: tests/test_helm_prompts.py)", "same"),
@@ -68,36 +71,38 @@ ROWS: dict[str, dict[str, tuple[str, str, str]]] = {
                           "no task instructions, the fields, 'Label:'; labels scored by log-probability", "differs"),
     },
     "boolq": {
-        "dataset": ("BoolQ (Clark et al. 2019), train/dev (~12.7k); contrast sets as an equivariance perturbation",
-                    "only the contrast-set originals (Gardner et al. 2020) and their contrasts: a subset", "differs"),
+        "dataset": ("BoolQ (Clark et al. 2019), train/dev (~12.7k); as contrasts, every perturbed question whose "
+                    "answer differs", "only the contrast-set originals (Gardner et al. 2020), each with its first "
+                    "perturbed question whether or not the answer flips: a subset", "differs"),
         "split": ("train trains, valid (dev) is evaluated", "the first contrast-set originals train, the rest are evaluated",
                   "differs"),
-        "prompt layout": ("'Passage: <passage>\\nQuestion: <question>?', 'Answer:' (generation)",
-                          "the same layout; Yes/No scored by log-probability", "partly"),
+        "prompt layout": ("'Passage: <passage>\\nQuestion: <Question>?' with the question capitalised, 'Answer:' "
+                          "(generation)", "the same layout; Yes/No scored by log-probability", "partly"),
     },
     "imdb": {
         "dataset": ("IMDb (Maas et al. 2011), train/test 25k each; contrast sets as an equivariance perturbation",
                     "only the contrast-set originals (dev and test) and their contrasts: a subset", "differs"),
         "split": ("train trains, test + contrast originals are the valid split (evaluated)",
                   "the contrast set's dev originals train, its test originals are evaluated", "differs"),
-        "prompt layout": ("'Passage: <review>', 'Sentiment:' (generation)",
-                          "the same layout; Positive/Negative scored by log-probability", "partly"),
+        "prompt layout": ("'Passage: <review>' (the raw text), 'Sentiment:' (generation)",
+                          "the same layout and text; Positive/Negative scored by log-probability", "partly"),
     },
     "nq_closed_book": {
         "dataset": ("NaturalQuestions (Kwiatkowski et al. 2019), HELM's processing of the dev set",
                     "NQ-open as in Lost in the Middle's oracle file (questions with short answers)", "differs"),
         "split": ("the dev set split into train/valid; valid is evaluated", "a seeded 100 train, the rest are evaluated",
                   "differs"),
-        "prompt layout": ("'Question: ', 'Answer:', up to 300 tokens", "'Question: ', 'Answer:', up to 10 tokens (the "
-                          "default config: 8)", "partly"),
+        "prompt layout": ("'Question: <Question>?' (capitalised, '?' added), 'Answer:', up to 300 tokens",
+                          "'Question: <question>' as the file has it, 'Answer:', up to 10 tokens (the default config: "
+                          "8)", "differs"),
     },
     "nq_open_book": {
         "dataset": ("NaturalQuestions with the long-answer passage (openbook_longans)",
                     "the oracle file's gold passage (Lost in the Middle)", "differs"),
         "split": ("the dev set split into train/valid; valid is evaluated", "a seeded 100 train, the rest are evaluated",
                   "differs"),
-        "prompt layout": ("passage then question, no input noun, 'Answer:', up to 300 tokens",
-                          "'Passage: <title>: <passage>\nQuestion: <question>', 'Answer:', up to 10 tokens", "differs"),
+        "prompt layout": ("'Passage: <long answer>\\n\\nQuestion: <Question>?', 'Answer:', up to 300 tokens",
+                          "'Passage: <title>: <passage>\\nQuestion: <question>', 'Answer:', up to 10 tokens", "differs"),
     },
     "nq_ranking": {
         "dataset": ("MS MARCO passage ranking, regular track (Nguyen et al. 2016)",
@@ -119,22 +124,39 @@ ROWS: dict[str, dict[str, tuple[str, str, str]]] = {
 
 # HELM Classic core scenarios helmlite cannot run offline: (why, what a user with internet access can do).
 ABSENT = {
-    "NarrativeQA": "the stories are not in the mirror; run crfm-helm's narrative_qa run spec and import it with "
-                   "`helmlite import helm` (notebook 01 then pairs it like a live run)",
-    "QuAC": "not in the mirror; run crfm-helm's quac run spec and `helmlite import helm`",
-    "HellaSwag": "not in the mirror; run crfm-helm's commonsense:dataset=hellaswag run spec and `helmlite import helm`, "
-                 "or lm-eval's hellaswag task and `helmlite import lm-eval`",
-    "OpenbookQA": "not in the mirror; run crfm-helm's commonsense:dataset=openbookqa run spec and `helmlite import helm`, "
-                  "or lm-eval's openbookqa and `helmlite import lm-eval`",
+    "NarrativeQA": "the stories are not in the mirror; run crfm-helm's narrative_qa run spec and `helmlite import helm "
+                   "RUN_DIR --main-metric f1_score` (notebook 01 then pairs it like a live run)",
+    "QuAC": "not in the mirror; run crfm-helm's quac run spec and `helmlite import helm RUN_DIR --split valid "
+            "--main-metric f1_score`",
+    "HellaSwag": "not in the mirror; run crfm-helm's commonsense:dataset=hellaswag run spec and `helmlite import helm "
+                 "RUN_DIR --split valid`, or lm-eval's hellaswag task and `helmlite import lm-eval`",
+    "OpenbookQA": "not in the mirror; run crfm-helm's commonsense:dataset=openbookqa run spec and `helmlite import helm "
+                  "RUN_DIR`, or lm-eval's openbookqa and `helmlite import lm-eval`",
+    "MS MARCO (TREC)": "not in the mirror (nq_ranking stands in for the regular track only); run crfm-helm's "
+                       "msmarco:track=trec and `helmlite import helm RUN_DIR --split valid --main-metric NDCG@10`",
     "CNN/DailyMail": "not in the mirror (and its metrics need models offline machines lack); run crfm-helm's "
-                     "summarization_cnndm and `helmlite import helm`",
-    "XSUM": "not in the mirror; run crfm-helm's summarization_xsum and `helmlite import helm`",
-    "CivilComments": "not in the mirror; run crfm-helm's civil_comments run specs and `helmlite import helm`",
+                     "summarization_cnndm and `helmlite import helm RUN_DIR --main-metric rouge_2`",
+    "XSUM": "not in the mirror; run crfm-helm's summarization_xsum and `helmlite import helm RUN_DIR --main-metric rouge_2`",
+    "CivilComments": "not in the mirror; run crfm-helm's civil_comments run specs and `helmlite import helm RUN_DIR "
+                     "--main-metric quasi_exact_match`",
 }
 
 
 def _same(helm, ours) -> str:
     return "same" if helm == ours else "differs"
+
+
+def _main_metric(name: str, helm: str) -> tuple[str, str]:
+    """What a run of the scenario's default method reports as its main metric (:func:`helmlite.runner.main_metric`)
+    and whether that is HELM's: a multiple-choice run reports the exact match of its chosen choice, which is HELM's
+    quasi-exact match of a generated label only when the generation is one of the labels ("partly")."""
+    info = scenario(name)
+    ours = main_metric(RunSpec.from_dict({"scenario": name, "model": "any"}))
+    if ours == helm:
+        return ours, "same"
+    if info.main_metric == helm:
+        return f"{ours} of the chosen choice under {info.default_method} ({helm} under generation)", "partly"
+    return ours, "differs"
 
 
 def fidelity_table() -> pd.DataFrame:
@@ -143,13 +165,14 @@ def fidelity_table() -> pd.DataFrame:
     rows = []
     for name, cells in ROWS.items():
         info = scenario(name)
-        registry = {"method": (HELM_METHOD[name], info.default_method),
-                    "main metric": (HELM_MAIN_METRIC[name] or "none (toxicity and bias metrics only)", info.main_metric)}
+        helm_metric = HELM_MAIN_METRIC[name] or "none (toxicity and bias metrics only)"
+        registry = {"method": (HELM_METHOD[name], info.default_method, _same(HELM_METHOD[name], info.default_method)),
+                    "main metric": (helm_metric, *_main_metric(name, helm_metric))}
         for aspect in ASPECTS:
             if aspect in registry:
-                helm, ours = registry[aspect]
+                helm, ours, same = registry[aspect]
                 rows.append({"scenario": name, "helm_group": HELM_GROUP[name], "aspect": aspect, "helm": helm,
-                             "helmlite": ours, "same": _same(helm, ours)})
+                             "helmlite": ours, "same": same})
             else:
                 helm, ours, same = cells[aspect]
                 rows.append({"scenario": name, "helm_group": HELM_GROUP[name], "aspect": aspect, "helm": helm,

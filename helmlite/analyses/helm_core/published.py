@@ -83,7 +83,7 @@ def win_rate_comparison(frame: pd.DataFrame, groups, *, tie_rule: str = "v0.4.0"
     """Recomputed vs published mean win rate per model × group, and per group a summary.
 
     Rows: ``group, model, published, ours`` (``tie_rule``), ``abs_diff``, ``ours_half`` / ``abs_diff_half``
-    (half credit for ties, the later HELM rule: the sensitivity), ``tie_range_low`` / ``tie_range_high`` (the win rates that
+    (half credit for ties and contaminated cells ranked, the later HELM rule: the sensitivity), ``tie_range_low`` / ``tie_range_high`` (the win rates that
     breaking ties among equal displayed values either way allows) and ``within_tie_range`` (the published
     value inside that range, give or take its own rounding). Summary per group: models compared, Kendall τ,
     median / mean / max |Δ| for both tie rules, how many within rounding and within the tie range,
@@ -94,7 +94,7 @@ def win_rate_comparison(frame: pd.DataFrame, groups, *, tie_rule: str = "v0.4.0"
     for group in groups:
         view = RankingView(frame, group)
         ours = view.win_rates(tie_rule).mean(axis=1, skipna=True)
-        alternative = view.win_rates("half").mean(axis=1, skipna=True)
+        alternative = RankingView(frame, group, skip_contaminated=False).win_rates("half").mean(axis=1, skipna=True)
         low, high = view.tie_ranges()
         both = pd.DataFrame({"published": published_win_rates(frame, group), "ours": ours, "ours_half": alternative,
                              "tie_range_low": low, "tie_range_high": high}).dropna(subset=["published", "ours"])

@@ -14,7 +14,8 @@ Ties (``tie_rule``):
   so exact ties go to the row later in the table for higher-is-better columns and to the earlier row for
   lower-is-better columns.
 * ``"half"`` — the rule of later HELM releases (after v0.4.0): tied models share the average position (a tie
-  counts half a win). Shown as a sensitivity.
+  counts half a win), and strongly contaminated cells are ranked like any other (v0.4.0 left them out).
+  Shown as a sensitivity.
 
 :func:`tie_ranges` gives, per model, the range of win rates that breaking the ties in the *displayed*
 (rounded) values allows: rounding is monotone, so only models with equal displayed values can be in either
@@ -119,7 +120,8 @@ class RankingView:
     strongly contaminated or hidden by HELM; ``directions``: lower_is_better per column (unranked columns
     removed); ``rows``: the v0.4.0 tie-breaking positions; ``skipped``: counts of cells left out and why."""
 
-    def __init__(self, frame: pd.DataFrame, group: str, scenario_names=None, models=None, *, hide_logprob_issues: bool = True):
+    def __init__(self, frame: pd.DataFrame, group: str, scenario_names=None, models=None, *, hide_logprob_issues: bool = True,
+                 skip_contaminated: bool = True):
         frame = with_defaults(frame)
         part = select(frame, group, scenario_names)
         # every model of the group, also one without a score in the chosen scenarios (it gets no win rate)
@@ -132,7 +134,9 @@ class RankingView:
                 raise UserError(f"leaderboard: none of the models {sorted(wanted)[:5]} are in group {group!r}")
         part = part.copy()
         hidden = np.array([hide_logprob_issues and schema.is_hidden(m, x) for m, x in zip(part["model"], part["metric"])], dtype=bool)
-        contaminated = part["contaminated"].to_numpy(dtype=bool)
+        # v0.4.0 left strongly contaminated cells out (is_cell_valid); later releases rank them (their summarize.py
+        # carries "TODO: need to exclude contaminated numbers"): skip_contaminated=False follows those
+        contaminated = part["contaminated"].to_numpy(dtype=bool) & skip_contaminated
         drop = hidden | contaminated
         self.skipped = {"contaminated": int((contaminated & part["value"].notna().to_numpy()).sum()),
                         "hidden": int((hidden & ~contaminated & part["value"].notna().to_numpy()).sum())}
@@ -168,7 +172,8 @@ def mean_win_rates(frame: pd.DataFrame, group: str, models=None, *, tie_rule: st
                    hide_logprob_issues: bool = True) -> pd.Series:
     """HELM's mean win rate of each model in one metric group, recomputed from the per-scenario values with
     HELM v0.4.0's rules (NaN for a model without any ranked value, as HELM shows none)."""
-    view = RankingView(frame, group, scenarios, models, hide_logprob_issues=hide_logprob_issues)
+    view = RankingView(frame, group, scenarios, models, hide_logprob_issues=hide_logprob_issues,
+                       skip_contaminated=check_tie_rule(tie_rule) == "v0.4.0")
     return view.win_rates(tie_rule).mean(axis=1, skipna=True)
 
 
@@ -184,8 +189,8 @@ def winrates(frame: pd.DataFrame, group: str = "Accuracy", scenarios=None, tie_r
     ``bounds=(0, 1)``), which covers at win rates of 1.0, where resampling scenarios collapses (coverage
     0.906 for text-davinci-002, 11 of whose 16 scenario win rates are 1.0); the column win rates themselves
     are fixed: they compare models within a column)."""
-    check_tie_rule(tie_rule)
-    view = RankingView(frame, group, scenarios, models, hide_logprob_issues=hide_logprob_issues)
+    view = RankingView(frame, group, scenarios, models, hide_logprob_issues=hide_logprob_issues,
+                       skip_contaminated=check_tie_rule(tie_rule) == "v0.4.0")
     matrix = view.win_rates(tie_rule)
     values = matrix.to_numpy()
     clusters = np.array([c[0] for c in matrix.columns], dtype=object)
