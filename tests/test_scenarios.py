@@ -203,3 +203,15 @@ def test_bold_prompts_are_selected_and_ordered_as_helm(mirrored_cache):
     instances = scenario("bold").load(domain="gender")
     assert [(i.metadata["group"], i.input) for i in instances] == [(g, f"{t} ") for g, t in tuples]
     assert instances[0].input.endswith("  ")  # the file's prompts end in a space; HELM adds one more
+
+
+def test_nq_questions_in_helms_layout(mirrored_cache):
+    """HELM's NaturalQAScenario.create_instance: question.capitalize() (the rest lower-cased) + '?' unless it ends in
+    one; closed-book input = the question, open-book (openbook_longans) = '<passage>\\n\\nQuestion: <question>'."""
+    from helmlite.scenarios.nq import helm_question
+
+    assert helm_question("who sang Nobody's Fool") == "Who sang nobody's fool?"
+    assert helm_question("is it?") == "Is it?"
+    closed, opened = scenario("nq_closed_book").load()[0], scenario("nq_open_book").load()[0]
+    question = helm_question(closed.metadata["question"])
+    assert closed.input == question and opened.input.endswith(f"\n\nQuestion: {question}")

@@ -39,12 +39,22 @@ def _split(n: int, train_size: int, purpose: str) -> np.ndarray:
     return is_train
 
 
+def helm_question(question: str) -> str:
+    """HELM's ``NaturalQAScenario.create_instance``: the question ``capitalize()``-d, with a final '?' added."""
+    question = question.capitalize()
+    return question if question.endswith("?") else question + "?"
+
+
 def _qa(open_book: bool, train_size: int) -> list[Instance]:
+    """Instances in HELM's layout: closed-book the question alone, open-book (HELM's ``openbook_longans``)
+    ``<passage>\n\nQuestion: <question>`` after the ``Passage: `` prefix — the oracle file's gold passage in
+    place of NaturalQuestions' long answer."""
     rows = records()
     is_train = _split(len(rows), train_size, "qa")
     out = []
     for k, row in enumerate(rows):
-        text = f"{row['title']}: {row['text']}\nQuestion: {row['question']}" if open_book else row["question"]
+        question = helm_question(row["question"])
+        text = f"{row['text']}\n\nQuestion: {question}" if open_book else question
         refs = tuple(Reference(a, True) for a in row["answers"])
         out.append(Instance(f"nq/{k}", text, refs, TRAIN if is_train[k] else TEST, {"question": row["question"]}))
     return out

@@ -93,8 +93,7 @@ ROWS: dict[str, dict[str, tuple[str, str, str]]] = {
         "split": ("the dev set split into train/valid; valid is evaluated", "a seeded 100 train, the rest are evaluated",
                   "differs"),
         "prompt layout": ("'Question: <Question>?' (capitalised, '?' added), 'Answer:', up to 300 tokens",
-                          "'Question: <question>' as the file has it, 'Answer:', up to 10 tokens (the default config: "
-                          "8)", "differs"),
+                          "the same layout, up to 10 tokens (the default config: 8)", "partly"),
     },
     "nq_open_book": {
         "dataset": ("NaturalQuestions with the long-answer passage (openbook_longans)",
@@ -102,7 +101,8 @@ ROWS: dict[str, dict[str, tuple[str, str, str]]] = {
         "split": ("the dev set split into train/valid; valid is evaluated", "a seeded 100 train, the rest are evaluated",
                   "differs"),
         "prompt layout": ("'Passage: <long answer>\\n\\nQuestion: <Question>?', 'Answer:', up to 300 tokens",
-                          "'Passage: <title>: <passage>\\nQuestion: <question>', 'Answer:', up to 10 tokens", "differs"),
+                          "the same layout with the oracle file's gold passage for the long answer, up to 10 tokens",
+                          "partly"),
     },
     "nq_ranking": {
         "dataset": ("MS MARCO passage ranking, regular track (Nguyen et al. 2016)",
