@@ -180,7 +180,7 @@ def test_platt_scaling_is_the_unpenalised_logistic_fit_helm_uses():
     Platt-scaled ECE is the ECE of statsmodels' fitted probabilities."""
     import statsmodels.api as sm
 
-    from helmlite.metrics.calibration import platt_scaled_ece, platt_scaler
+    from helmlite.metrics.calibration import platt_metrics, platt_scaler
 
     rng = np.random.default_rng(5)
     confidence = rng.uniform(0.25, 0.99, 300)
@@ -190,18 +190,20 @@ def test_platt_scaling_is_the_unpenalised_logistic_fit_helm_uses():
     coef, intercept = platt_scaler(confidence, correct)
     assert (coef, intercept) == pytest.approx((reference.params[1], reference.params[0]), abs=2e-3)
     fitted = reference.predict(sm.add_constant(logit))
+    metrics = platt_metrics(confidence, correct)
+    assert (metrics["platt_coef"], metrics["platt_intercept"]) == (coef, intercept)
     for bins in (10, 1):
-        assert platt_scaled_ece(confidence, correct, bins) == pytest.approx(expected_calibration_error(fitted, correct, bins), abs=1e-3)
+        assert metrics[f"platt_ece_{bins}"] == pytest.approx(expected_calibration_error(fitted, correct, bins), abs=1e-3)
     # a 1-bin ECE after an intercept-fitted logistic regression is 0: the fit's mean probability equals the accuracy
-    assert platt_scaled_ece(confidence, correct, 1) == pytest.approx(0.0, abs=1e-3)
+    assert metrics["platt_ece_1"] == pytest.approx(0.0, abs=1e-3)
     # crfm-helm's own calibration package on these inputs (cal.get_platt_scaler, get_ece_em, get_ece; run in crfm-helm
     # 0.5.16's venv on 2026-12-01): the same fit to the last digit, and the same Platt-scaled ECEs
     assert (coef, intercept) == pytest.approx((1.2045734900521263, -0.9019756317519317), abs=1e-9)
-    assert platt_scaled_ece(confidence, correct, 10) == pytest.approx(0.05163432284033817, abs=1e-9)
-    assert platt_scaled_ece(confidence, correct, 1) == pytest.approx(9.347710527307651e-05, abs=1e-9)
+    assert metrics["platt_ece_10"] == pytest.approx(0.05163432284033817, abs=1e-9)
+    assert metrics["platt_ece_1"] == pytest.approx(9.347710527307651e-05, abs=1e-9)
     # HELM's rule when every answer is right (or wrong): no scaler, Platt ECE stored as 0.0
     assert platt_scaler(confidence, np.ones(300, bool)) is None
-    assert platt_scaled_ece(confidence, np.ones(300, bool), 10) == 0.0
+    assert platt_metrics(confidence, np.ones(300, bool)) == {"platt_ece_10": 0.0, "platt_ece_1": 0.0}
 
 
 def test_platt_metrics_are_point_values_in_stats_json():
@@ -210,7 +212,7 @@ def test_platt_metrics_are_point_values_in_stats_json():
     from types import SimpleNamespace
 
     from helmlite.metrics import families
-    from helmlite.metrics.calibration import platt_scaled_ece
+    from helmlite.metrics.calibration import platt_metrics
 
     rng = np.random.default_rng(3)
     records = [SimpleNamespace(confidence=float(c), probabilities=None, correct=bool(rng.random() < c), metrics={},
@@ -218,6 +220,6 @@ def test_platt_metrics_are_point_values_in_stats_json():
     metrics = families.compute(("calibration",), records, run_id="r", seed=0, n_resamples=100)["metrics"]
     assert {"platt_ece_10", "platt_ece_1", "platt_coef", "platt_intercept"} <= set(metrics)
     point = metrics["platt_ece_10"]
-    assert point.estimate == pytest.approx(platt_scaled_ece(*families._confidences(records), 10))
+    assert point.estimate == platt_metrics(*families._confidences(records))["platt_ece_10"]
     assert math.isnan(point.ci_low) and point.method == families.POINT_METHOD and point.n == 80
     assert not math.isnan(metrics["ece_10"].ci_low)

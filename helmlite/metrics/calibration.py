@@ -65,18 +65,21 @@ def _logit(confidence: np.ndarray) -> np.ndarray:
     return np.log(clipped / (1 - clipped))
 
 
-def platt_scaled_ece(confidence, correct, n_bins: int = 10) -> float:
-    """HELM's ``platt_ece_10_bin`` / ``platt_ece_1_bin``: the ECE (:func:`expected_calibration_error`) of the
-    confidences after :func:`platt_scaler` fitted on the same instances; 0.0 when every answer is right or
-    every answer is wrong, as ``compute_calibration_metrics`` stores it; NaN without instances."""
+def platt_metrics(confidence, correct) -> dict[str, float]:
+    """HELM's Platt-scaled calibration metrics of one run, from one fit of :func:`platt_scaler`: ``platt_ece_10``
+    and ``platt_ece_1`` (``platt_ece_10_bin`` / ``platt_ece_1_bin``: :func:`expected_calibration_error` of the
+    scaled confidences), ``platt_coef`` and ``platt_intercept``. When every answer is right or every answer is
+    wrong HELM fits nothing and stores both ECEs as 0.0 (and no coefficient); {} without instances."""
     confidence = np.asarray(confidence, float)
     if len(confidence) == 0:
-        return math.nan
+        return {}
     fitted = platt_scaler(confidence, correct)
     if fitted is None:
-        return 0.0
+        return {"platt_ece_10": 0.0, "platt_ece_1": 0.0}
     coef, intercept = fitted
-    return expected_calibration_error(expit(_logit(confidence) * coef + intercept), correct, n_bins)
+    scaled = expit(_logit(confidence) * coef + intercept)
+    return {"platt_ece_10": expected_calibration_error(scaled, correct, 10),
+            "platt_ece_1": expected_calibration_error(scaled, correct, 1), "platt_coef": coef, "platt_intercept": intercept}
 
 
 def _by_confidence(confidence, correct) -> np.ndarray:

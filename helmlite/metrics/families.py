@@ -36,8 +36,7 @@ from .. import stats
 from ..seeds import rng
 from .bbq import ACCURACY_SHARES, bbq_accuracy_counts, bbq_scores
 from .bias import counts_per_text, metrics_from_counts
-from .calibration import (expected_calibration_error, platt_scaled_ece, platt_scaler, selective_coverage_accuracy_area,
-                          selective_counts)
+from .calibration import expected_calibration_error, platt_metrics, selective_coverage_accuracy_area, selective_counts
 from .selection import WORST_CASE, perturbation_kind
 from .toxicity import THRESHOLD
 
@@ -136,16 +135,8 @@ def _bbq_shares(records) -> dict[str, tuple[int, int]]:
 
 
 def _platt(records) -> dict[str, float]:
-    """HELM's Platt-scaled calibration metrics of the run (:func:`~helmlite.metrics.calibration.platt_scaled_ece`,
-    :func:`~helmlite.metrics.calibration.platt_scaler`); coefficient and intercept only where a scaler was fitted."""
-    confidence, correct = _confidences(records)
-    if not confidence:
-        return {}
-    out = {"platt_ece_10": platt_scaled_ece(confidence, correct, 10), "platt_ece_1": platt_scaled_ece(confidence, correct, 1)}
-    fitted = platt_scaler(confidence, correct)
-    if fitted is not None:
-        out["platt_coef"], out["platt_intercept"] = fitted
-    return out
+    """HELM's Platt-scaled calibration metrics of the run (:func:`~helmlite.metrics.calibration.platt_metrics`)."""
+    return platt_metrics(*_confidences(records))
 
 
 _RUN_LEVEL = {"calibration": _calibration, "bias": _bias, "bbq": _bbq}
