@@ -338,3 +338,30 @@ def test_live_curves_say_why_a_panel_is_empty():
     texts = [[t.get_text() for t in ax.texts] for ax in fig.axes]
     assert len(texts) == 4 and texts[:3] == [[], [], []]  # rows json_kv, niah × columns generation, log-prob
     assert texts[3] == ["not run:\nm multiple_choice_separate\nis not configured for niah"]
+
+
+def test_a_run_without_depth_runs_gives_empty_tables_and_says_so_in_the_figures():
+    """Notebook 04 with no depth run (e.g. a config without the depth analysis): every step returns an empty
+    table with its columns, no claim, and each figure says there is nothing to draw."""
+    from helmlite.analyses.depth import figures as figs
+
+    records = depth.depth_records([])
+    ushape = depth.u_shape(records, seed=0, n_resamples=100)
+    lengths = depth.length_tests(records, seed=0, n_resamples=100)
+    table = claims.claims_table(depth.claims(ushape, lengths))
+    ushape = depth.with_verdicts(ushape, table)
+    assert ushape.empty and {"no_verdict", "primacy_p", "u_shape_verdict", "lost_in_the_middle"} <= set(ushape.columns)
+    assert table.empty
+    drawn = {"u_shape": figs.u_shape(ushape), "live_curves": figs.live_curves(depth.curves(records, seed=0, n_resamples=100)),
+             "length_curve": figs.length_curve(depth.length_degradation(records, seed=0, n_resamples=100))}
+    said = {name: [t.get_text() for ax in fig.axes for t in ax.texts] for name, fig in drawn.items()}
+    assert said == {"u_shape": ["no live depth curve to test"], "live_curves": [figs.NO_RUNS], "length_curve": [figs.NO_RUNS]}
+
+
+def test_u_shape_points_are_labelled_with_their_curve():
+    from helmlite.analyses.depth.figures import u_shape
+
+    records = pd.concat([synthetic_records((0.9, 0.6, 0.3, 0.3, 0.6, 0.9), contexts=20).assign(model=m) for m in ("a", "b")])
+    ushape, _ = verdicts(records)
+    fig = u_shape(ushape)
+    assert sorted(t.get_text() for t in fig.axes[0].texts) == ["a · t · 512", "b · t · 512"]

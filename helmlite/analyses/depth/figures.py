@@ -5,6 +5,9 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 
+NO_RUNS = "no live depth runs under the results folder (run snakemake first)"
+
+
 def _no_runs(message: str) -> plt.Figure:
     fig, ax = plt.subplots(figsize=(6, 2.5))
     ax.text(0.5, 0.5, message, ha="center", va="center", fontsize=8, color="grey", transform=ax.transAxes)
@@ -19,11 +22,11 @@ def live_curves(curves: pd.DataFrame) -> plt.Figure:
     rate (the same candidates under a key-absent query) dotted. A panel whose task × (model, scoring) was not run
     says so; without any curve, one panel says so."""
     if curves.empty:
-        return _no_runs("no live depth runs under the results folder (run snakemake first)")
+        return _no_runs(NO_RUNS)
     curves = curves.assign(column=curves["model"] + "\n" + curves["method"])
     tasks, columns = sorted(curves["task"].unique()), sorted(curves["column"].unique())
-    fig, axes = plt.subplots(len(tasks), len(columns), figsize=(max(6.0, 3.0 * len(columns)), 2.5 * len(tasks) + 1.6), squeeze=False,
-                             sharex=True, sharey=True)
+    fig, axes = plt.subplots(len(tasks), len(columns), figsize=(max(6.0, 3.0 * len(columns)), 2.5 * len(tasks) + 1.4), squeeze=False,
+                             sharex=True, sharey=True, layout="constrained")
     lengths = sorted(curves["length"].unique())
     colours = {length: plt.cm.viridis(k / max(1, len(lengths) - 1)) for k, length in enumerate(lengths)}
     for i, task in enumerate(tasks):
@@ -49,17 +52,14 @@ def live_curves(curves: pd.DataFrame) -> plt.Figure:
             if j == 0:
                 ax.set_ylabel(f"{task}\naccuracy", fontsize=8)
             ax.set_ylim(-0.05, 1.05)
-    fig.supxlabel("actual relative position of the target (0 = first item, 1 = last)", fontsize=9)
+    for ax in axes[-1]:
+        ax.set_xlabel("actual relative position of the target\n(0 = first item, 1 = last)", fontsize=8)
     handles = [plt.Line2D([], [], color=colours[length], marker="o", ms=3, label=f"{length} tokens") for length in lengths]
     handles += [plt.Line2D([], [], color="grey", ls="--", lw=0.8, label="chance level"),
                 plt.Line2D([], [], color="grey", ls=":", marker="x", ms=3, lw=1.0, label="baseline (key absent)"),
                 plt.Line2D([], [], color="grey", marker="o", mfc="none", ms=3, lw=0.8, label="< 10 contexts: no CI")]
-    ncol = len(handles) if len(columns) >= 3 else 3
-    rows_of_legend = -(-len(handles) // ncol)
-    height = fig.get_figheight()
-    fig.suptitle("Live depth sweeps (95% exact CIs over contexts)", x=0.02, y=1 - 0.05 / height, ha="left", va="top")
-    fig.legend(handles=handles, loc="upper center", ncol=ncol, fontsize=7, bbox_to_anchor=(0.5, 1 - 0.4 / height))
-    fig.tight_layout(rect=(0, 0, 1, 1 - (0.45 + 0.22 * rows_of_legend) / height))
+    fig.suptitle("Live depth sweeps (95% exact CIs over contexts)", x=0.02, ha="left")
+    fig.legend(handles=handles, loc="outside lower center", ncol=len(handles) if len(columns) >= 3 else 3, fontsize=7)
     return fig
 
 
@@ -99,14 +99,19 @@ def retrieval_scores(curves: pd.DataFrame) -> plt.Figure:
     return fig
 
 
+def _curve_label(r) -> str:
+    return f"{r.model} · {r.task} · {r.length}"
+
+
 def u_shape(table: pd.DataFrame) -> plt.Figure:
-    """Primacy vs recency per curve of its score (accuracy − baseline for log-probability curves, accuracy for
-    generation) with CIs; hollow markers: curves with no verdict (fewer than 10 contexts, at the floor, fewer than
-    three distinct items, or no baseline — the table's ``no_verdict``), no CI;
-    filled red: U-shape supported after Holm's correction. Upper right (both > 0) = lost in the middle."""
+    """Primacy vs recency per curve of its score (P(gold) − baseline P(gold) for log-probability curves with the
+    baseline's probabilities, accuracy for generation) with CIs, each point labelled model · task · length;
+    hollow markers: curves with no verdict (fewer than 10 contexts, at the floor, fewer than three distinct items,
+    or no baseline — the table's ``no_verdict``), no CI; filled red: U-shape supported after Holm's correction.
+    Upper right (both > 0) = lost in the middle."""
     if table.empty:
         return _no_runs("no live depth curve to test")
-    fig, ax = plt.subplots(figsize=(6.5, 5.5))
+    fig, ax = plt.subplots(figsize=(7.0, 5.5))
     for k, (method, part) in enumerate(table.groupby("method")):
         tested = part[part["primacy_ci_low"].notna()]
         untested = part[part["primacy_ci_low"].isna()]
@@ -117,6 +122,8 @@ def u_shape(table: pd.DataFrame) -> plt.Figure:
         if len(untested):
             ax.scatter(untested["primacy"], untested["recency"], facecolors="none", edgecolors=f"C{k}", alpha=0.6,
                        label=f"{method} ({len(untested)} curves with no verdict: see no_verdict)")
+    for r in table.itertuples():
+        ax.annotate(_curve_label(r), (r.primacy, r.recency), xytext=(4, 4), textcoords="offset points", fontsize=7)
     if "lost_in_the_middle" in table and table["lost_in_the_middle"].any():
         hit = table[table["lost_in_the_middle"]]
         ax.scatter(hit["primacy"], hit["recency"], color="C3", zorder=3, label="U-shape supported (Holm)")
@@ -124,6 +131,7 @@ def u_shape(table: pd.DataFrame) -> plt.Figure:
     ax.axvline(0, color="grey", lw=0.8)
     ax.set(xlabel="primacy = score(first item) − score(middle)", ylabel="recency = score(last item) − score(middle)",
            title="U-shape test: upper right = lost in the middle")
+    ax.margins(0.15)
     ax.legend(fontsize=7)
     fig.tight_layout()
     return fig
@@ -159,6 +167,8 @@ def published(litm: pd.DataFrame | None, helmet: pd.DataFrame | None) -> plt.Fig
 def length_curve(table: pd.DataFrame) -> plt.Figure:
     """Chance-corrected accuracy (averaged over depths) against length, per model, scoring and task; 95%
     cluster-bootstrap CIs over contexts where a point has >= 10 contexts (hollow markers: fewer, no CI)."""
+    if table.empty:
+        return _no_runs(NO_RUNS)
     tasks = sorted(table["task"].unique())
     fig, axes = plt.subplots(1, len(tasks), figsize=(3.6 * len(tasks), 3.4), squeeze=False, sharey=True)
     series = {key: k for k, key in enumerate(sorted(set(zip(table["model"], table["method"]))))}

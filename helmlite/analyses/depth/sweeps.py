@@ -256,6 +256,12 @@ def _no_verdict(contexts: int, floor: bool, needs_baseline: bool, min_contexts: 
     return "inconclusive: at the floor (no verdict)" if floor else ""
 
 
+U_SHAPE_TESTS = ("primacy", "recency", "recency_minus_primacy")
+U_SHAPE_COLUMNS = [*CURVE, "contexts", "start_position", "middle_position", "end_position", "score", "mean_accuracy",
+                   "mean_baseline", "mean_score", "chance", "chance_corrected", "floor", "ceiling", "no_verdict",
+                   *(f"{name}{part}" for name in U_SHAPE_TESTS for part in ("", "_ci_low", "_ci_high", "_p", "_method"))]
+
+
 def u_shape(records: pd.DataFrame, *, seed: int, n_resamples: int, min_contexts: int = MIN_CONTEXTS) -> pd.DataFrame:
     """Per curve: primacy (start − middle), recency (end − middle) and end − start of the curve's score
     (accuracy − baseline where it has one; see the module docstring) at the actual positions, paired over
@@ -287,7 +293,7 @@ def u_shape(records: pd.DataFrame, *, seed: int, n_resamples: int, min_contexts:
                "mean_baseline": float(part["baseline"].mean()) if baseline else math.nan, "mean_score": float(values.mean()),
                "chance": float(part["chance"].mean()), "chance_corrected": corrected, "floor": floor, "ceiling": ceiling,
                "no_verdict": reason}
-        for name, a, b in (("primacy", start, middle), ("recency", end, middle), ("recency_minus_primacy", end, start)):
+        for name, a, b in zip(U_SHAPE_TESTS, (start, end, end), (middle, middle, start)):
             est = stats.paired_difference(a, b, n_resamples=max(n_resamples, MIN_TEST_RESAMPLES),
                                           seed=rng(seed, "u-shape", name, *key))
             out[name] = est.estimate
@@ -296,7 +302,7 @@ def u_shape(records: pd.DataFrame, *, seed: int, n_resamples: int, min_contexts:
             out[f"{name}_p"] = math.nan if reason else est.p_value
             out[f"{name}_method"] = reason or est.method
         rows.append(out)
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=U_SHAPE_COLUMNS)
 
 
 def length_tests(records: pd.DataFrame, *, seed: int, n_resamples: int, min_contexts: int = MIN_CONTEXTS) -> pd.DataFrame:
