@@ -258,7 +258,12 @@ def n_needed(claim: Claim, effect: float, alpha: float = 0.05) -> float:
 def _power_note(claim: Claim, mde: float, alpha: float) -> str:
     effect, which = _effect(claim)
     needed = n_needed(claim, effect, alpha)
-    text = f" MDE at n = {claim.n}: {_fmt(mde)} (80% power, {claim.direction}, {claim.level:.0%} level)"
+    if math.isinf(mde):
+        bound = (f": with {claim.discordance:.3g} of the pairs discordant no difference reaches 80% power"
+                 if claim.scale == "paired-proportion" and claim.discordance is not None else "")
+        text = f" MDE at n = {claim.n}: none — no effect is detectable at this n{bound} (80% power, {claim.direction}, {claim.level:.0%} level)"
+    else:
+        text = f" MDE at n = {claim.n}: {_fmt(mde)} (80% power, {claim.direction}, {claim.level:.0%} level)"
     if math.isnan(needed):
         return text + f"; n needed to detect {which} ({_fmt(effect)}): not computable."
     return text + f"; about n = {int(needed)} needed to detect {which} ({_fmt(effect)})."

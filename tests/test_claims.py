@@ -91,7 +91,11 @@ def test_n_equals_3_reads_inconclusive_with_its_mde():
     assert f"MDE at n = 3: {row['mde']:.3g}" in row["evidence"]
     assert "about n = " in row["evidence"] and "needed" in row["evidence"]
     paired = verdict(Claim("0→1 shot is the largest jump", "step", 0.3, 0.1, 0.6, 0, 3, scale="paired-proportion"))
-    assert paired["verdict"] == "inconclusive" and paired["mde"] == math.inf and "MDE at n = 3: ∞" in paired["evidence"]
+    assert paired["verdict"] == "inconclusive" and paired["mde"] == math.inf and "MDE at n = 3: none — no effect is detectable at this n" in paired["evidence"]
+    sparse = verdict(Claim("perturbation lowers accuracy", "delta", 0.03, -0.02, 0.08, 0, 100, "less", scale="paired-proportion",
+                           discordance=0.07))
+    # 7 discordant pairs expected at n = 100: even all of them on one side is not detected with 80% power
+    assert sparse["mde"] == math.inf and "with 0.07 of the pairs discordant no difference reaches 80% power" in sparse["evidence"]
 
 
 def test_mde_and_n_needed_from_the_interval_for_a_generic_difference():

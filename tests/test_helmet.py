@@ -107,6 +107,18 @@ def test_ci_width_shrinks_with_more_models_and_uses_strict_subsets():
         helmet.ci_width_by_models(table, {"weak": ("Cite", "ICL")}, [10, 40], subsets=5, seed=0, n_resamples=300)
 
 
+def test_ci_width_study_is_finite_at_every_size(results):
+    """The "how many models" study on the released table at every subset size from 5 to 35: every width is
+    finite (a BCa end that is unbounded falls back to the percentile interval, and ``intervals`` counts it)."""
+    instruct = results[results["Model type"] == helmet.INSTRUCT]
+    widths = helmet.ci_width_by_models(instruct, {"strong": ("RAG", "LongQA"), "weak": ("Cite", "ICL")}, range(5, 36),
+                                       subsets=8, seed=0, n_resamples=400)
+    values = widths[["mean_width", "p10_width", "p90_width"]].to_numpy()
+    assert len(widths) == 62 and np.isfinite(values).all()
+    counts = widths["intervals"].str.findall(r": (\d+)").map(lambda k: sum(map(int, k)))
+    assert (counts == 8).all()
+
+
 def test_group_difference_detects_different_structure():
     strong, weak = synthetic_table(40, seed=1), synthetic_table(40, seed=2)
     weak["RAG"] = np.random.default_rng(5).normal(size=40)  # RAG unrelated to the rest in this group

@@ -27,7 +27,9 @@ exactly when p < α** (a duality by construction, checked in the tests): a signi
 p-value beside it cannot disagree.
 
 BCa is used only when n >= :data:`BCA_MIN_N` (20): below that the jackknife acceleration is too noisy
-and the percentile interval is returned, with ``method="percentile"`` saying so. BCa is meant for
+and the percentile interval is returned, with ``method="percentile"`` saying so; where a BCa end is
+unbounded (its adjusted level lies beyond the resamples) the percentile interval of the same resamples is
+returned, named :data:`BCA_FALLBACK` — no interval of the kit has an infinite end. BCa is meant for
 smooth statistics (means of continuous scores, correlations); for proportions use
 :func:`helmlite.stats.proportion_ci` (exact) and for paired 0/1 outcomes
 :func:`helmlite.stats.paired_binary_difference`.
@@ -161,6 +163,23 @@ class Resampled:
         return float(min(1.0, lower[0], upper[0]))
 
 
+#: The method name of a BCa interval that fell back to the percentile interval of the same resamples.
+BCA_FALLBACK = "percentile (BCa end unbounded)"
+
+
+def _defined(resampled: Resampled, confidence: float) -> tuple[float, float, Resampled, str]:
+    """The interval, the procedure its p-value comes from and its name. A BCa end that no order statistic
+    reaches (the adjusted level falls outside the resamples — at n = 20 models a skewed Spearman ρ near 1
+    does this) falls back to the percentile interval of the same resamples, which every ``B >= 40`` bounds,
+    and the name says so (:data:`BCA_FALLBACK`); the p-value then comes from that same percentile procedure."""
+    low, high = resampled.interval(confidence)
+    if resampled.method == "bca" and not (math.isfinite(low) and math.isfinite(high)):
+        resampled = Resampled(resampled.boot, "percentile")
+        low, high = resampled.interval(confidence)
+        return low, high, resampled, BCA_FALLBACK
+    return low, high, resampled, resampled.method
+
+
 def _resolve_method(method: str, n: int) -> str:
     if method not in ("bca", "percentile", "auto", "expanded"):
         raise InputError(f"bootstrap method must be 'bca' or 'percentile' (or 'auto', 'expanded'), got {method!r}")
@@ -208,8 +227,8 @@ def bootstrap_ci(data, statistic: Statistic = np.mean, *, confidence: float = 0.
     theta_hat, n, resampled = _resample(data, statistic, confidence, n_resamples, method, seed)
     if n < 2:
         return Estimate(theta_hat, math.nan, math.nan, n, confidence, resampled.method)
-    low, high = resampled.interval(confidence)
-    return Estimate(theta_hat, low, high, n, confidence, resampled.method)
+    low, high, _, name = _defined(resampled, confidence)
+    return Estimate(theta_hat, low, high, n, confidence, name)
 
 
 def summary(values, statistic: Statistic = np.mean, **kwargs) -> Estimate:
@@ -230,8 +249,8 @@ def paired_test(arrays, difference: Statistic, *, confidence: float = 0.95, n_re
     theta_hat, n, resampled = _resample(arrays, difference, confidence, n_resamples, method, seed)
     if n < 2:
         return PairedComparison(theta_hat, math.nan, math.nan, n, confidence, resampled.method, p_value=math.nan)
-    low, high = resampled.interval(confidence)
-    return PairedComparison(theta_hat, low, high, n, confidence, resampled.method, p_value=resampled.p_value(0.0))
+    low, high, procedure, name = _defined(resampled, confidence)
+    return PairedComparison(theta_hat, low, high, n, confidence, name, p_value=procedure.p_value(0.0))
 
 
 def _as_float(value) -> float:

@@ -223,7 +223,8 @@ RELATED = {"Robustness": ("EM (Robustness)", "F1 (Robustness)", "RR@10 (Robustne
 
 def metric_relationships(frame: pd.DataFrame, *, seed: int, n_resamples: int = 2000, models=None) -> pd.DataFrame:
     """Per scenario and group: Pearson r between accuracy and the group's metric across models, bootstrap CI
-    over models (cells HELM leaves out of its rankings — contaminated or hidden — are left out here too)."""
+    over models (``interval`` names it: BCa from 20 models, else — or where a BCa end is unbounded — the
+    percentile interval; cells HELM leaves out of its rankings — contaminated or hidden — are left out here too)."""
     accuracy = RankingView(frame, "Accuracy", None, models).displayed
     available = set(frame["group"])
     rows = []
@@ -241,7 +242,7 @@ def metric_relationships(frame: pd.DataFrame, *, seed: int, n_resamples: int = 2
             est = stats.correlation_ci(both["acc"].to_numpy(), both["other"].to_numpy(), correlation="pearson",
                                        seed=rng(seed, "metric-relationships", group, scenario), n_resamples=n_resamples)
             rows.append({"group": group, "scenario": scenario, "metric": column[1], "pearson_r": est.estimate,
-                         "ci_low": est.ci_low, "ci_high": est.ci_high, "models": est.n})
+                         "ci_low": est.ci_low, "ci_high": est.ci_high, "models": est.n, "interval": est.method})
     if not rows:
         raise DataError("metric_relationships: no scenario has accuracy and another group's metric for ≥ 5 models "
                         f"(groups in the table: {sorted(available)})")

@@ -145,7 +145,9 @@ def _difference_row(diff: stats.PairedComparison) -> dict:
 def ci_width_by_models(table: pd.DataFrame, pairs: dict[str, tuple[str, str]], sizes, *, subsets: int, seed: int,
                        n_resamples: int) -> pd.DataFrame:
     """How wide is a 95% CI on ρ with n models? For each n, ``subsets`` random model subsets of size n
-    (without replacement), each with its own bootstrap CI; mean and spread of the widths. Every n must be
+    (without replacement), each with its own bootstrap CI; mean and spread of the widths, and ``intervals``:
+    how many subsets got which interval (BCa from 20 models, the percentile interval below, or where a BCa end is
+    unbounded — :data:`helmlite.stats.bootstrap.BCA_FALLBACK`; every width is finite). Every n must be
     strictly smaller than the number of models: a "subset" of all of them is the same set every time."""
     too_big = [n for n in sizes if n >= len(table)]
     if too_big:
@@ -154,7 +156,7 @@ def ci_width_by_models(table: pd.DataFrame, pairs: dict[str, tuple[str, str]], s
     rows = []
     for label, (x, y) in pairs.items():
         for n in sizes:
-            widths = []
+            widths, methods = [], []
             subsets_rng = rng(seed, "subsets", label, n)
             for s in range(subsets):
                 pick = subsets_rng.choice(len(table), size=n, replace=False)
@@ -162,9 +164,11 @@ def ci_width_by_models(table: pd.DataFrame, pairs: dict[str, tuple[str, str]], s
                 est = stats.correlation_ci(sub[x].to_numpy(float), sub[y].to_numpy(float), correlation="spearman",
                                            seed=rng(seed, "width", label, n, s), n_resamples=n_resamples)
                 widths.append(est.ci_high - est.ci_low)
-            rows.append({"pair": label, "row": x, "col": y, "n_models": n, "mean_width": float(np.nanmean(widths)),
-                         "p10_width": float(np.nanpercentile(widths, 10)), "p90_width": float(np.nanpercentile(widths, 90)),
-                         "subsets": subsets})
+                methods.append(est.method)
+            used = pd.Series(methods).value_counts().sort_index()
+            rows.append({"pair": label, "row": x, "col": y, "n_models": n, "mean_width": float(np.mean(widths)),
+                         "p10_width": float(np.percentile(widths, 10)), "p90_width": float(np.percentile(widths, 90)),
+                         "subsets": subsets, "intervals": ", ".join(f"{m}: {k}" for m, k in used.items())})
     return pd.DataFrame(rows)
 
 
