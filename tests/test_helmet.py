@@ -192,3 +192,33 @@ def test_reproduction_rows_name_cells_and_flag_unreproducible_rows():
     assert table.loc["fig3:RAG~ICL", "verdict"].startswith("differs")
     assert table.loc["fig3:NIAH~ICL", "verdict"].startswith("not reproducible offline")
     assert np.isnan(table.loc["fig3:NIAH~ICL", "ours"])
+
+
+def test_fig8_statements_on_the_printed_values(mirrored_cache):
+    """Hand-derived from the paper's Fig. 8 (mirror): the largest synthetic Avg. is RULER HotpotQA's 0.78, so no
+    synthetic row averages above 0.8; of 4 RAG × 14 synthetic datasets, HotpotQA (0.73) is above 8 (NIAH .68,
+    S Repeat .66, S UUID .67, MK Essay .71, CWE .67, FWE .63, VT .55, JSON KV .72), PopQA (0.78) ties RULER
+    HotpotQA, TriviaQA (0.77) is below it, NQ (0.80) is above all 14: 14 + 8 + 13 + 13 = 48 of 56."""
+    fig8 = helmet.fig8.load_fig8(data.fetch(helmet.fig8.FIG8))
+    pairs = helmet.fig8.rag_vs_synthetic(fig8).set_index("rag_dataset")
+    assert pairs["synthetic_datasets"].eq(14).all()
+    assert pairs[["above", "tied", "below"]].to_dict("index") == {
+        "NQ": {"above": 14, "tied": 0, "below": 0}, "HotpotQA": {"above": 8, "tied": 0, "below": 6},
+        "PopQA": {"above": 13, "tied": 1, "below": 0}, "TriviaQA": {"above": 13, "tied": 0, "below": 1}}
+    table = helmet.fig8.statements(fig8)
+    assert table["true_of_printed_values"].tolist() == [True, False]
+    assert "largest: RULER HotpotQA 0.78" in table["detail"].iloc[0] and "48 of 56" in table["detail"].iloc[1]
+    averages = helmet.fig8.synthetic_average_check(fig8)
+    assert len(averages) == 16 and set(averages.loc[averages["aggregate"], "row"]) == {"RULER", "Recall"}
+
+
+def test_recall_average_has_one_interval_in_the_correlations_and_the_claims():
+    """The Avg. row of the correlations table and the Recall-vs-0.8 claim are the same quantity: same interval
+    (BCa over ≥ 20 models), and the claim's p-value is that procedure's (the interval of Avg. − 0.8 is the
+    Avg.'s shifted by 0.8: it excludes 0.8 exactly when p < 0.05)."""
+    table = synthetic_table(35, seed=3)
+    row = helmet.average_intervals(table, ["Recall"], seed=0, n_resamples=500).iloc[0]
+    est, p = helmet.average_against(table, "Recall", 0.8, seed=0, n_resamples=500)
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((est.ci_low, est.ci_high), abs=1e-12)
+    assert row["interval"] == est.method
+    assert est.method == "bca" and (p < 0.05) == (not est.ci_low <= 0.8 <= est.ci_high)

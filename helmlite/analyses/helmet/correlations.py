@@ -88,13 +88,9 @@ def pair_intervals(table: pd.DataFrame, pairs, *, seed: int, n_resamples: int) -
     for r, c in pairs:
         est = stats.correlation_ci(table[r].to_numpy(float), table[c].to_numpy(float), correlation="spearman",
                                    seed=rng(seed, "pair", r, c), n_resamples=n_resamples)
-        out.append({"row": r, "col": c, "rho": est.estimate, "ci_low": est.ci_low, "ci_high": est.ci_high, "n": est.n})
+        out.append({"row": r, "col": c, "rho": est.estimate, "ci_low": est.ci_low, "ci_high": est.ci_high, "n": est.n,
+                    "interval": est.method})
     return pd.DataFrame(out)
-
-
-def _interval(n_models: int) -> str:
-    """BCa for these smooth statistics from 20 models on, percentile below (BCa's acceleration is unstable)."""
-    return "bca" if n_models >= 20 else "percentile"
 
 
 def _mean_rho(x, *targets, axis=-1):
@@ -102,13 +98,13 @@ def _mean_rho(x, *targets, axis=-1):
 
 
 def average_intervals(table: pd.DataFrame, synthetic, downstream=DOWNSTREAM, *, seed: int, n_resamples: int) -> pd.DataFrame:
-    """The ``Avg.`` column of Fig. 3 with a CI: the mean ρ over downstream categories, models resampled together."""
+    """The ``Avg.`` column of Fig. 3 with a CI: the mean ρ over downstream categories, models resampled together
+    — the same interval as the claim of :func:`average_against` (one interval per quantity)."""
     rows = []
-    targets = tuple(table[d].to_numpy(float) for d in downstream)
     for task in synthetic:
-        est = stats.bootstrap_ci((table[task].to_numpy(float), *targets), _mean_rho, seed=rng(seed, "average", task),
-                                 n_resamples=n_resamples, method=_interval(len(table)))
-        rows.append({"row": task, "col": "Avg.", "rho": est.estimate, "ci_low": est.ci_low, "ci_high": est.ci_high, "n": est.n})
+        est, _ = average_against(table, task, 0.0, downstream, seed=seed, n_resamples=n_resamples)
+        rows.append({"row": task, "col": "Avg.", "rho": est.estimate, "ci_low": est.ci_low, "ci_high": est.ci_high, "n": est.n,
+                     "interval": est.method})
     return pd.DataFrame(rows)
 
 
@@ -227,7 +223,7 @@ def correlation_by_length(wide: pd.DataFrame, lengths, categories=CATEGORIES, *,
         part = wide[length][list(categories)].dropna()
         cols = tuple(part[c].to_numpy(float) for c in categories)
         est = stats.bootstrap_ci(cols, _mean_offdiagonal, seed=rng(seed, "length", length), n_resamples=n_resamples,
-                                 method=_interval(len(part)))
+                                 method="auto")
         summary.append({"length": length, "mean_rho": est.estimate, "ci_low": est.ci_low, "ci_high": est.ci_high,
                         "n_models": est.n})
         for r, c in combinations(categories, 2):
@@ -252,7 +248,7 @@ def category_connectedness(table: pd.DataFrame, categories=CATEGORIES, *, seed: 
     for category in categories:
         others = tuple(table[c].to_numpy(float) for c in categories if c != category)
         est = stats.bootstrap_ci((table[category].to_numpy(float), *others), _mean_rho, seed=rng(seed, "connectedness", category),
-                                 n_resamples=n_resamples, method=_interval(len(table)))
+                                 n_resamples=n_resamples, method="auto")
         rows.append({"category": category, "mean_rho_with_others": est.estimate, "ci_low": est.ci_low,
                      "ci_high": est.ci_high, "n": est.n})
     return pd.DataFrame(rows).sort_values("mean_rho_with_others", ascending=False, ignore_index=True)
@@ -364,11 +360,16 @@ def weak_connectedness(table: pd.DataFrame, weak=("ICL", "Cite"), categories=CAT
 
 def average_against(table: pd.DataFrame, task: str, null: float, downstream=DOWNSTREAM, *, seed: int,
                     n_resamples: int) -> tuple[stats.Estimate, float]:
-    """Fig. 3's ``Avg.`` for ``task`` (mean ρ with the downstream categories) with its percentile interval
-    over models and the two-sided p-value of "Avg. = ``null``" from the same resamples (dual pair)."""
+    """Fig. 3's ``Avg.`` for ``task`` (mean ρ with the downstream categories) with its bootstrap interval over
+    models (BCa from 20 models, else percentile: ``method="auto"``) and the two-sided p-value of "Avg. =
+    ``null``" from the same procedure: the test of Avg. − ``null`` against 0, whose BCa interval is the
+    Avg.'s shifted by ``null`` (BCa is translation-equivariant), so the interval does not depend on ``null``."""
     x = table[task].to_numpy(float)
     targets = tuple(table[d].to_numpy(float) for d in downstream)
-    boot = stats.bootstrap_distribution((x, *targets), _mean_rho, n_resamples=n_resamples, seed=rng(seed, "average-claim", task))
-    low, high = stats.percentile_interval(boot)
-    estimate = float(_mean_rho(x, *targets))
-    return stats.Estimate(estimate, low, high, len(x), 0.95, "percentile"), stats.bootstrap_p_value(boot, null)
+
+    def shifted(*cols, axis=-1):
+        return _mean_rho(*cols, axis=axis) - null
+
+    test = stats.paired_test((x, *targets), shifted, seed=rng(seed, "average", task), n_resamples=n_resamples, method="auto")
+    return (stats.Estimate(test.estimate + null, test.ci_low + null, test.ci_high + null, test.n, test.confidence, test.method),
+            test.p_value)
