@@ -4,6 +4,7 @@ its report, a thumbnail per figure and its tables)."""
 from __future__ import annotations
 
 import html
+import json
 import os
 from pathlib import Path
 
@@ -61,6 +62,16 @@ def _decided(analyses: list[tuple[Analysis, dict]]) -> list[str]:
     return parts
 
 
+def _simulated_tag(manifest: str | os.PathLike) -> str:
+    """"<strong>SIMULATED data</strong> — " when the analysis's provenance manifest says its input was simulated
+    (``parameters.source``, as notebook 05 records it), else ""."""
+    try:
+        parameters = json.loads(Path(manifest).read_text(encoding="utf-8")).get("parameters", {})
+    except (OSError, ValueError):
+        return ""
+    return "<strong>SIMULATED data</strong> — " if parameters.get("source") == "simulated" else ""
+
+
 def index_page(analyses: list[tuple[Analysis, dict]], target: str | os.PathLike) -> Path:
     """One page linking every report, figure and table, each with its one-line caption."""
     base = Path(target).parent
@@ -72,6 +83,7 @@ def index_page(analyses: list[tuple[Analysis, dict]], target: str | os.PathLike)
              "<p>Each section is one notebook, executed by the Snakemake workflow. Open the report first; "
              "figures come as PNG and PDF, tables as CSV.</p>"] + _decided(analyses)
     for analysis, files in analyses:
+        tag = _simulated_tag(files["manifest"])
         parts.append(f"<h2>{html.escape(analysis.title)}</h2><p><em>{html.escape(analysis.paper)}</em> — "
                      f"<a href='{_link(files['html'], base)}'>report</a> · "
                      f"<a href='{_link(files['notebook'], base)}'>executed notebook</a> · "
@@ -80,7 +92,7 @@ def index_page(analyses: list[tuple[Analysis, dict]], target: str | os.PathLike)
             png = next(f for f in files["figures"] if f.endswith(f"/{name}.png"))
             parts.append(f"<figure><a href='{_link(png, base)}'><img src='{_link(png, base)}' alt='{name}' "
                          f"loading='lazy'></a><figcaption><a href='{_link(png, base)}'>{name}.png</a> "
-                         f"(<a href='{_link(png[:-4] + '.pdf', base)}'>pdf</a>) — {html.escape(caption)}</figcaption>"
+                         f"(<a href='{_link(png[:-4] + '.pdf', base)}'>pdf</a>) — {tag}{html.escape(caption)}</figcaption>"
                          f"</figure>")
         parts.append("<h3>Tables</h3><ul>")
         for kind, tables in (("tables", analysis.tables), ("measured", analysis.measured)):
@@ -88,7 +100,7 @@ def index_page(analyses: list[tuple[Analysis, dict]], target: str | os.PathLike)
                 parts.append("</ul><h3>Measurements (wall clock on the machine that ran the workflow)</h3><ul>")
             for name, caption in tables.items():
                 csv = next(f for f in files[kind] if f.endswith(f"/{name}.csv"))
-                parts.append(f"<li><a href='{_link(csv, base)}'>{name}.csv</a> — {html.escape(caption)}</li>")
+                parts.append(f"<li><a href='{_link(csv, base)}'>{name}.csv</a> — {tag}{html.escape(caption)}</li>")
         parts.append("</ul>")
     parts.append("</body></html>\n")
     return write_text(target, "\n".join(parts))

@@ -56,6 +56,12 @@ def test_notebook_05_runs_through_papermill(tmp_path, mirrored_cache):
     from helmlite.report import figures_shown
 
     assert figures_shown(tmp_path / "out.ipynb") == len(HELPSTEER2.figures)  # each figure is shown in the report
+    for name in set(HELPSTEER2.tables) - {"helpsteer2_card_example", "helpsteer2_worked_examples"}:  # not from the input
+        table = pd.read_csv(tables / f"{name}.csv")
+        assert table.columns[0] == "data_source" and (table.empty or set(table["data_source"]) == {"simulated"}), name
+    notebook = json.loads((tmp_path / "out.ipynb").read_text())
+    titles = "".join(str(o) for c in notebook["cells"] for o in c.get("outputs", []))
+    assert "SIMULATED" in titles
     reproduction = pd.read_csv(tables / "helpsteer2_reproduction.csv")
     card = reproduction[reproduction["quantity"].str.startswith("card_example:")]
     assert len(card) == 5 and (card["verdict"] == "exact").all()
@@ -88,6 +94,10 @@ def test_index_page_shows_thumbnails_and_what_the_run_decided(tmp_path):
     assert "<em>supported</em>: A beats B — 0.1 [0.05, 0.15], n = 200" in page and "<em>contradicted</em>: B beats C" in page
     assert "C beats D" not in page
     assert page.count("<img src='../figures/demo_") == 2
+    assert "SIMULATED" not in page  # no manifest: nothing says the input was simulated
+    (tmp_path / "tables/demo_manifest.json").write_text(json.dumps({"parameters": {"source": "simulated"}}))
+    page = index_page([(analysis, files)], tmp_path / "reports" / "index.html").read_text()
+    assert page.count("<strong>SIMULATED data</strong> — ") == 3  # two figure captions and one table caption
 
 
 def test_a_failing_notebook_ends_in_one_line(tmp_path, capsys):

@@ -15,14 +15,23 @@ Definitions used here (the card leaves them open, so they are stated precisely):
 * **spread filter** — a response *fails* when its retained helpfulness ratings span more than 2 points
   (max − min > 2; a span of exactly 2 passes). The paper applies the filter per prompt: a prompt's
   responses are removed together, "for both responses to a common prompt", when either fails
-  (``spread_filter="prompt"``, the default; responses share a prompt when their prompt text is
-  equal). ``spread_filter="response"`` removes each failing response alone (the option kept for
-  comparison).
+  (``spread_filter="prompt"``, the default; responses share a prompt by the file's prompt identity —
+  a ``prompt_id`` field where the file has one, else equal prompt text). ``spread_filter="response"``
+  removes each failing response alone (the option kept for comparison).
+* **spread of what** — ``spread_over="most_agreeing_three"`` (the default: the card's "annotators who
+  agree with each other most" are what the label is made of) or ``"all_annotators"`` (every rating of the
+  response). Five ratings on 0–4 always contain three within 2 points (three of them fall in {0, 1, 2}
+  or in {2, 3, 4}), so under the default a response with five annotators never fails: only responses
+  left with three or four can. Notebook 05 shows which reading reproduces the paper's ~10%
+  (:mod:`helmlite.analyses.helpsteer2.protocol`).
 * **rounding** — half up (``floor(mean + 0.5)``). A mean of three integers is never a half; only
   two-annotator samples can be.
 * **fewer than three annotators** — the card notes that "a small proportion of samples only
-  [have] annotations by 2 annotators" (others were not ratable); such samples are aggregated from
-  both ratings, flagged ``rule = "all_available"`` and counted in the report, never dropped silently.
+  [have] annotations by 2 annotators" (others were not ratable). The card's recipe (the mean of the three
+  most agreeing annotators) gives such a sample **no label**: by default (``fewer_than_three="no_label"``)
+  its label columns are empty, ``rule = "no_label"``, and it is removed (with its prompt under the per-prompt
+  rule); ``fewer_than_three="all_available"`` aggregates both ratings instead (``rule = "all_available"``).
+  Either way the report counts them; none is dropped silently.
 """
 from __future__ import annotations
 
@@ -69,6 +78,8 @@ def round_half_up(values: np.ndarray) -> np.ndarray:
 
 
 SPREAD_FILTERS = ("prompt", "response")
+SPREAD_OVER = ("most_agreeing_three", "all_annotators")
+FEWER_THAN_THREE = ("no_label", "all_available")
 
 
 def prompt_ids(prompts) -> np.ndarray:
@@ -77,18 +88,27 @@ def prompt_ids(prompts) -> np.ndarray:
     return codes
 
 
-def aggregate(annotations: Annotations, spread_filter: str = "prompt") -> pd.DataFrame:
+def _check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        raise InputError(f"{name} must be one of {choices}, got {value!r}")
+
+
+def aggregate(annotations: Annotations, spread_filter: str = "prompt", *, spread_over: str = "most_agreeing_three",
+              fewer_than_three: str = "no_label") -> pd.DataFrame:
     """One row per sample: the released label of every attribute and how it was obtained.
 
-    Columns: ``prompt_id`` (responses to one prompt share it), ``n_annotators``, ``rule`` ("top3" /
-    "all_available"), ``slots`` (retained annotator slots), ``helpfulness_spread`` (max − min of retained
-    helpfulness), ``fails_spread`` (this response's spread > 2), ``removed`` (by ``spread_filter``:
-    "prompt" — the paper's rule, every response of a prompt with a failing response; "response" — the
-    failing response alone), and per attribute ``<a>_mean`` (unrounded mean of the retained ratings),
-    ``<a>`` (rounded label) and ``<a>_naive`` (the naive alternative: mean of *all* annotators, rounded).
+    Columns: ``prompt_id`` (responses to one prompt share it: the file's prompt identity, else equal prompt
+    text), ``n_annotators``, ``rule`` ("top3" / "no_label" / "all_available" — see the module docstring for
+    samples with fewer than three), ``slots`` (retained annotator slots), ``helpfulness_spread`` (max − min of
+    the helpfulness ``spread_over`` looks at), ``fails_spread`` (that spread > 2), ``removed`` (failing, or
+    without a label, by ``spread_filter``: "prompt" — the paper's rule, every response of such a prompt;
+    "response" — that response alone), and per attribute ``<a>_mean`` (unrounded mean of the retained
+    ratings), ``<a>`` (rounded label, a float so that it can be empty without one) and ``<a>_naive`` (the naive alternative: mean of
+    *all* annotators, rounded).
     """
-    if spread_filter not in SPREAD_FILTERS:
-        raise InputError(f"spread_filter must be one of {SPREAD_FILTERS}, got {spread_filter!r}")
+    _check_choice("spread_filter", spread_filter, SPREAD_FILTERS)
+    _check_choice("spread_over", spread_over, SPREAD_OVER)
+    _check_choice("fewer_than_three", fewer_than_three, FEWER_THAN_THREE)
     ratings = annotations.ratings
     n = annotations.n_annotators
     if (n < 2).any():
@@ -102,23 +122,26 @@ def aggregate(annotations: Annotations, spread_filter: str = "prompt") -> pd.Dat
     keep[~top3] = ~np.isnan(ratings[~top3, :, 0])  # fewer than three: every available rating
     retained = np.where(keep[:, :, None], ratings, np.nan)
     frame = pd.DataFrame({
-        "prompt_id": prompt_ids(annotations.prompts),
+        "prompt_id": annotations.prompt_ids if annotations.prompt_ids is not None else prompt_ids(annotations.prompts),
         "n_annotators": n,
-        "rule": np.where(top3, "top3", "all_available"),
+        "rule": np.where(top3, "top3", fewer_than_three),
         "slots": [" ".join(map(str, np.nonzero(k)[0])) for k in keep],
     })
-    spread = np.nanmax(retained[:, :, HELPFULNESS], axis=1) - np.nanmin(retained[:, :, HELPFULNESS], axis=1)
+    looked_at = retained if spread_over == "most_agreeing_three" else ratings
+    spread = np.nanmax(looked_at[:, :, HELPFULNESS], axis=1) - np.nanmin(looked_at[:, :, HELPFULNESS], axis=1)
     frame["helpfulness_spread"] = spread.astype(int)
     frame["fails_spread"] = spread > SPREAD_LIMIT
+    unusable = frame["fails_spread"] | (frame["rule"] == "no_label")
     if spread_filter == "prompt":
-        frame["removed"] = frame.groupby("prompt_id")["fails_spread"].transform("any").astype(bool)
+        frame["removed"] = unusable.groupby(frame["prompt_id"]).transform("any").astype(bool)
     else:
-        frame["removed"] = frame["fails_spread"]
+        frame["removed"] = unusable
     means = np.nanmean(retained, axis=1)
     naive = np.nanmean(ratings, axis=1)
+    labelled = top3 | (fewer_than_three == "all_available")
     for j, attribute in enumerate(ATTRIBUTES):
-        frame[f"{attribute}_mean"] = means[:, j]
-        frame[attribute] = round_half_up(means[:, j]).astype(int)
+        frame[f"{attribute}_mean"] = np.where(labelled, means[:, j], np.nan)
+        frame[attribute] = np.where(labelled, round_half_up(means[:, j]), np.nan)  # float: empty where no label
         frame[f"{attribute}_naive"] = round_half_up(naive[:, j]).astype(int)
     return frame
 
@@ -160,7 +183,7 @@ def rating_distributions(annotations: Annotations, aggregated: pd.DataFrame) -> 
     for j, attribute in enumerate(ATTRIBUTES):
         individual = annotations.ratings[:, :, j]
         individual = individual[~np.isnan(individual)].astype(int)
-        for stage, values in (("individual ratings", individual), ("released label", kept[attribute].to_numpy())):
+        for stage, values in (("individual ratings", individual), ("released label", kept[attribute].to_numpy().astype(int))):
             counts = np.bincount(values, minlength=5)
             for score, count in enumerate(counts):
                 rows.append({"attribute": attribute, "stage": stage, "score": score, "count": int(count),
@@ -398,14 +421,14 @@ def reproduction_check(card: pd.DataFrame, annotations: Annotations, aggregated:
                     f"differs: {int((n < low).sum())} samples with 2 annotators (the card's note on not-ratable annotations)"))
     mean = stats.summary(n, seed=rng(seed, "mean-annotators"), n_resamples=n_resamples)
     tolerance = PUBLISHED["mean_annotators"][1]
-    verdict = (f"simulated: calibrated to it (tolerance ±{tolerance}), "
+    verdict = (f"simulated: fitted to it, a match by construction (tolerance ±{tolerance}), "
                + ("within" if abs(mean.estimate - CARD_MEAN_ANNOTATORS) <= tolerance else "outside") if simulated
                else "reproduced" if not mean.excludes(CARD_MEAN_ANNOTATORS) else "differs")
     rows.append(row("card:mean_annotators", CARD_MEAN_ANNOTATORS, mean.estimate, verdict, mean.ci_low, mean.ci_high))
     share, tolerance = PUBLISHED["share_removed"][:2]
     removed = stats.cluster_mean_estimate(aggregated["removed"].to_numpy(dtype=float), aggregated["prompt_id"].to_numpy(),
                                          seed=rng(seed, "share-removed"), n_resamples=n_resamples)
-    verdict = (f"simulated: calibrated to it (tolerance ±{tolerance}), "
+    verdict = (f"simulated: fitted to it, a match by construction (tolerance ±{tolerance}), "
                + ("within" if abs(removed.estimate - share) <= tolerance else "outside") if simulated
                else f"consistent (within ±{tolerance})" if abs(removed.estimate - share) <= tolerance else
                f"differs (more than ±{tolerance})")

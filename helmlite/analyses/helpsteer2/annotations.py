@@ -33,6 +33,7 @@ class Annotations:
     prompts: list[str]
     responses: list[str]
     ratings: np.ndarray  # (samples, MAX_ANNOTATORS, len(ATTRIBUTES)), NaN where a slot is empty
+    prompt_ids: np.ndarray | None = None  # the file's prompt identity (responses to one prompt share it); None: by text
 
     @property
     def n_annotators(self) -> np.ndarray:
@@ -49,10 +50,16 @@ def _rating(value, where: str, field: str) -> int:
 
 
 def load_disagreements(path: str | os.PathLike) -> Annotations:
-    """Read the per-annotator format; every attribute must list the same number (2–5) of ints 0–4."""
-    prompts, responses, rows = [], [], []
+    """Read the per-annotator format; every attribute must list the same number (2–5) of ints 0–4. Where the
+    records carry a ``prompt_id`` (every record or none), it is the prompt identity the per-prompt filter
+    groups by; without one, responses with equal prompt text share a prompt."""
+    prompts, responses, rows, ids = [], [], [], []
     for number, obj in read_jsonl(path):
         where = f"{path}, line {number}"
+        ids.append(obj.get("prompt_id"))
+        if (ids[0] is None) != (ids[-1] is None):
+            raise DataFormatError(f"{where}: field 'prompt_id' must be given in every record or in none "
+                                  f"(line 1 {'lacks' if ids[0] is None else 'has'} it)")
         prompts.append(str(require(obj, "prompt", where)))
         responses.append(str(require(obj, "response", where)))
         row = np.full((MAX_ANNOTATORS, len(ATTRIBUTES)), np.nan)
@@ -69,7 +76,8 @@ def load_disagreements(path: str | os.PathLike) -> Annotations:
         rows.append(row)
     if not rows:
         raise DataFormatError(f"{path}: no samples (empty file)")
-    return Annotations(prompts, responses, np.stack(rows))
+    identity = pd.factorize(pd.Series(ids, dtype=object), sort=False)[0] if ids[0] is not None else None
+    return Annotations(prompts, responses, np.stack(rows), identity)
 
 
 def load_aggregated(path: str | os.PathLike) -> pd.DataFrame:

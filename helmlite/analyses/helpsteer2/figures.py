@@ -10,6 +10,11 @@ from matplotlib.ticker import MaxNLocator, PercentFormatter
 from .annotations import ATTRIBUTES
 
 
+def source_tag(source: str) -> str:
+    """The title prefix every figure from the loaded annotations carries: "SIMULATED data" or "REAL data"."""
+    return f"{source.upper()} data"
+
+
 def protocol(counts: pd.DataFrame, removal: pd.DataFrame, source: str) -> plt.Figure:
     """Annotators per sample (the 3-then-5 protocol) and the share removed by the spread filter, per prompt
     (the paper's rule) and per response, with 95% CIs."""
@@ -18,7 +23,7 @@ def protocol(counts: pd.DataFrame, removal: pd.DataFrame, source: str) -> plt.Fi
     for patch, share in zip(left.patches, counts["share"]):
         left.annotate(f"{share:.1%}", (patch.get_x() + patch.get_width() / 2, patch.get_height()),
                       ha="center", va="bottom", fontsize=8)
-    left.set(xlabel="annotators per sample", ylabel="samples", title=f"Annotation protocol ({source} data)")
+    left.set(xlabel="annotators per sample", ylabel="samples", title=f"{source_tag(source)}: annotators per sample")
     subsets = list(dict.fromkeys(removal["subset"]))
     for k, (spread_filter, part) in enumerate(removal.groupby("filter", sort=False)):
         part = part.set_index("subset").reindex(subsets)
@@ -37,21 +42,23 @@ def protocol(counts: pd.DataFrame, removal: pd.DataFrame, source: str) -> plt.Fi
     return fig
 
 
-def distributions(table: pd.DataFrame) -> plt.Figure:
-    """Share of each score per attribute: pooled individual ratings vs released labels."""
+def distributions(table: pd.DataFrame, source: str) -> plt.Figure:
+    """Share of each score per attribute: pooled individual ratings vs released labels (the title says
+    whether the annotations are simulated)."""
     fig, axes = plt.subplots(1, len(ATTRIBUTES), figsize=(13, 3.2), sharey=True)
     for ax, attribute in zip(axes, ATTRIBUTES):
         sns.barplot(data=table[table["attribute"] == attribute], x="score", y="share", hue="stage", ax=ax,
                     legend=ax is axes[-1])
         ax.set(title=attribute, xlabel="score", ylabel="share" if ax is axes[0] else "")
     axes[-1].legend(title=None, fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1))
-    fig.suptitle("Rating distributions before and after aggregation")
+    fig.suptitle(f"{source_tag(source)}: rating distributions before and after aggregation")
     fig.tight_layout()
     return fig
 
 
-def correlations(aggregated: pd.DataFrame, with_helpfulness: pd.DataFrame) -> plt.Figure:
-    """Pearson correlations among released attributes (heatmap) and with helpfulness (95% CIs)."""
+def correlations(aggregated: pd.DataFrame, with_helpfulness: pd.DataFrame, source: str) -> plt.Figure:
+    """Pearson correlations among released attributes (heatmap) and with helpfulness (95% CIs); the title says
+    whether the annotations are simulated."""
     kept = aggregated.loc[~aggregated["removed"], list(ATTRIBUTES)]
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8), gridspec_kw={"width_ratios": [4, 3]})
     sns.heatmap(kept.corr(method="pearson"), annot=True, fmt=".2f", vmin=-1, vmax=1, cmap="vlag", ax=left,
@@ -64,12 +71,14 @@ def correlations(aggregated: pd.DataFrame, with_helpfulness: pd.DataFrame) -> pl
     right.invert_yaxis()
     right.axvline(0, color="grey", lw=0.8)
     right.set(xlim=(-0.1, 1), xlabel="r with helpfulness (95% bootstrap CI)", title="Attribute vs helpfulness")
+    fig.suptitle(f"{source_tag(source)}: correlations of the released labels", fontsize=10)
     fig.tight_layout()
     return fig
 
 
-def agreement(table: pd.DataFrame) -> plt.Figure:
-    """Inter-annotator agreement before vs after keeping the most agreeing three, with 95% CIs."""
+def agreement(table: pd.DataFrame, source: str) -> plt.Figure:
+    """Inter-annotator agreement before vs after keeping the most agreeing three, with 95% CIs; the title says
+    whether the annotations are simulated."""
     measures = table["measure"].unique()
     fig, axes = plt.subplots(1, len(measures), figsize=(11, 3.6), sharey=True)
     for ax, measure in zip(np.atleast_1d(axes), measures):
@@ -84,6 +93,7 @@ def agreement(table: pd.DataFrame) -> plt.Figure:
         ax.set(title=measure, xlabel="agreement (95% CI)")
         ax.legend(fontsize=8, loc="lower right")
     np.atleast_1d(axes)[0].invert_yaxis()
+    fig.suptitle(f"{source_tag(source)}: agreement between annotator slots", fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -134,4 +144,34 @@ def careless_curve(curve: pd.DataFrame, calibrated: float | None = None) -> plt.
            title="When does keeping the most agreeing three help? (simulated; below 0 = top-3 closer)")
     ax.legend(fontsize=7, ncol=5, loc="lower left")
     fig.tight_layout()
+    return fig
+
+
+def protocol_readings(readings: pd.DataFrame, target: float = 0.10, annotators: float = 3.41) -> plt.Figure:
+    """Simulated: share removed and annotators per response under each reading of the protocol, with the
+    default parameters and with the careless share refitted for that reading; the published figures as lines."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.3), sharey=True)
+    labels = list(dict.fromkeys(readings["reading"]))
+    y = np.arange(len(labels))
+    for k, (setting, part) in enumerate(readings.groupby("setting", sort=False)):
+        part = part.set_index("reading").reindex(labels)
+        offset = (k - 0.5) * 0.3
+        left.barh(y + offset, part["share_removed"], height=0.3, color=f"C{k}", label=setting)
+        right.barh(y + offset, part["mean_annotators"], height=0.3, color=f"C{k}", label=setting)
+        for yy, (c, kappa) in zip(y + offset, zip(part["careless_share"], part["kappa_helpfulness"])):
+            right.annotate(f"careless {c:.0%}, κ {kappa:.2f}", (3.0, yy), va="center", fontsize=7, xytext=(3, 0),
+                           textcoords="offset points")
+    left.axvline(target, color="grey", ls="--", lw=1, label=f"paper: ~{target:.0%} removed")
+    right.axvline(annotators, color="grey", ls=":", lw=1, label=f"card: mean {annotators} annotators")
+    left.set_yticks(y, labels, fontsize=8)
+    left.invert_yaxis()
+    left.xaxis.set_major_formatter(PercentFormatter(1, decimals=0))
+    left.set(xlabel="share removed by the spread filter (per prompt)", title="SIMULATED: removal under each reading")
+    right.set(xlim=(3.0, 3.6), xlabel="annotators per response", title="SIMULATED: annotators (and the fit's κ)")
+    handles, names = left.get_legend_handles_labels()
+    extra, extra_names = right.get_legend_handles_labels()
+    keep = [k for k, name in enumerate(extra_names) if name not in names]
+    fig.legend(handles + [extra[k] for k in keep], names + [extra_names[k] for k in keep], loc="lower center", ncol=4,
+               fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
     return fig

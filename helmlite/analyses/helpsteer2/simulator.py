@@ -21,20 +21,23 @@ released *disagreements* schema, plus the latent truth that real data never has:
    the card's 2- and 4-annotator samples.
 
 **Why not every disagreeing response is escalated.** Five ratings on 0–4 always contain three within 2
-points (pigeonhole), so if every disagreeing response got five annotators the spread filter would
-remove almost nothing (0.03% in the previous version of this simulator), while the paper removes
-about 10%. Some disagreeing responses must stay with fewer annotators; ``escalation_share`` is that
-assumption, and the removal share pins it down.
+points (pigeonhole), so if every disagreeing response got five annotators the spread filter on the most
+agreeing three could trip only on responses that lost an annotation, and would remove almost nothing, while
+the paper removes about 10%. Some disagreeing responses must stay with fewer annotators (or the filter must
+look at all annotators — notebook 05 shows the readings side by side, :mod:`.protocol`);
+``escalation_share`` is that assumption, and the removal share pins it down.
 
-**Calibration** (:data:`PUBLISHED`, :func:`calibration_check`, :func:`calibrate`). The defaults of
-``careless_share`` and ``escalation_share`` were fitted by :func:`calibrate` (a grid search) to the
-two published figures the simulator can be held to: the card's mean of **3.41 annotators** (tolerance
-± 0.03) and the **share of responses removed by the spread filter, about 10%** (tolerance ± 2 points;
-the per-prompt filter of the paper; the row counts agree: 23,652 rows in the disagreements file vs
-21,362 released, 9.7%). The card publishes no other count (only "a minimum of three and up to five"
-annotators and "a small proportion" with two), and the agreement figures reported for HelpSteer2
-(weighted κ before/after the guideline changes) measure other annotations than slot pairs, so they are
-not matched. The other parameters are *plausible teaching values*, not published statistics.
+**Calibration: two parameters fitted to two figures** (:data:`PUBLISHED`, :func:`calibration_check`,
+:func:`calibrate`). The defaults of ``careless_share`` (0.30) and ``escalation_share`` (0.85) were fitted by
+:func:`calibrate` (a grid search, with the card's rule for samples left with two annotators: no label) to
+the two published figures the simulator can be held to: the card's mean of **3.41 annotators** (tolerance
+± 0.03) and the **share of responses removed by the spread filter, about 10%** (tolerance ± 2 points; the
+per-prompt filter of the paper; the row counts agree: 23,652 rows in the disagreements file vs 21,362
+released, 9.7%). Matching them is therefore **by construction**, not evidence. The check that is not
+fitted is agreement: the weighted Cohen's κ reported for HelpSteer2's annotations (0.465 before and
+0.706 after the guideline changes, third-party summaries of the paper) beside the simulator's
+(:func:`helmlite.analyses.helpsteer2.protocol.unfitted_check`). The other parameters are *plausible
+teaching values*, not published statistics.
 """
 from __future__ import annotations
 
@@ -69,8 +72,8 @@ class SimulatorConfig:
     n_annotators_pool: int = 1000
     bias_sd: float = 0.3
     noise_sd_range: tuple[float, float] = (0.4, 1.0)
-    careless_share: float = 0.35
-    escalation_share: float = 0.8
+    careless_share: float = 0.30  # fitted by calibrate() to the two published figures (module docstring)
+    escalation_share: float = 0.85  # fitted likewise
     halo: float = 0.85
     unratable_share: float = 0.02
 
@@ -126,6 +129,7 @@ def simulate(config: SimulatorConfig = SimulatorConfig()) -> Simulation:
         prompts=[f"[simulated prompt {p}]" for p in prompt],
         responses=[f"[simulated response {i}]" for i in range(n)],
         ratings=ratings,
+        prompt_ids=prompt,
     )
     truth = pd.DataFrame(np.round(score).astype(int), columns=list(ATTRIBUTES))
     return Simulation(annotations, truth)
@@ -148,11 +152,13 @@ def _figures(simulation: Simulation) -> dict[str, float]:
 
 
 def calibration_check(simulation: Simulation) -> pd.DataFrame:
-    """The simulated figures beside the published ones (:data:`PUBLISHED`), with the tolerance and
-    whether the simulation lies within it."""
+    """The simulated figures beside the published ones (:data:`PUBLISHED`), with the tolerance, whether the
+    simulation lies within it, and ``fitted``: both were fitted, so matching them is not evidence."""
     ours = _figures(simulation)
     rows = [{"figure": name, "published": value, "simulated": ours[name], "tolerance": tolerance,
-             "within_tolerance": bool(abs(ours[name] - value) <= tolerance), "source": source}
+             "within_tolerance": bool(abs(ours[name] - value) <= tolerance),
+             "fitted": "yes: careless_share and escalation_share were fitted to these two figures (a match by construction)",
+             "source": source}
             for name, (value, tolerance, source) in PUBLISHED.items()]
     return pd.DataFrame(rows)
 

@@ -24,6 +24,11 @@ class Input:
     path: Path | None
     banner: str
 
+    def label(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """``frame`` with a first column ``data_source`` ("simulated" / "real"): every table made from the
+        loaded annotations says where they came from."""
+        return frame.assign(data_source=self.source)[["data_source", *frame.columns]]
+
 
 def _real(path: Path) -> Input:
     sha = data.sha256_of(path)
@@ -35,10 +40,12 @@ def _real(path: Path) -> Input:
 def _simulated(config: SimulatorConfig, reason: str) -> Input:
     sim = simulate(config)
     banner = (f"**Data source: SIMULATED** — {reason} These {config.n_samples:,} samples come from "
-              f"`helmlite.analyses.helpsteer2.simulate` (seed {config.seed}), which follows the card's 3-then-5 "
-              "protocol, emits the released schema and is calibrated to the card's mean of 3.41 annotators and the "
-              "paper's ~10% removal. Numbers below describe the simulator, **not HelpSteer2**; "
-              "the aggregation code is the same that runs on the real file.")
+              f"`helmlite.analyses.helpsteer2.simulate` (seed {config.seed}): three annotators per response and, for "
+              f"{config.escalation_share:.0%} of the responses whose helpfulness spans more than 2 points, two more — "
+              "a *partial* reading of the card's 3-then-5 protocol (with every such response escalated the spread filter "
+              "could hardly remove anything: section 2b). Its careless share and escalation share were **fitted** to the "
+              "card's mean of 3.41 annotators and the paper's ~10% removal, so those two match by construction. Numbers "
+              "below describe the simulator, **not HelpSteer2**; the aggregation code is the same that runs on the real file.")
     return Input(sim.annotations, sim.truth, "simulated", None, banner)
 
 

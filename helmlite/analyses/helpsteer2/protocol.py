@@ -1,0 +1,113 @@
+"""Readings of HelpSteer2's 3-then-5 protocol, and the simulator against a figure it was not fitted to
+(Wang et al. 2024, arXiv 2406.08673; the dataset card's "Annotation methodology").
+
+The card says every response gets three annotators and "up to five ... if the initial annotators do not
+agree with each other sufficiently (2 points or less on helpfulness)", and that samples whose annotators
+still disagree were filtered out. Two things are left open, and they decide whether the filter can
+remove the paper's ~10%:
+
+* **escalation** — *full*: every disagreeing response gets two more annotators; *partial*: only a share of
+  them does (the simulator's ``escalation_share``, fitted);
+* **what the filter looks at** — the *most agreeing three* (the annotators the label is made of) or *all
+  annotators*. Five ratings on 0–4 always contain three within 2 points, so with full escalation the filter
+  on the most agreeing three removes only responses that lost an annotation.
+
+:func:`protocol_readings` runs the simulator under each of the four readings — once with the default
+parameters, and once with the careless share refitted to the published figures for that reading — and reports
+annotators per response, the share removed and the annotators' agreement (weighted κ of the initial three),
+so that a reader sees which readings can reproduce both published figures. :func:`unfitted_check` sets the
+simulator's agreement beside the published κ, the one figure the simulator was not fitted to.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+
+from .aggregation import HELPFULNESS, _mean_pairwise_kappa, aggregate
+from .simulator import PUBLISHED, SimulatorConfig, simulate
+
+#: (reading, full escalation?, spread_over) — the default reading is the card's rule with partial escalation.
+READINGS = (
+    ("partial escalation, filter on the most agreeing three (default)", False, "most_agreeing_three"),
+    ("full escalation, filter on the most agreeing three", True, "most_agreeing_three"),
+    ("partial escalation, filter on all annotators", False, "all_annotators"),
+    ("full escalation, filter on all annotators", True, "all_annotators"),
+)
+CARELESS_GRID = tuple(np.round(np.arange(0.0, 0.51, 0.05), 2))
+
+#: Quadratic-weighted Cohen's κ reported for HelpSteer2's annotation (paper, as summarised by third parties:
+#: the mirror's helpsteer2/HELPSTEER2_NOTES.md; the primary text could not be obtained here):
+#: (before the guideline changes, after them).
+PUBLISHED_KAPPA = {"helpfulness": (0.465, 0.706), "correctness": (0.472, 0.715)}
+KAPPA_SOURCE = ("paper, 'internal annotation' before → after the guideline changes, as summarised by third parties "
+                "(papers.lunadong.com/paper/15718; primary text not obtained offline)")
+
+
+def initial_kappa(annotations, attribute: int = HELPFULNESS) -> float:
+    """Weighted κ of the initial three annotators (slots 0–2, mean over the three slot pairs), over
+    responses that kept three — the point value of :func:`helmlite.analyses.helpsteer2.agreement`'s
+    "initial three" row."""
+    ratings = annotations.ratings[:, :3, attribute]
+    full = ~np.isnan(ratings).any(axis=1)
+    return float(_mean_pairwise_kappa(*(ratings[full, k] for k in range(3))))
+
+
+def _figures(config: SimulatorConfig, spread_over: str) -> dict:
+    sim = simulate(config)
+    out = aggregate(sim.annotations, spread_over=spread_over)
+    return {"mean_annotators": float(sim.annotations.n_annotators.mean()), "share_removed": float(out["removed"].mean()),
+            "share_failing_per_response": float(out["fails_spread"].mean()), "kappa_helpfulness": initial_kappa(sim.annotations)}
+
+
+def _distance(figures: dict) -> float:
+    """Distance to the published figures in units of their tolerances (as :func:`.simulator.calibrate`)."""
+    return sum(((figures[name] - value) / tolerance) ** 2 for name, (value, tolerance, _) in PUBLISHED.items())
+
+
+def protocol_readings(config: SimulatorConfig = SimulatorConfig(), careless_grid=CARELESS_GRID) -> pd.DataFrame:
+    """One row per reading × setting: ``setting`` "default parameters" (``config`` as fitted to the default
+    reading) or "careless share refitted" (the grid value closest to both published figures for that reading,
+    the distance of :func:`.simulator.calibrate`; partial escalation keeps ``config.escalation_share``). Columns: the parameters, annotators per
+    response, share removed (per prompt, the paper's rule), share failing per response, the initial three's
+    weighted κ on helpfulness, and whether the two published figures are met within their tolerances."""
+    (annotators, a_tol, _), (removed, r_tol, _) = PUBLISHED["mean_annotators"], PUBLISHED["share_removed"]
+    rows = []
+    for reading, full, spread_over in READINGS:
+        escalation = 1.0 if full else config.escalation_share
+        base = replace(config, escalation_share=escalation)
+        grid = {c: _figures(replace(base, careless_share=float(c)), spread_over) for c in careless_grid}
+        refit = min(grid, key=lambda c: (_distance(grid[c]), c))
+        for setting, careless, figures in (("default parameters", config.careless_share, _figures(base, spread_over)),
+                                           ("careless share refitted", refit, grid[refit])):
+            rows.append({"reading": reading, "setting": setting, "escalation_share": escalation, "spread_over": spread_over,
+                         "careless_share": float(careless), **figures,
+                         "annotators_within_tolerance": abs(figures["mean_annotators"] - annotators) <= a_tol,
+                         "removal_within_tolerance": abs(figures["share_removed"] - removed) <= r_tol})
+    return pd.DataFrame(rows)
+
+
+def unfitted_check(agreement: pd.DataFrame) -> pd.DataFrame:
+    """The simulator against figures it was not fitted to: the initial three's weighted κ (from
+    :func:`helmlite.analyses.helpsteer2.agreement`, with its cluster-bootstrap CI) beside the published κ
+    before and after the guideline changes, per attribute the paper reports; ``verdict`` says where the
+    interval lies. Slot pairs are not annotator pairs (no ids are released), so the comparison is approximate."""
+    rows = []
+    initial = agreement[(agreement["measure"] == "quadratic-weighted kappa") & (agreement["stage"] == "initial three")]
+    for attribute, (before, after) in PUBLISHED_KAPPA.items():
+        r = initial[initial["attribute"] == attribute].iloc[0]
+        if r["ci_high"] < before:
+            verdict = "differs: below both published values (the simulated annotators agree less)"
+        elif r["ci_low"] > after:
+            verdict = "differs: above both published values"
+        elif r["ci_low"] <= after <= r["ci_high"]:
+            verdict = "consistent with the value after the guideline changes"
+        elif r["ci_low"] <= before <= r["ci_high"]:
+            verdict = "consistent with the value before the guideline changes"
+        else:
+            verdict = "differs: between the two published values"
+        rows.append({"quantity": f"weighted kappa, {attribute}, initial three", "fitted": False, "simulated": r["estimate"],
+                     "ci_low": r["ci_low"], "ci_high": r["ci_high"], "published_before": before, "published_after": after,
+                     "verdict": verdict, "source": KAPPA_SOURCE})
+    return pd.DataFrame(rows)
