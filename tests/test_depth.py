@@ -365,3 +365,14 @@ def test_u_shape_points_are_labelled_with_their_curve():
     ushape, _ = verdicts(records)
     fig = u_shape(ushape)
     assert sorted(t.get_text() for t in fig.axes[0].texts) == ["a · t · 512", "b · t · 512"]
+
+
+def test_published_curves_within_two_points_are_not_called_u_shaped():
+    """Hand-made: start 0.61, middle 0.60, end 0.61 (one point either side) is flat within the stated tolerance;
+    start 0.64, middle 0.60, end 0.63 is U-shaped; end − start of 0.01 does not make recency preferred."""
+    rows = [{"model": m, "depth": d, "accuracy": a} for m, curve in (("flat", (0.61, 0.60, 0.61)), ("u", (0.64, 0.60, 0.63)))
+            for d, a in zip((0.0, 0.5, 1.0), curve)]
+    stats = depth.published_primacy_recency(pd.DataFrame(rows), ["model"]).set_index("model")
+    assert depth.PUBLISHED_TOLERANCE == 0.02 and (stats["tolerance"] == 0.02).all()
+    assert not stats.loc["flat", "u_shaped"] and stats.loc["u", "u_shaped"]
+    assert not stats["prefers_recent"].any()

@@ -76,7 +76,7 @@ class ScenarioInfo:
                                            f"{did_you_mean(name, accepted)}")
             if name in self.choices and value not in self.choices[name]:
                 raise UnknownScenarioError(f"scenario {self.name!r}: {name} must be one of {list(self.choices[name])}, got "
-                                           f"{value!r}.{did_you_mean(str(value), self.choices[name])}")
+                                           f"{value!r}.{did_you_mean(str(value), [str(c) for c in self.choices[name]])}")
 
     def adapter_defaults(self, args: dict) -> dict:
         """The scenario's AdapterSpec defaults for these arguments: ``adapter`` plus what ``adapter_args``

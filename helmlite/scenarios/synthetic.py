@@ -268,6 +268,13 @@ def passage_window(text: str, answers, width: int) -> tuple[str, str | None]:
     return window, answer if answer in window else None
 
 
+def _contains_any(text: str, answers) -> bool:
+    """Does ``text`` contain any of ``answers``, ignoring case (a distractor must not answer the question in any
+    capitalisation)?"""
+    lowered = text.lower()
+    return any(a and a.lower() in lowered for a in answers)
+
+
 def _document(row: dict, width: int) -> tuple[dict, str | None]:
     text, answer = passage_window(row["text"], row["answers"], width)
     return {"title": row["title"], "text": text}, answer
@@ -286,13 +293,15 @@ def load_nq_multidoc(target_tokens: int = 1024, n_questions: int = 5, n_document
     at least :data:`MIN_WORDS`), a window centred on the passage's own answer, so each document still
     answers its question (the paper's passages are 100-word Wikipedia chunks; at 1,024 tokens ours are
     ~60 words, at 512 ~25). Lost in the Middle used retrieved distractors (Contriever hits without the
-    answer); those files are not available offline, so distractors here are gold passages of random
-    other questions that do not contain the gold answer — easier to dismiss, which makes the task
-    easier.
+    answer); those files (7–22 MB each) are not in the offline mirror, so distractors here are gold passages
+    of random other questions that do not contain the gold answer — easier to dismiss, which makes the task
+    easier. With internet, ``litm_multidoc`` (:mod:`helmlite.scenarios.litm_qa`) runs the paper's own files
+    (``config/paper.yaml``).
 
-    References: the gold answers that occur in the gold passage (correct; the substring match of a
-    generation accepts any of them) and the answers of up to ``distractors`` distractor passages, each
-    of which occurs in its own passage (for the log-probability retrieval score, whose chance level is
+    References: every gold answer of the question (correct: a generation that contains any of them is right,
+    as LitM's ``best_subspan_em``, also one the shortened passage no longer shows) and the answers of up to
+    ``distractors`` distractor passages (no distractor passage contains a gold answer in any capitalisation),
+    each of which occurs in its own passage (for the log-probability retrieval score, whose chance level is
     then 1 / (1 + distractors) for a single gold answer). Baseline: the same documents and candidates with
     the question of another NQ example, none of whose answers occurs in any document.
     """
@@ -313,12 +322,12 @@ def load_nq_multidoc(target_tokens: int = 1024, n_questions: int = 5, n_document
 
         def build(width: int, gold=gold, pool=pool):
             gold_doc, _ = _document(gold, width)
-            golds = [a for a in dict.fromkeys(gold["answers"]) if a and a in gold_doc["text"]]
+            golds = [a for a in dict.fromkeys(gold["answers"]) if a]  # any gold answer counts (LitM's best_subspan_em)
             taken, docs, answers = {a.lower() for a in gold["answers"]}, [], []
             for row in pool:
                 doc, answer = _document(row, width)
                 if answer is None or answer.lower() in taken or row["question"] == gold["question"] or \
-                        any(a and a in doc["text"] for a in gold["answers"]):
+                        _contains_any(doc["text"], gold["answers"]):
                     continue
                 taken.add(answer.lower())
                 docs.append(doc)
@@ -347,7 +356,7 @@ def load_nq_multidoc(target_tokens: int = 1024, n_questions: int = 5, n_document
         refs = tuple(Reference(a, True) for a in golds) + tuple(Reference(a, False) for a in answers[:distractors])
         texts = [d["text"] for d in docs + [gold_doc]]
         unanswerable = next(r["question"] for r in pool[4 * n_documents:] if r["question"] != gold["question"]
-                            and not any(a and a in t for a in r["answers"] for t in texts))
+                            and not any(_contains_any(t, r["answers"]) for t in texts))
         for depth in depths:
             index = depth_index(depth, n_documents)
             documents = docs[:index] + [gold_doc] + docs[index:]

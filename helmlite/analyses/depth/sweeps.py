@@ -403,8 +403,18 @@ def with_verdicts(ushape: pd.DataFrame, claims_table: pd.DataFrame) -> pd.DataFr
     return out
 
 
-def published_primacy_recency(frame: pd.DataFrame, keys: list[str], depth: str = "depth", value: str = "accuracy") -> pd.DataFrame:
-    """The same statistics on published curves (point values only: the papers release no per-item data)."""
+#: A published curve is called U-shaped (or recency-preferring) only when the differences exceed this: the
+#: binomial standard error of a difference of two accuracies over Lost in the Middle's 2,655 NQ-open questions
+#: is about one point (√(2·0.5·0.5/2655) ≈ 0.014 unpaired, less paired), so two points is about two of them;
+#: HELMET's values, read off its figures, are no finer.
+PUBLISHED_TOLERANCE = 0.02
+
+
+def published_primacy_recency(frame: pd.DataFrame, keys: list[str], depth: str = "depth", value: str = "accuracy",
+                              tolerance: float = PUBLISHED_TOLERANCE) -> pd.DataFrame:
+    """The same statistics on published curves (point values only: the papers release no per-item data):
+    ``u_shaped`` when primacy and recency both exceed ``tolerance``, ``prefers_recent`` when recency exceeds
+    primacy by more than it (:data:`PUBLISHED_TOLERANCE`: differences of about a point are not shapes)."""
     rows = []
     for key, part in frame.groupby(keys, sort=True):
         part = part.sort_values(depth)
@@ -413,7 +423,8 @@ def published_primacy_recency(frame: pd.DataFrame, keys: list[str], depth: str =
             continue
         p, r = primacy_recency(part[value].to_numpy(dtype=float), depths)
         rows.append({**dict(zip(keys, key if isinstance(key, tuple) else (key,))), "primacy": float(p), "recency": float(r),
-                     "u_shaped": bool(p > 0 and r > 0), "prefers_recent": bool(r > p)})
+                     "tolerance": tolerance, "u_shaped": bool(p > tolerance and r > tolerance),
+                     "prefers_recent": bool(r - p > tolerance)})
     return pd.DataFrame(rows)
 
 
