@@ -252,3 +252,44 @@ def test_progress_moves_within_a_chunk(tiny_model_dir, tmp_path, monkeypatch):
     moving = [n for n in updates if n > 0]
     assert len(moving) >= 3 and sum(updates) == pytest.approx(len(requests))
     assert model.inner.on_progress is None  # detached after the call
+
+
+TORCHLESS = """
+import sys
+
+class NoModelsExtra:  # an install without the `models` extra: torch and transformers are absent
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("torch", "transformers"):
+            raise ModuleNotFoundError(f"No module named {name!r}")
+
+sys.meta_path.insert(0, NoModelsExtra())
+from helmlite.cli import main
+code = main(sys.argv[1:])
+assert "torch" not in sys.modules and "transformers" not in sys.modules, "torch was imported"
+sys.exit(code)
+"""
+
+
+def test_openai_runs_work_without_torch(tmp_path, mirrored_cache):
+    """`helmlite run --model openai:…` in an install without torch and transformers (their imports fail, as
+    in a venv without the `models` extra): a generation run and a log-probability run against the stub
+    OpenAI-compatible server finish, and the run folders are complete."""
+    import os
+    import subprocess
+    import sys
+
+    with stub_server() as (url, state):
+        env = {**os.environ, "HELMLITE_OPENAI_BASE_URL": url}
+        for scenario, method in (("nq_closed_book", "generation"), ("mmlu", "multiple_choice_separate")):
+            args = ["run", "--scenario", scenario, "--model", "openai:stub", "--method", method, "--max-instances", "3",
+                    "--results-dir", str(tmp_path / "runs"), "--cache", str(tmp_path / "cache.sqlite"), "--progress", "none"]
+            if scenario == "mmlu":
+                args += ["--arg", "subject=econometrics"]
+            done = subprocess.run([sys.executable, "-c", TORCHLESS, *args], env=env, capture_output=True, text=True,
+                                  timeout=300)
+            assert done.returncode == 0, done.stderr[-2000:]
+        assert state.requests  # the server answered
+    runs = sorted(p for p in (tmp_path / "runs").iterdir() if p.is_dir())
+    assert len(runs) == 2
+    for run in runs:
+        assert {"manifest.json", "instances.jsonl", "stats.json"} <= {p.name for p in run.iterdir()}, run

@@ -85,3 +85,9 @@ def apply_stop(text: str, stop: Sequence[str]) -> str:
     """Cut ``text`` at the first occurrence of any stop sequence (HELM's and lm-eval's convention)."""
     cut = min((i for i in (text.find(s) for s in stop if s) if i >= 0), default=len(text))
     return text[:cut]
+
+
+def split_context(context: str, continuation: str) -> tuple[str, str]:
+    """Move trailing whitespace of the context onto the continuation (lm-eval's ``_encode_pair``)."""
+    stripped = context.rstrip()
+    return stripped, context[len(stripped):] + continuation

@@ -32,8 +32,7 @@ from typing import Sequence
 import requests
 from tenacity import RetryError, Retrying, retry_if_exception_type, stop_after_attempt
 
-from ._base import Generation, GenerationRequest, ModelError, Scores, ScoreRequest, apply_stop
-from .transformers_backend import split_context
+from ._base import Generation, GenerationRequest, ModelError, Scores, ScoreRequest, apply_stop, split_context
 
 
 class _Retry(Exception):

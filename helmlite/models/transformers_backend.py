@@ -26,19 +26,13 @@ from typing import Sequence
 
 import torch
 
-from ._base import Generation, GenerationRequest, ModelError, Scores, ScoreRequest, apply_stop
+from ._base import Generation, GenerationRequest, ModelError, Scores, ScoreRequest, apply_stop, split_context
 from ._identity import IDENTITY_FILE, weights_sha256
 
 # Rough CPU costs (SmolLM2 fp32, one thread, measured on the 2-core development machine) used only to choose
 # between greedy decoding over a shared prefix cache and left-padded batched decoding of whole prompts.
 PREFILL_TOKENS_PER_S = 300.0
 DECODE_STEP_S = 0.08
-
-
-def split_context(context: str, continuation: str) -> tuple[str, str]:
-    """Move trailing whitespace of the context onto the continuation (lm-eval's ``_encode_pair``)."""
-    stripped = context.rstrip()
-    return stripped, context[len(stripped):] + continuation
 
 
 class TransformersModel:
