@@ -219,7 +219,7 @@ def test_simulator_pairs_responses_by_prompt_and_is_calibrated_to_the_published_
     # card: mean 3.41 annotators (± 0.03); paper: ~10% removed by the per-prompt spread filter (± 2 points)
     assert check["within_tolerance"].all()
     assert abs(check.loc["mean_annotators", "simulated"] - 3.41) <= 0.03
-    assert abs(check.loc["share_removed", "simulated"] - 0.10) <= 0.02
+    assert abs(check.loc["share_not_released", "simulated"] - 0.10) <= 0.02
 
 
 def test_calibrate_picks_the_grid_point_closest_to_the_published_figures():
@@ -227,7 +227,7 @@ def test_calibrate_picks_the_grid_point_closest_to_the_published_figures():
     assert len(grid) == 4 and grid["distance"].is_monotonic_increasing
     assert (best.careless_share, best.escalation_share) == (grid.iloc[0]["careless_share"], grid.iloc[0]["escalation_share"])
     # escalating every disagreeing response leaves (almost) nothing for the filter: five ratings always hold an agreeing three
-    assert grid[grid["escalation_share"] == 1.0]["share_removed"].max() < 0.05  # the 2% that lost an annotation (two left: no label) go with their prompt (≈ 4%)
+    assert grid[grid["escalation_share"] == 1.0]["share_not_released"].max() < 0.05  # the 2% that lost an annotation (two left: no label) go with their prompt (≈ 4%)
 
 
 def test_top3_vs_naive_mean_depends_on_the_careless_share():
@@ -248,7 +248,7 @@ def test_reproduction_rows_follow_the_design_format():
     assert list(table.columns) == ["quantity", "published", "ours", "abs_diff", "ci_low", "ci_high", "verdict"]
     assert table.set_index("quantity").loc["card_example:verbosity", "verdict"] == "MISMATCH"
     assert table.set_index("quantity").loc["card:mean_annotators", "ci_low"] < 3.5
-    removal = table.set_index("quantity").loc["paper:share_removed_by_spread_filter"]
+    removal = table.set_index("quantity").loc["row_counts:share_not_released"]
     assert removal["published"] == 0.10 and removal["verdict"].startswith("simulated: fitted to it, a match by construction")
 
 
@@ -293,12 +293,25 @@ def test_unfitted_check_places_the_interval_against_the_published_kappas(low, hi
     assert out.iloc[0]["verdict"].startswith(verdict) and not out["fitted"].any()
 
 
-def test_figures_of_the_loaded_annotations_say_simulated_in_their_titles():
+def test_every_figure_of_simulated_annotations_says_simulated_in_a_title():
+    """Each of notebook 05's figures drawn from simulated input (all but the card's, which has none) carries
+    "SIMULATED" in its suptitle or an axes title."""
     sim = simulate(SimulatorConfig(n_samples=200))
     aggregated = hs.aggregate(sim.annotations)
     distributions = hs.rating_distributions(sim.annotations, aggregated)
     correlations = hs.helpfulness_correlations(aggregated, seed=0, n_resamples=100)
     agreement = hs.agreement(sim.annotations, aggregated, seed=0, n_resamples=100, n_resamples_alpha=40)
-    for fig in (hs.figures.distributions(distributions, "simulated"),
-                hs.figures.correlations(aggregated, correlations, "simulated"), hs.figures.agreement(agreement, "simulated")):
-        assert fig._suptitle.get_text().startswith("SIMULATED data: ")
+    error = hs.error_against_truth(aggregated, sim.truth, seed=0, n_resamples=100)
+    curve = hs.careless_curve(SimulatorConfig(n_samples=200), [0.1, 0.3], seed=0, n_resamples=100)
+    readings = hs.protocol.protocol_readings(SimulatorConfig(n_samples=200), careless_grid=(0.1, 0.3))
+    figures = {"distributions": hs.figures.distributions(distributions, "simulated"),
+               "correlations": hs.figures.correlations(aggregated, correlations, "simulated"),
+               "agreement": hs.figures.agreement(agreement, "simulated"),
+               "protocol": hs.figures.protocol(hs.annotator_counts(sim.annotations),
+                                               hs.removal_summary(aggregated, n_resamples=100), "simulated"),
+               "protocol_readings": hs.figures.protocol_readings(readings),
+               "error_against_truth": hs.figures.error_against_truth(error),
+               "careless_curve": hs.figures.careless_curve(curve, 0.3)}
+    for name, fig in figures.items():
+        titles = [fig._suptitle.get_text() if fig._suptitle else ""] + [ax.get_title() for ax in fig.axes]
+        assert any("SIMULATED" in t.upper() for t in titles), (name, titles)

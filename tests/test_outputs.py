@@ -59,9 +59,6 @@ def test_notebook_05_runs_through_papermill(tmp_path, mirrored_cache):
     for name in set(HELPSTEER2.tables) - {"helpsteer2_card_example", "helpsteer2_worked_examples"}:  # not from the input
         table = pd.read_csv(tables / f"{name}.csv")
         assert table.columns[0] == "data_source" and (table.empty or set(table["data_source"]) == {"simulated"}), name
-    notebook = json.loads((tmp_path / "out.ipynb").read_text())
-    titles = "".join(str(o) for c in notebook["cells"] for o in c.get("outputs", []))
-    assert "SIMULATED" in titles
     reproduction = pd.read_csv(tables / "helpsteer2_reproduction.csv")
     card = reproduction[reproduction["quantity"].str.startswith("card_example:")]
     assert len(card) == 5 and (card["verdict"] == "exact").all()

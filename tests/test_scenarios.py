@@ -191,7 +191,11 @@ def test_litm_multidoc_reads_the_papers_files_one_context_per_question(tmp_path,
 
     files = {litm_qa.qa_file(10, k): write(k, ["q1", "q2", "q3"]) for k in (0, 4, 9)}
     monkeypatch.setattr(litm_qa.data, "fetch", lambda name: files[name])
-    instances = scenario("litm_multidoc").load(n_documents=10, n_questions=2, target_tokens=2048)
+    instances = scenario("litm_multidoc").load(n_documents=10, n_questions=2, target_tokens=2048,
+                                               count_tokens=WordModel().count_tokens)
+    assert all(0 < i.metadata["prompt_tokens"] <= 2048 for i in instances)
+    with pytest.raises(ValueError, match="need up to .* tokens, more than target_tokens=20; give this task a length"):
+        scenario("litm_multidoc").load(n_documents=10, n_questions=2, target_tokens=20, count_tokens=WordModel().count_tokens)
     assert [(i.metadata["context"], i.metadata["position"]) for i in instances] == [(c, k) for k in (0, 4, 9) for c in (0, 1)]
     first = instances[0]
     assert first.input.startswith(synthetic.MULTIDOC_INSTRUCTION) and "Document [1](Title: T0) text 0" in first.input

@@ -154,3 +154,18 @@ def test_an_unbounded_bca_end_falls_back_to_the_percentile_interval_of_the_same_
     assert (est.ci_low, est.ci_high) == Resampled(resampled.boot, "percentile").interval(0.95)
     test = stats.paired_test((x, y), lambda a, b, axis=-1: stats.spearman_rho(a, b, axis=axis), n_resamples=1000, seed=0)
     assert test.method == BCA_FALLBACK and test.p_value == Resampled(resampled.boot, "percentile").p_value(0.0)
+
+
+def test_an_interval_no_order_statistic_bounds_is_left_empty_and_says_why():
+    """The expanded percentile at n = 3 asks for the Φ(√(3/2)·t₂,0.025) ≈ 0.00003 quantile — below 1/(B + 1) for
+    B = 2,000 — so no resample bounds it: both ends are NaN (never ±inf) and the method names the reason; the
+    cluster bootstrap over two clusters likewise."""
+    from scipy.stats import norm, t
+
+    level = norm.cdf(np.sqrt(3 / 2) * t.ppf(0.025, 2))
+    assert level < 1 / 2001
+    est = stats.mean_estimate([0.2, 0.5, 0.9], n_resamples=2000, seed=0)
+    assert np.isnan(est.ci_low) and np.isnan(est.ci_high)
+    assert est.method == "expanded: no finite bound at n = 3 (too few units; bounds left empty)"
+    pair = stats.cluster_paired_difference([0.1, 0.4, 0.3, 0.9], [0.2, 0.1, 0.5, 0.3], [0, 0, 1, 1], n_resamples=999)
+    assert np.isnan(pair.ci_low) and pair.method.startswith("cluster-expanded-percentile: no finite bound at n = 2")

@@ -48,7 +48,9 @@ def f1_score(prediction: str, reference: str) -> float:
 
 
 def substring_match(prediction: str, reference: str) -> float:
-    """Lost in the Middle's metric: the normalised gold answer occurs in the normalised prediction."""
+    """Lost in the Middle's metric (``best_subspan_em``): the normalised gold answer occurs in the normalised
+    prediction. One departure: a gold answer that normalises to nothing (only articles or punctuation) scores 0
+    here; LitM's substring test would count it as found in every prediction."""
     return float(normalize_text(reference) in normalize_text(prediction)) if normalize_text(reference) else 0.0
 
 

@@ -9,9 +9,10 @@ order, so one question across the files is one context queried at every gold pos
 Scored as the paper scores it: a greedy generation is correct when it contains **any** of the question's
 gold answers after normalisation (``best_subspan_em`` of ``scripts/evaluate_qa_responses.py``, on the first
 line of the answer — helmlite's default stop sequence). Generation only: the retrieved passages carry no
-candidate answers for a log-probability score. The length a config gives (``target_tokens``) is a label of
-the run: the prompts are the paper's, as long as their documents make them (about 1.6K, 3.2K and 4.7K
-model tokens for 10, 20 and 30 documents of ~100 words).
+candidate answers for a log-probability score. The prompts are the paper's, as long as their documents make
+them (roughly 1.6K, 3.2K and 4.7K model tokens for 10, 20 and 30 documents of ~100 words): the length a config
+gives (``target_tokens``) is the budget they must fit — a prompt longer than it is an error naming the
+length needed — and each instance records its own ``prompt_tokens``.
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from .. import data
 from .._jsonl import DataFormatError, read_jsonl, require
 from ..errors import InputError
 from ._base import TEST, Instance, Reference, register
-from .synthetic import PLAIN, multidoc_prompt, position_metadata
+from .synthetic import PLAIN, TokenCounter, approx_tokens, multidoc_prompt, position_metadata
 
 #: The gold positions the upstream repository ships a file for, per number of documents.
 GOLD_POSITIONS = {10: (0, 4, 9), 20: (0, 4, 9, 14, 19), 30: (0, 4, 9, 14, 19, 24, 29)}
@@ -51,7 +52,8 @@ def _questions(path, n_questions: int, n_documents: int, gold_index: int) -> lis
 @register("litm_multidoc", main_metric="substring_match", default_method="generation",
           data=tuple(qa_file(n, k) for n, positions in GOLD_POSITIONS.items() for k in positions),
           adapter={**PLAIN, "max_tokens": 100}, choices={"n_documents": tuple(GOLD_POSITIONS)})
-def load_litm_multidoc(n_documents: int = 20, n_questions: int = 100, target_tokens: int = 0) -> list[Instance]:
+def load_litm_multidoc(n_documents: int = 20, n_questions: int = 100, target_tokens: int = 8192,
+                       count_tokens: TokenCounter = approx_tokens) -> list[Instance]:
     """Lost in the Middle's multi-document QA with retrieved distractors (its 10/20/30-document files): the
     first ``n_questions`` questions at every gold position the repository ships; correct = the generation
     contains any gold answer (LitM's ``best_subspan_em``)."""
@@ -66,8 +68,14 @@ def load_litm_multidoc(n_documents: int = 20, n_questions: int = 100, target_tok
             raise DataFormatError(f"{qa_file(n_documents, k)}: its questions are not those of "
                                   f"{qa_file(n_documents, positions[0])} in the same order (one question = one context)")
         for context, row in enumerate(rows):
-            meta = {"depth": k / (n_documents - 1), "context": context, "target_tokens": target_tokens,
+            prompt = multidoc_prompt(row["question"], row["documents"])
+            tokens = count_tokens(prompt)
+            meta = {"depth": k / (n_documents - 1), "context": context, "target_tokens": target_tokens, "prompt_tokens": tokens,
                     "n_documents": n_documents, **position_metadata(k, n_documents)}
-            out.append(Instance(f"litm_multidoc/{n_documents}/{context}/{k}", multidoc_prompt(row["question"], row["documents"]),
+            out.append(Instance(f"litm_multidoc/{n_documents}/{context}/{k}", prompt,
                                 tuple(Reference(a, True) for a in dict.fromkeys(row["answers"]) if a), TEST, meta))
+    longest = max(i.metadata["prompt_tokens"] for i in out)
+    if longest > target_tokens:
+        raise InputError(f"litm_multidoc: the paper's {n_documents}-document prompts need up to {longest} tokens, more than "
+                         f"target_tokens={target_tokens}; give this task a length of at least {longest}")
     return out

@@ -29,7 +29,8 @@ p-value beside it cannot disagree.
 BCa is used only when n >= :data:`BCA_MIN_N` (20): below that the jackknife acceleration is too noisy
 and the percentile interval is returned, with ``method="percentile"`` saying so; where a BCa end is
 unbounded (its adjusted level lies beyond the resamples) the percentile interval of the same resamples is
-returned, named :data:`BCA_FALLBACK` — no interval of the kit has an infinite end. BCa is meant for
+returned, named :data:`BCA_FALLBACK`; where no finite end exists at all (too few units) the bounds are NaN
+and the method name says why — no interval of the kit has an infinite end. BCa is meant for
 smooth statistics (means of continuous scores, correlations); for proportions use
 :func:`helmlite.stats.proportion_ci` (exact) and for paired 0/1 outcomes
 :func:`helmlite.stats.paired_binary_difference`.
@@ -167,17 +168,27 @@ class Resampled:
 BCA_FALLBACK = "percentile (BCa end unbounded)"
 
 
-def _defined(resampled: Resampled, confidence: float) -> tuple[float, float, Resampled, str]:
-    """The interval, the procedure its p-value comes from and its name. A BCa end that no order statistic
-    reaches (the adjusted level falls outside the resamples — at n = 20 models a skewed Spearman ρ near 1
-    does this) falls back to the percentile interval of the same resamples, which every ``B >= 40`` bounds,
-    and the name says so (:data:`BCA_FALLBACK`); the p-value then comes from that same percentile procedure."""
+def unbounded(method: str, n: int) -> str:
+    """The method name of an interval left empty because no order statistic bounds it at this n."""
+    return f"{method}: no finite bound at n = {n} (too few units; bounds left empty)"
+
+
+def defined_interval(resampled: Resampled, confidence: float, n: int,
+                     name: str | None = None) -> tuple[float, float, Resampled, str]:
+    """The interval, the procedure its p-value comes from and its name (``name`` overrides the procedure's own).
+    A BCa end that no order statistic reaches (the adjusted level falls outside the resamples — at n = 20
+    models a skewed Spearman ρ near 1 does this) falls back to the percentile interval of the same resamples,
+    which every ``B >= 40`` bounds, and the name says so (:data:`BCA_FALLBACK`); the p-value then comes from
+    that same percentile procedure. Where still no finite end exists (the expanded percentile at n ≤ 4, a
+    cluster bootstrap over two clusters), both bounds are NaN and the name says why (:func:`unbounded`)."""
     low, high = resampled.interval(confidence)
+    name = name or resampled.method
     if resampled.method == "bca" and not (math.isfinite(low) and math.isfinite(high)):
-        resampled = Resampled(resampled.boot, "percentile")
+        resampled, name = Resampled(resampled.boot, "percentile"), BCA_FALLBACK
         low, high = resampled.interval(confidence)
-        return low, high, resampled, BCA_FALLBACK
-    return low, high, resampled, resampled.method
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return math.nan, math.nan, resampled, unbounded(name, n)
+    return low, high, resampled, name
 
 
 def _resolve_method(method: str, n: int) -> str:
@@ -227,7 +238,7 @@ def bootstrap_ci(data, statistic: Statistic = np.mean, *, confidence: float = 0.
     theta_hat, n, resampled = _resample(data, statistic, confidence, n_resamples, method, seed)
     if n < 2:
         return Estimate(theta_hat, math.nan, math.nan, n, confidence, resampled.method)
-    low, high, _, name = _defined(resampled, confidence)
+    low, high, _, name = defined_interval(resampled, confidence, n)
     return Estimate(theta_hat, low, high, n, confidence, name)
 
 
@@ -249,7 +260,7 @@ def paired_test(arrays, difference: Statistic, *, confidence: float = 0.95, n_re
     theta_hat, n, resampled = _resample(arrays, difference, confidence, n_resamples, method, seed)
     if n < 2:
         return PairedComparison(theta_hat, math.nan, math.nan, n, confidence, resampled.method, p_value=math.nan)
-    low, high, procedure, name = _defined(resampled, confidence)
+    low, high, procedure, name = defined_interval(resampled, confidence, n)
     return PairedComparison(theta_hat, low, high, n, confidence, name, p_value=procedure.p_value(0.0))
 
 

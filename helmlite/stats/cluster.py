@@ -44,7 +44,7 @@ import pandas as pd
 from scipy.special import betaincinv, stdtrit
 
 from ..errors import InputError
-from .bootstrap import _BATCH_ELEMENTS, Resampled, _check_resamples
+from .bootstrap import _BATCH_ELEMENTS, Resampled, _check_resamples, defined_interval
 from .estimates import Estimate, PairedComparison, Seed, alpha_of, generator
 from .proportions import is_binary
 
@@ -106,8 +106,8 @@ def cluster_bootstrap_ci(values, clusters, *, statistic: str = "mean", confidenc
     if len(sums) < 2:
         return Estimate(estimate, math.nan, math.nan, len(sums), confidence, METHOD)
     resampled = Resampled(_cluster_distribution(sums, sizes, n_resamples, seed), "expanded", n=len(sums))
-    low, high = resampled.interval(confidence)
-    return Estimate(estimate, low, high, len(sums), confidence, METHOD)
+    low, high, _, name = defined_interval(resampled, confidence, len(sums), METHOD)
+    return Estimate(estimate, low, high, len(sums), confidence, name)
 
 
 def korn_graubard_ci(values, clusters, *, bounds: tuple[float, float] = (0.0, 1.0),
@@ -192,8 +192,8 @@ def cluster_paired_difference(a, b, clusters, *, statistic: str = "mean", confid
     if len(sums) < 2:
         return PairedComparison(estimate, math.nan, math.nan, len(sums), confidence, METHOD, p_value=math.nan)
     resampled = Resampled(_cluster_distribution(sums, sizes, n_resamples, seed), "expanded", n=len(sums))
-    low, high = resampled.interval(confidence)
-    return PairedComparison(estimate, low, high, len(sums), confidence, METHOD, p_value=resampled.p_value(0.0))
+    low, high, _, name = defined_interval(resampled, confidence, len(sums), METHOD)
+    return PairedComparison(estimate, low, high, len(sums), confidence, name, p_value=resampled.p_value(0.0))
 
 
 def _no_discordance(clusters, confidence: float, n: int) -> PairedComparison:

@@ -405,8 +405,9 @@ def with_verdicts(ushape: pd.DataFrame, claims_table: pd.DataFrame) -> pd.DataFr
 
 #: A published curve is called U-shaped (or recency-preferring) only when the differences exceed this: the
 #: binomial standard error of a difference of two accuracies over Lost in the Middle's 2,655 NQ-open questions
-#: is about one point (√(2·0.5·0.5/2655) ≈ 0.014 unpaired, less paired), so two points is about two of them;
-#: HELMET's values, read off its figures, are no finer.
+#: is √(2·0.5·0.5/2655) ≈ 0.014 if the two were independent (less for these paired ones, the same questions at
+#: two positions), so two points is about 1.5 standard errors or more; HELMET's values, read off its figures,
+#: are no finer.
 PUBLISHED_TOLERANCE = 0.02
 
 

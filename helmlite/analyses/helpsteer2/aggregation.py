@@ -16,7 +16,8 @@ Definitions used here (the card leaves them open, so they are stated precisely):
   (max − min > 2; a span of exactly 2 passes). The paper applies the filter per prompt: a prompt's
   responses are removed together, "for both responses to a common prompt", when either fails
   (``spread_filter="prompt"``, the default; responses share a prompt by the file's prompt identity —
-  a ``prompt_id`` field where the file has one, else equal prompt text). ``spread_filter="response"``
+  a ``prompt_id`` field where the file has one, else equal prompt text: the released disagreements file
+  has no id, and its row order is not documented, so consecutive rows are not assumed to pair). ``spread_filter="response"``
   removes each failing response alone (the option kept for comparison).
 * **spread of what** — ``spread_over="most_agreeing_three"`` (the default: the card's "annotators who
   agree with each other most" are what the label is made of) or ``"all_annotators"`` (every rating of the
@@ -156,17 +157,18 @@ def annotator_counts(annotations: Annotations) -> pd.DataFrame:
 
 
 def removal_summary(aggregated: pd.DataFrame, *, seed: int = 0, n_resamples: int = 2000) -> pd.DataFrame:
-    """Share of samples removed by the spread filter — per prompt (the paper's rule: ``removed``) and per
-    response (``fails_spread``) — overall and per aggregation rule and annotator count. Responses of a
+    """Share of samples not released — removed by the spread filter or for want of a label — per prompt (the
+    paper's rule: ``removed``) and per response (failing or unlabelled itself) — overall and per aggregation rule
+    and annotator count. Responses of a
     prompt are removed together under the per-prompt rule, so its interval treats prompts as the units
     (Korn–Graubard, :func:`helmlite.stats.cluster_mean_estimate`); the per-response share gets the exact (Clopper–Pearson) interval."""
     rows = []
     groups = [("all", aggregated)] + [(f"rule={rule}", part) for rule, part in aggregated.groupby("rule", sort=True)]
     groups += [(f"annotators={k}", part) for k, part in aggregated.groupby("n_annotators", sort=True)]
     for label, part in groups:
-        for spread_filter, column in (("per prompt (paper)", "removed"), ("per response", "fails_spread")):
-            values = part[column].to_numpy(dtype=float)
-            if column == "removed" and len(part) > 1:
+        per_response = (part["fails_spread"] | (part["rule"] == "no_label")).to_numpy(dtype=float)
+        for spread_filter, values in (("per prompt (paper)", part["removed"].to_numpy(dtype=float)), ("per response", per_response)):
+            if spread_filter == "per prompt (paper)" and len(part) > 1:
                 est = stats.cluster_mean_estimate(values, part["prompt_id"].to_numpy(), n_resamples=n_resamples,
                                                  seed=rng(seed, "removal", label))
             else:
@@ -425,14 +427,14 @@ def reproduction_check(card: pd.DataFrame, annotations: Annotations, aggregated:
                + ("within" if abs(mean.estimate - CARD_MEAN_ANNOTATORS) <= tolerance else "outside") if simulated
                else "reproduced" if not mean.excludes(CARD_MEAN_ANNOTATORS) else "differs")
     rows.append(row("card:mean_annotators", CARD_MEAN_ANNOTATORS, mean.estimate, verdict, mean.ci_low, mean.ci_high))
-    share, tolerance = PUBLISHED["share_removed"][:2]
+    share, tolerance = PUBLISHED["share_not_released"][:2]
     removed = stats.cluster_mean_estimate(aggregated["removed"].to_numpy(dtype=float), aggregated["prompt_id"].to_numpy(),
                                          seed=rng(seed, "share-removed"), n_resamples=n_resamples)
     verdict = (f"simulated: fitted to it, a match by construction (tolerance ±{tolerance}), "
                + ("within" if abs(removed.estimate - share) <= tolerance else "outside") if simulated
                else f"consistent (within ±{tolerance})" if abs(removed.estimate - share) <= tolerance else
                f"differs (more than ±{tolerance})")
-    rows.append(row("paper:share_removed_by_spread_filter", share, removed.estimate, verdict, removed.ci_low, removed.ci_high))
+    rows.append(row("row_counts:share_not_released", share, removed.estimate, verdict, removed.ci_low, removed.ci_high))
     kept = int((~aggregated["removed"]).sum())
     verdict = ("not comparable: simulated sample count" if simulated else
                "reproduced" if kept == CARD_TRAIN_KEPT else

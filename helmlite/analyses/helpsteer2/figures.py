@@ -33,7 +33,7 @@ def protocol(counts: pd.DataFrame, removal: pd.DataFrame, source: str) -> plt.Fi
     samples = removal.drop_duplicates("subset").set_index("subset")["samples"]
     right.set_yticks(np.arange(len(subsets)), [f"{s} (n={samples[s]:,})" for s in subsets], fontsize=8)
     right.invert_yaxis()
-    right.set(xlabel="share removed (retained helpfulness spread > 2), 95% CI", title="Spread filter")
+    right.set(xlabel="share removed (retained helpfulness spread > 2, or no label), 95% CI", title="Spread filter")
     right.set_xlim(left=0)
     right.xaxis.set_major_formatter(PercentFormatter(1, decimals=0))
     right.xaxis.set_major_locator(MaxNLocator(5))
@@ -156,17 +156,17 @@ def protocol_readings(readings: pd.DataFrame, target: float = 0.10, annotators: 
     for k, (setting, part) in enumerate(readings.groupby("setting", sort=False)):
         part = part.set_index("reading").reindex(labels)
         offset = (k - 0.5) * 0.3
-        left.barh(y + offset, part["share_removed"], height=0.3, color=f"C{k}", label=setting)
+        left.barh(y + offset, part["share_not_released"], height=0.3, color=f"C{k}", label=setting)
         right.barh(y + offset, part["mean_annotators"], height=0.3, color=f"C{k}", label=setting)
         for yy, (c, kappa) in zip(y + offset, zip(part["careless_share"], part["kappa_helpfulness"])):
             right.annotate(f"careless {c:.0%}, κ {kappa:.2f}", (3.0, yy), va="center", fontsize=7, xytext=(3, 0),
                            textcoords="offset points")
-    left.axvline(target, color="grey", ls="--", lw=1, label=f"paper: ~{target:.0%} removed")
+    left.axvline(target, color="grey", ls="--", lw=1, label=f"~{target:.0%} not released (row counts)")
     right.axvline(annotators, color="grey", ls=":", lw=1, label=f"card: mean {annotators} annotators")
     left.set_yticks(y, labels, fontsize=8)
     left.invert_yaxis()
     left.xaxis.set_major_formatter(PercentFormatter(1, decimals=0))
-    left.set(xlabel="share removed by the spread filter (per prompt)", title="SIMULATED: removal under each reading")
+    left.set(xlabel="share not released (spread filter or no label, per prompt)", title="SIMULATED: removal under each reading")
     right.set(xlim=(3.0, 3.6), xlabel="annotators per response", title="SIMULATED: annotators (and the fit's κ)")
     handles, names = left.get_legend_handles_labels()
     extra, extra_names = right.get_legend_handles_labels()

@@ -14,7 +14,7 @@ remove the paper's ~10%:
 
 :func:`protocol_readings` runs the simulator under each of the four readings — once with the default
 parameters, and once with the careless share refitted to the published figures for that reading — and reports
-annotators per response, the share removed and the annotators' agreement (weighted κ of the initial three),
+annotators per response, the share not released and the annotators' agreement (weighted κ of the initial three),
 so that a reader sees which readings can reproduce both published figures. :func:`unfitted_check` sets the
 simulator's agreement beside the published κ, the one figure the simulator was not fitted to.
 """
@@ -57,8 +57,9 @@ def initial_kappa(annotations, attribute: int = HELPFULNESS) -> float:
 def _figures(config: SimulatorConfig, spread_over: str) -> dict:
     sim = simulate(config)
     out = aggregate(sim.annotations, spread_over=spread_over)
-    return {"mean_annotators": float(sim.annotations.n_annotators.mean()), "share_removed": float(out["removed"].mean()),
-            "share_failing_per_response": float(out["fails_spread"].mean()), "kappa_helpfulness": initial_kappa(sim.annotations)}
+    return {"mean_annotators": float(sim.annotations.n_annotators.mean()), "share_not_released": float(out["removed"].mean()),
+            "share_failing_per_response": float(out["fails_spread"].mean()),
+            "share_without_label": float((out["rule"] == "no_label").mean()), "kappa_helpfulness": initial_kappa(sim.annotations)}
 
 
 def _distance(figures: dict) -> float:
@@ -69,10 +70,12 @@ def _distance(figures: dict) -> float:
 def protocol_readings(config: SimulatorConfig = SimulatorConfig(), careless_grid=CARELESS_GRID) -> pd.DataFrame:
     """One row per reading × setting: ``setting`` "default parameters" (``config`` as fitted to the default
     reading) or "careless share refitted" (the grid value closest to both published figures for that reading,
-    the distance of :func:`.simulator.calibrate`; partial escalation keeps ``config.escalation_share``). Columns: the parameters, annotators per
-    response, share removed (per prompt, the paper's rule), share failing per response, the initial three's
-    weighted κ on helpfulness, and whether the two published figures are met within their tolerances."""
-    (annotators, a_tol, _), (removed, r_tol, _) = PUBLISHED["mean_annotators"], PUBLISHED["share_removed"]
+    the distance of :func:`.simulator.calibrate`; partial escalation keeps ``config.escalation_share``, which is not
+    refitted). Columns: the parameters, annotators per response, share not released (removed per prompt — the
+    paper's rule — by the spread filter or for want of a label), share failing the spread filter per response, share
+    left without a label (two annotators), the initial three's weighted κ on helpfulness, and whether the two
+    figures are met within their tolerances."""
+    (annotators, a_tol, _), (removed, r_tol, _) = PUBLISHED["mean_annotators"], PUBLISHED["share_not_released"]
     rows = []
     for reading, full, spread_over in READINGS:
         escalation = 1.0 if full else config.escalation_share
@@ -84,7 +87,7 @@ def protocol_readings(config: SimulatorConfig = SimulatorConfig(), careless_grid
             rows.append({"reading": reading, "setting": setting, "escalation_share": escalation, "spread_over": spread_over,
                          "careless_share": float(careless), **figures,
                          "annotators_within_tolerance": abs(figures["mean_annotators"] - annotators) <= a_tol,
-                         "removal_within_tolerance": abs(figures["share_removed"] - removed) <= r_tol})
+                         "removal_within_tolerance": abs(figures["share_not_released"] - removed) <= r_tol})
     return pd.DataFrame(rows)
 
 
@@ -98,7 +101,7 @@ def unfitted_check(agreement: pd.DataFrame) -> pd.DataFrame:
     for attribute, (before, after) in PUBLISHED_KAPPA.items():
         r = initial[initial["attribute"] == attribute].iloc[0]
         if r["ci_high"] < before:
-            verdict = "differs: below both published values (the simulated annotators agree less)"
+            verdict = "differs: below both published values (these annotators agree less than HelpSteer2's)"
         elif r["ci_low"] > after:
             verdict = "differs: above both published values"
         elif r["ci_low"] <= after <= r["ci_high"]:
