@@ -10,7 +10,7 @@ CONFIG ?= config/config.yaml
 CORES ?= all
 TEST_CONFIG := config/test.yaml
 
-.PHONY: venv constraints data plan reproduce test pytest lint e2e clean
+.PHONY: venv constraints data plan reproduce test pytest lint e2e test-cluster clean
 
 # constraints.txt pins every package (transitive ones too) to the versions tested together.
 $(VENV)/.installed: requirements.txt requirements-test.txt requirements-models.txt constraints.txt pyproject.toml
@@ -71,6 +71,11 @@ e2e: venv
 	diff -r build/test-first/figures build/test/figures
 
 test: pytest lint e2e
+
+# config/test.yaml through profiles/slurm on a single-node SLURM cluster it sets up (Debian's slurm-wlm and munge,
+# installed if absent; needs root), tables byte-identical to a local run; the daemons it starts are stopped.
+test-cluster: venv
+	bash benchmarks/test_cluster.sh
 
 clean:
 	rm -rf build results reports tables .snakemake

@@ -19,6 +19,18 @@ validated_for_snakemake(config, workflow.config_settings.configfiles)
 
 
 include: "rules/common.smk"
+
+
+# Light jobs stay on the submitting host under a cluster executor (a compute node may have no internet, and
+# each would reserve a job's memory): downloads, model unpacking, HTML conversion and the index page.
+localrules:
+    all,
+    fetch,
+    prepare_model,
+    html,
+    index,
+
+
 include: "rules/fetch.smk"
 include: "rules/runs.smk"
 include: "rules/notebooks.smk"

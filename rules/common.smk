@@ -3,6 +3,7 @@ import json
 import os
 import re
 import shlex
+import sys
 
 from helmlite import workflow as hw
 from helmlite.results import INSTANCES, MANIFEST, STATS
@@ -11,6 +12,10 @@ from helmlite.models import EMBEDDED
 from helmlite.models.embedded import model_dir
 from helmlite.scenarios import scenario
 
+# Every rule finds `helmlite` next to the interpreter that runs Snakemake (its venv's or conda env's bin/), so a
+# job does not depend on the shell it starts in: a SLURM job inherits the submitting environment, and without an
+# activated venv a bare `helmlite` is not found there.
+shell.prefix(f"set -euo pipefail; export PATH={shlex.quote(os.path.dirname(sys.executable))}:\"$PATH\"; ")
 DATA_CACHE = os.path.relpath(cache_dir())
 ANALYSES = hw.enabled(config)
 DIRS = hw.output_dirs(config)

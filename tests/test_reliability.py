@@ -80,10 +80,10 @@ helm_core:
 """
 
 
-def _snakemake(config, *args, check=True):
+def _snakemake(config, *args, check=True, env=None):
     # targets and flags before --configfile, which takes every following argument as a config file
     return subprocess.run([sys.executable, "-m", "snakemake", *args, "--cores", "1", "--configfile", str(config)],
-                          cwd=REPO, capture_output=True, text=True, check=check)
+                          cwd=REPO, capture_output=True, text=True, check=check, env=env)
 
 
 @pytest.mark.slow
@@ -124,7 +124,10 @@ def test_sigkill_of_snakemake_then_resume_is_byte_identical(mirrored_cache, tmp_
     resumed, run_dir = outputs(tmp_path / "killed" / "runs")
     timings = json.loads((run_dir / "timings.json").read_text())
     assert timings["model_calls"] == 16 - done_before and timings["cache_hits"] == done_before
-    _snakemake(configs["fresh"], target("fresh"))
+    # the uninterrupted run from a shell without the venv on PATH (as a SLURM job may start): the rules find
+    # helmlite beside Snakemake's own interpreter
+    bare = {**os.environ, "PATH": "/usr/bin:/bin"}
+    _snakemake(configs["fresh"], target("fresh"), env=bare)
     uninterrupted, _ = outputs(tmp_path / "fresh" / "runs")
     assert resumed == uninterrupted
     assert "Nothing to be done" in _snakemake(configs["killed"], "--dry-run", target("killed")).stdout
