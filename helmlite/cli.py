@@ -182,12 +182,14 @@ def _config(args) -> None:
 def _plan(args) -> None:
     import os
 
-    from .planning import plan, render
+    from ._io import write_csv
+    from .planning import job_seconds, plan, render
 
     config = workflow.load_config(args.configfile)
     workflow.check_names(config, args.configfile)
     cores = args.cores or os.cpu_count() or 1
     result = plan(config, rates_file=args.rates_file, recalibrate=args.recalibrate, cores=cores)
+    write_csv(workflow.planned_jobs_file(args.configfile), job_seconds(result))  # the workflow's cluster time limits
     if args.format == "csv":
         table = {"runs": result.runs, "analyses": result.analyses, "claims": result.claims}[args.table]
         sys.stdout.write(table.to_csv(index=False))

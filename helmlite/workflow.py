@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import math
 import os
 import re
 from importlib import resources
@@ -245,3 +246,33 @@ def required_data(config: dict) -> list[str]:
     names = {name for analysis in enabled(config) for name in analysis.data}
     names |= {name for spec in run_specs(config).values() for name in scenario(spec.scenario).data}
     return sorted(names)
+
+
+PLANNED_JOBS_DIR = Path("results/planner")  # beside the planner's rates (results/planner/rates.json)
+DEFAULT_RUNTIME_MIN = 60  # a run job's SLURM time limit when no plan was written
+
+
+def planned_jobs_file(configfile: str | os.PathLike) -> Path:
+    """Where ``helmlite plan --configfile F`` leaves each run job's predicted seconds for the workflow."""
+    return PLANNED_JOBS_DIR / f"jobs-{Path(configfile).stem}.csv"
+
+
+def planned_job_seconds(configfile: str | os.PathLike) -> dict[str, float]:
+    """Run job id → the planner's predicted seconds (runs plus start-up), from :func:`planned_jobs_file`;
+    empty when no plan was written (or a job's prediction is unknown, e.g. an OpenAI-compatible model)."""
+    import csv
+
+    path = planned_jobs_file(configfile)
+    if not path.is_file():
+        return {}
+    with open(path, encoding="utf-8", newline="") as handle:
+        return {row["job"]: float(row["predicted_s"]) for row in csv.DictReader(handle) if row["predicted_s"]}
+
+
+def run_job_runtime_min(predicted_s: float | None) -> int:
+    """A run job's time limit for a cluster scheduler (minutes): twice the planner's prediction for this machine
+    plus 10 minutes (a compute node may be slower; a limit hit kills the job, a generous one only queues it
+    later), at least 15; :data:`DEFAULT_RUNTIME_MIN` without a prediction."""
+    if predicted_s is None or not predicted_s == predicted_s:
+        return DEFAULT_RUNTIME_MIN
+    return max(15, math.ceil(2 * predicted_s / 60) + 10)

@@ -16,6 +16,7 @@ from helmlite.scenarios import scenario
 # job does not depend on the shell it starts in: a SLURM job inherits the submitting environment, and without an
 # activated venv a bare `helmlite` is not found there.
 shell.prefix(f"set -euo pipefail; export PATH={shlex.quote(os.path.dirname(sys.executable))}:\"$PATH\"; ")
+CONFIGFILE = (workflow.config_settings.configfiles or ["config/config.yaml"])[0]
 DATA_CACHE = os.path.relpath(cache_dir())
 ANALYSES = hw.enabled(config)
 DIRS = hw.output_dirs(config)

@@ -6,6 +6,9 @@
 # spread them (each job declares threads and memory). Every 30 s a run prints its progress (requests done, ETA),
 # and each finished run one line (its main metric, interval, model calls and cache hits), which Snakemake shows
 # as the job goes and the job log keeps.
+# Cluster time limits from the planner: `helmlite plan --configfile F` leaves each job's predicted seconds in
+# results/planner/jobs-<F's stem>.csv; without it a job gets hw.DEFAULT_RUNTIME_MIN minutes.
+PLANNED_S = hw.planned_job_seconds(CONFIGFILE)
 for batch_id, batch in hw.run_batches(config).items():
 
     rule:
@@ -29,6 +32,7 @@ for batch_id, batch in hw.run_batches(config).items():
         threads: ENGINE["threads"]
         resources:
             mem_mb=4000,
+            runtime=hw.run_job_runtime_min(PLANNED_S.get(batch_id)),
         log:
             f"{DIRS['logs']}/runs/{batch_id}.log",
         benchmark:

@@ -197,3 +197,17 @@ def test_predicted_wall_is_at_least_the_longest_job():
     result = planning.Plan(runs, analyses, pd.DataFrame(), [], jobs)
     assert planning.predicted_wall_s(result, 2) == pytest.approx(102.0)
     assert planning.predicted_wall_s(result, 1) == pytest.approx(126.0)
+
+
+def test_cluster_time_limits_come_from_the_plan(tmp_path, monkeypatch):
+    """A run job's SLURM runtime: 2 × the planner's seconds + 10 minutes, at least 15, 60 without a plan
+    (hand-derived: 80 s → ⌈160/60⌉ + 10 = 13 → 15; 1,800 s → 60 + 10 = 70; 4,000 s → ⌈133.3⌉ + 10 = 144)."""
+    from helmlite import workflow
+
+    monkeypatch.setattr(workflow, "PLANNED_JOBS_DIR", tmp_path)
+    assert workflow.planned_job_seconds("config/paper.yaml") == {}
+    (tmp_path / "jobs-paper.csv").write_text("job,runs,predicted_s\na,2,80\nb,3,1800\nc,1,4000\nd,1,\n")
+    planned = workflow.planned_job_seconds("config/paper.yaml")
+    assert planned == {"a": 80.0, "b": 1800.0, "c": 4000.0}
+    assert [workflow.run_job_runtime_min(planned.get(k)) for k in "abcd"] == [15, 70, 144, 60]
+    assert workflow.run_job_runtime_min(float("nan")) == 60

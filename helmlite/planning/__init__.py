@@ -143,6 +143,18 @@ def _summary(runs: pd.DataFrame, config: dict, rates: dict, batches: dict) -> pd
     return pd.concat([summary, pd.DataFrame([total])], ignore_index=True)
 
 
+def job_seconds(result: Plan) -> pd.DataFrame:
+    """Per run job: its runs and predicted seconds (its runs' predictions plus its start-up: imports and the
+    model's load); NaN where a run's prediction is unknown. What the workflow sizes cluster time limits from
+    (:func:`helmlite.workflow.run_job_runtime_min`)."""
+    seconds = dict(zip(result.runs["run_id"], result.runs["predicted_s"]))
+    startup = result.analyses.iloc[-1]["job_startup_s"] / max(1, int(result.analyses.iloc[-1]["run_jobs"]))
+    rows = [{"job": job, "runs": len(batch),
+             "predicted_s": sum(seconds.get(spec.run_id, math.nan) for spec in batch) + startup}
+            for job, batch in result.jobs.items()]
+    return pd.DataFrame(rows, columns=["job", "runs", "predicted_s"])
+
+
 def predicted_wall_s(result: Plan, cores: int) -> float:
     """Seconds of run jobs on ``cores`` cores: the total spread evenly, but never less than the longest job
     (a job's runs run one after another; :func:`helmlite.workflow.run_batches` groups them)."""
