@@ -10,7 +10,7 @@ CONFIG ?= config/config.yaml
 CORES ?= all
 TEST_CONFIG := config/test.yaml
 
-.PHONY: venv constraints data plan reproduce test pytest lint e2e test-cluster clean
+.PHONY: venv constraints data plan reproduce test pytest lint e2e test-server test-cluster clean
 
 # constraints.txt pins every package (transitive ones too) to the versions tested together.
 $(VENV)/.installed: requirements.txt requirements-test.txt requirements-models.txt constraints.txt pyproject.toml
@@ -71,6 +71,13 @@ e2e: venv
 	diff -r build/test-first/figures build/test/figures
 
 test: pytest lint e2e
+
+# The OpenAI-compatible backend against a real llama.cpp server: llama-cpp-python (pinned; builds from source in
+# ~4 min) into the venv, then the server tests (they skip, naming this target, where it is not installed).
+LLAMA_CPP = llama-cpp-python[server]==0.3.36
+test-server: venv
+	$(PY) -c "import llama_cpp.server" 2> /dev/null || $(PY) -m pip install --quiet -c constraints.txt "$(LLAMA_CPP)"
+	$(PY) -m pytest -q tests/test_server.py
 
 # config/test.yaml through profiles/slurm on a single-node SLURM cluster it sets up (Debian's slurm-wlm and munge,
 # installed if absent; needs root), tables byte-identical to a local run; the daemons it starts are stopped.

@@ -63,6 +63,15 @@ def _gemma3_gguf(workdir: Path) -> Path:
 _GGUF = {"smollm2-135m": _smollm2_gguf, "gemma3-270m": _gemma3_gguf}
 
 
+def gguf_file(name: str, workdir: str | os.PathLike) -> Path:
+    """The embedded model's GGUF file (the quantised weights its fp32 directory was converted from), e.g. to
+    serve the same weights with llama.cpp; ``workdir`` holds a GGUF that must be assembled from parts."""
+    if name not in _GGUF:
+        raise ModelError(f"no GGUF for {name!r}: embedded models are {', '.join(_GGUF)}")
+    _check_installed(EMBEDDED[name])
+    return _GGUF[name](Path(workdir))
+
+
 def _check_installed(spec: EmbeddedModel) -> None:
     try:
         version = metadata.version(spec.package)

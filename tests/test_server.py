@@ -1,0 +1,99 @@
+"""The OpenAI-compatible backend against a real llama.cpp server: llama-cpp-python's, pinned and installed by
+`make test-server`, serving the GGUF that the embedded smollm2-135m model was converted from."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+pytest.importorskip("llama_cpp.server", reason="llama-cpp-python[server] is not installed: run `make test-server`")
+
+from helmlite.models.embedded import gguf_file  # noqa: E402
+from helmlite.models.llama_server import free_port, llama_server  # noqa: E402
+
+pytestmark = pytest.mark.server
+
+
+@pytest.fixture(scope="module")
+def gguf(tmp_path_factory):
+    return gguf_file("smollm2-135m", tmp_path_factory.mktemp("gguf"))
+
+
+def helmlite_run(url, tmp_path, scenario, method, n, *extra, check=True):
+    args = [sys.executable, "-m", "helmlite", "run", "--scenario", scenario, "--model", "openai:smollm2", "--method", method,
+            "--max-instances", str(n), "--results-dir", str(tmp_path / "runs"), "--cache", str(tmp_path / "cache.sqlite"),
+            "--progress", "none", "--quiet", *extra]
+    env = {**os.environ, "HELMLITE_OPENAI_BASE_URL": url}
+    done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=900)
+    if check:
+        assert done.returncode == 0, done.stderr[-3000:]
+    return done
+
+
+def run_timings(tmp_path) -> list[dict]:
+    return [json.loads((p / "timings.json").read_text()) for p in sorted((tmp_path / "runs").iterdir()) if p.is_dir()]
+
+
+def test_generation_and_log_probability_runs_complete_and_rerun_from_the_cache(gguf, tmp_path, mirrored_cache):
+    """A generation run (NQ closed-book) and a log-probability run (MMLU, separate scoring) through the real
+    server: the run folders are complete; the second time every request comes from the cache (no server call)."""
+    with llama_server(gguf) as (url, _):
+        for scenario, method, extra in (("nq_closed_book", "generation", ()),
+                                        ("mmlu", "multiple_choice_separate", ("--arg", "subject=econometrics"))):
+            helmlite_run(url, tmp_path, scenario, method, 4, *extra)
+        first = run_timings(tmp_path)
+        assert len(first) == 2 and all(t["model_calls"] > 0 for t in first)
+        for run in (tmp_path / "runs").iterdir():
+            assert {"manifest.json", "instances.jsonl", "stats.json", "timings.json"} <= {p.name for p in run.iterdir()}
+        for scenario, method, extra in (("nq_closed_book", "generation", ()),
+                                        ("mmlu", "multiple_choice_separate", ("--arg", "subject=econometrics"))):
+            helmlite_run(url, tmp_path, scenario, method, 4, *extra)
+        again = run_timings(tmp_path)
+        assert [t["model_calls"] for t in again] == [0, 0]
+        assert [t["cache_hits"] for t in again] == [t["model_calls"] for t in first]
+
+
+def test_a_killed_server_gives_one_error_and_the_rerun_resumes(gguf, tmp_path, mirrored_cache):
+    """Kill the server while a 30-instance MMLU run is under way: the run fails with one clear line naming the
+    request; after a restart the re-run asks the server only for what was not answered before."""
+    cache = tmp_path / "cache.sqlite"
+    port = free_port()
+    with llama_server(gguf, port=port) as (url, process):
+        env = {**os.environ, "HELMLITE_OPENAI_BASE_URL": url}
+        args = [sys.executable, "-m", "helmlite", "run", "--scenario", "mmlu", "--arg", "subject=econometrics",
+                "--model", "openai:smollm2", "--method", "multiple_choice_separate", "--max-instances", "30",
+                "--chunk-size", "2", "--results-dir", str(tmp_path / "runs"), "--cache", str(cache), "--progress", "none",
+                "--quiet"]
+        run = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.time() + 300
+        while not _cached(cache) >= 4 and time.time() < deadline and run.poll() is None:
+            time.sleep(0.2)
+        os.killpg(process.pid, signal.SIGKILL)
+        _, stderr = run.communicate(timeout=300)
+    answered = _cached(cache)
+    assert run.returncode == 2 and answered >= 4
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("helmlite: error: POST ") and "failed after" in lines[0], stderr
+    with llama_server(gguf, port=port) as (url, _):
+        helmlite_run(url, tmp_path, "mmlu", "multiple_choice_separate", 30, "--arg", "subject=econometrics",
+                     "--chunk-size", "2")
+    (timings,) = run_timings(tmp_path)
+    assert timings["cache_hits"] == answered and timings["model_calls"] + answered == 30
+
+
+def _cached(path) -> int:
+    """Requests the SQLite request cache holds (0 before it exists)."""
+    import sqlite3
+
+    if not path.exists():
+        return 0
+    with sqlite3.connect(path) as connection:
+        try:
+            return connection.execute("SELECT COUNT(*) FROM requests").fetchone()[0]
+        except sqlite3.OperationalError:
+            return 0
