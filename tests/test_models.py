@@ -96,7 +96,11 @@ def test_openai_backend_scores_continuations_and_generates(monkeypatch):
         scores = model.score([ScoreRequest("The cat sat on the", (" mat", " old mat"))])[0]
         # stub: −0.5 per word token; " mat" is one token, " old mat" two
         assert scores.logprobs == (-0.5, -1.0) and scores.token_counts == (1, 2) and scores.prompt_tokens == 5
-        assert state.requests[0]["echo"] is True and state.requests[0]["prompt"] == "The cat sat on the mat"
+        probe, scored = state.requests[0], state.requests[1]  # the echo-alignment probe comes first, once
+        assert probe["prompt"] == " one two three four five" * 6 and probe["echo"] is True
+        assert scored["echo"] is True and scored["prompt"] == "The cat sat on the mat"
+        model.score([ScoreRequest("The cat sat on the", (" mat",))])
+        assert len([r for r in state.requests if r.get("prompt") == probe["prompt"]]) == 1
         generation = model.generate([GenerationRequest("Q?", max_tokens=5, stop=("\n",))])[0]
         assert generation.text == " stub answer" and generation.output_tokens == 3
         chat = OpenAIModel(url, "stub-model", chat=True)

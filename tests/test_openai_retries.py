@@ -52,7 +52,7 @@ def test_retry_after_seconds_is_honoured_up_to_the_cap(script, expected):
         model = OpenAIModel(url, "stub", max_retry_after_s=45.0)
         waits = recording(model)
         assert model.score([ScoreRequest("The cat sat on the", (" mat",))])[0].logprobs == (-0.5,)
-        assert waits == expected and len(state.requests) == len(script) + 1
+        assert waits == expected and len(state.requests) == len(script) + 2  # + the echo-alignment probe, + the request
 
 
 def test_retry_after_http_date_is_honoured_up_to_the_cap():

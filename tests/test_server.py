@@ -39,51 +39,59 @@ def run_timings(tmp_path) -> list[dict]:
     return [json.loads((p / "timings.json").read_text()) for p in sorted((tmp_path / "runs").iterdir()) if p.is_dir()]
 
 
-def test_generation_and_log_probability_runs_complete_and_rerun_from_the_cache(gguf, tmp_path, mirrored_cache):
-    """A generation run (NQ closed-book) and a log-probability run (MMLU, separate scoring) through the real
-    server: the run folders are complete; the second time every request comes from the cache (no server call)."""
+def test_generation_runs_complete_and_rerun_from_the_cache(gguf, tmp_path, mirrored_cache):
+    """A generation run (NQ closed-book) through the real server: the run folder is complete; the second time
+    every request comes from the cache (no server call)."""
     with llama_server(gguf) as (url, _):
-        for scenario, method, extra in (("nq_closed_book", "generation", ()),
-                                        ("mmlu", "multiple_choice_separate", ("--arg", "subject=econometrics"))):
-            helmlite_run(url, tmp_path, scenario, method, 4, *extra)
-        first = run_timings(tmp_path)
-        assert len(first) == 2 and all(t["model_calls"] > 0 for t in first)
-        for run in (tmp_path / "runs").iterdir():
-            assert {"manifest.json", "instances.jsonl", "stats.json", "timings.json"} <= {p.name for p in run.iterdir()}
-        for scenario, method, extra in (("nq_closed_book", "generation", ()),
-                                        ("mmlu", "multiple_choice_separate", ("--arg", "subject=econometrics"))):
-            helmlite_run(url, tmp_path, scenario, method, 4, *extra)
-        again = run_timings(tmp_path)
-        assert [t["model_calls"] for t in again] == [0, 0]
-        assert [t["cache_hits"] for t in again] == [t["model_calls"] for t in first]
+        helmlite_run(url, tmp_path, "nq_closed_book", "generation", 6)
+        (first,) = run_timings(tmp_path)
+        assert first["model_calls"] == 6
+        (run,) = [p for p in (tmp_path / "runs").iterdir() if p.is_dir()]
+        assert {"manifest.json", "instances.jsonl", "stats.json", "timings.json"} <= {p.name for p in run.iterdir()}
+        records = [json.loads(line) for line in (run / "instances.jsonl").read_text().splitlines()]
+        assert len(records) == 6 and all(isinstance(r["completion"], str) for r in records)
+        helmlite_run(url, tmp_path, "nq_closed_book", "generation", 6)
+        (again,) = run_timings(tmp_path)
+        assert (again["model_calls"], again["cache_hits"]) == (0, 6)
+
+
+def test_log_probability_scoring_refuses_the_servers_misaligned_echo(gguf, tmp_path, mirrored_cache):
+    """llama-cpp-python 0.3.36 echoes each prompt token with its log-probability under the *next* token's
+    distribution (measured: "The capital of France is Paris" gives " of" −10.46 where the fp32 weights give
+    −0.34, and position 1's top alternative is " of"). A log-probability run through it stops with one error
+    line naming the defect instead of writing wrong scores; nothing is cached."""
+    with llama_server(gguf) as (url, _):
+        done = helmlite_run(url, tmp_path, "mmlu", "multiple_choice_separate", 2, "--arg", "subject=econometrics", check=False)
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert done.returncode == 2 and len(lines) == 1, done.stderr[-2000:]
+    assert "echoed log-probabilities are not those of each token given the ones before it" in lines[0]
+    assert _cached(tmp_path / "cache.sqlite") == 0
 
 
 def test_a_killed_server_gives_one_error_and_the_rerun_resumes(gguf, tmp_path, mirrored_cache):
-    """Kill the server while a 30-instance MMLU run is under way: the run fails with one clear line naming the
-    request; after a restart the re-run asks the server only for what was not answered before."""
+    """Kill the server while a 24-instance generation run is under way: the run fails with one clear line naming
+    the request; after a restart the re-run asks the server only for what was not answered before."""
     cache = tmp_path / "cache.sqlite"
     port = free_port()
     with llama_server(gguf, port=port) as (url, process):
         env = {**os.environ, "HELMLITE_OPENAI_BASE_URL": url}
-        args = [sys.executable, "-m", "helmlite", "run", "--scenario", "mmlu", "--arg", "subject=econometrics",
-                "--model", "openai:smollm2", "--method", "multiple_choice_separate", "--max-instances", "30",
-                "--chunk-size", "2", "--results-dir", str(tmp_path / "runs"), "--cache", str(cache), "--progress", "none",
-                "--quiet"]
+        args = [sys.executable, "-m", "helmlite", "run", "--scenario", "nq_closed_book", "--model", "openai:smollm2",
+                "--max-instances", "24", "--chunk-size", "1", "--results-dir", str(tmp_path / "runs"), "--cache", str(cache),
+                "--progress", "none", "--quiet"]
         run = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         deadline = time.time() + 300
-        while not _cached(cache) >= 4 and time.time() < deadline and run.poll() is None:
-            time.sleep(0.2)
+        while _cached(cache) < 4 and time.time() < deadline and run.poll() is None:
+            time.sleep(0.1)
         os.killpg(process.pid, signal.SIGKILL)
         _, stderr = run.communicate(timeout=300)
     answered = _cached(cache)
-    assert run.returncode == 2 and answered >= 4
+    assert run.returncode == 2 and 4 <= answered < 24, stderr[-2000:]
     lines = [line for line in stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("helmlite: error: POST ") and "failed after" in lines[0], stderr
     with llama_server(gguf, port=port) as (url, _):
-        helmlite_run(url, tmp_path, "mmlu", "multiple_choice_separate", 30, "--arg", "subject=econometrics",
-                     "--chunk-size", "2")
+        helmlite_run(url, tmp_path, "nq_closed_book", "generation", 24, "--chunk-size", "1")
     (timings,) = run_timings(tmp_path)
-    assert timings["cache_hits"] == answered and timings["model_calls"] + answered == 30
+    assert timings["cache_hits"] == answered and timings["model_calls"] + answered == 24
 
 
 def _cached(path) -> int:

@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -37,25 +38,31 @@ def llama_server(gguf: str | os.PathLike, *, port: int | None = None, n_ctx: int
     port = port or free_port()
     command = [sys.executable, "-m", "llama_cpp.server", "--model", str(Path(gguf)), "--host", "127.0.0.1",
                "--port", str(port), "--n_ctx", str(n_ctx), "--n_threads", str(threads), "--seed", "0"]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    log = tempfile.TemporaryFile(mode="w+")  # not a pipe: the server's start-up output would fill one and block it
+    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, text=True, start_new_session=True)
     url = f"http://127.0.0.1:{port}/v1"
+
+    def tail() -> str:
+        log.seek(0)
+        return log.read()[-2000:]
+
     try:
         deadline = time.monotonic() + ready_timeout_s
         while True:
             if process.poll() is not None:
-                raise ModelError(f"llama.cpp server exited with status {process.returncode} before it was ready: "
-                                 f"{process.stdout.read()[-2000:]}")
+                raise ModelError(f"llama.cpp server exited with status {process.returncode} before it was ready: {tail()}")
             try:
                 if requests.get(f"{url}/models", timeout=2).ok:
                     break
             except requests.RequestException:
                 pass
             if time.monotonic() > deadline:
-                raise ModelError(f"llama.cpp server on {url} not ready after {ready_timeout_s:.0f} s")
+                raise ModelError(f"llama.cpp server on {url} not ready after {ready_timeout_s:.0f} s: {tail()}")
             time.sleep(0.5)
         yield url, process
     finally:
         stop(process)
+        log.close()
 
 
 def stop(process: subprocess.Popen) -> None:

@@ -62,6 +62,11 @@ def retry_after_seconds(value: str | None, now: datetime | None = None) -> float
     return seconds if math.isfinite(seconds) and seconds >= 0 else None
 
 
+#: Mean log-probability per token of the last cycle of a six-times repeated phrase below which a server's echo is
+#: taken as misaligned (aligned, SmolLM2-135M: −0.34; llama-cpp-python 0.3.36 on the same weights: −3.2). See OpenAIModel._check_echo_alignment.
+ECHO_ALIGNMENT_FLOOR = -2.0
+
+
 class OpenAIModel:
     def __init__(self, base_url: str, model: str, *, api_key: str | None = None, tokenizer: str | None = None,
                  chat: bool = False, timeout_s: float = 60.0, max_retries: int = 5, backoff_s: float = 0.5,
@@ -83,6 +88,7 @@ class OpenAIModel:
             from transformers import AutoTokenizer
 
             self._tokenizer = AutoTokenizer.from_pretrained(tokenizer)
+        self._echo_checked = False
         self._jitter = random.Random(0)
         self._sleep = time.sleep  # tests replace it to record the waits
 
@@ -189,7 +195,35 @@ class OpenAIModel:
         n_prompt = sum(1 for o in lp["text_offset"] if o < len(context))
         return tuple(float(v) for v in picked), n_prompt
 
+    def _check_echo_alignment(self) -> None:
+        """Once per model, before the first scoring request: are the server's echoed log-probabilities those of
+        each token given the tokens *before* it? A text that repeats one cycle of words is near-certain after
+        its first cycles, so an aligned server gives its last cycle log-probabilities near 0 (the stub server
+        −0.5; SmolLM2-135M through transformers −0.34 per token, measured 2026-12-01). llama-cpp-python's server
+        (0.3.36, with or without ``--logits_all``) reports for each echoed token its log-probability under the
+        distribution that predicts the *next* token (its ``top_logprobs`` show it: after " capital" the top entry
+        is " of"), so the last cycle scores far below (measured on the same weights: −3.2 per token). Then every log-probability score would be
+        wrong: refuse with one error instead of returning them."""
+        if self._echo_checked:
+            return
+        cycle = " one two three four five"
+        text = cycle * 6
+        body = self._post("/completions", {"model": self.model, "prompt": text, "max_tokens": 1, "echo": True,
+                                           "logprobs": 1, "temperature": 0.0}, lambda body: None)
+        lp = (body.get("choices") or [{}])[0].get("logprobs") or {}
+        last = [v for v, o in zip(lp.get("token_logprobs") or [], lp.get("text_offset") or [])
+                if v is not None and len(text) - len(cycle) <= o < len(text)]
+        if last and sum(last) / len(last) < ECHO_ALIGNMENT_FLOOR:
+            raise ModelError(f"{self.base_url}: the server's echoed log-probabilities are not those of each token given "
+                             f"the ones before it (a repeated phrase scores {sum(last) / len(last):.1f} per token, expected "
+                             "near 0; llama-cpp-python's server takes each token's value from the next token's "
+                             "distribution): log-probability scoring through it would be wrong — use generation "
+                             "(method: generation) or a server whose echo is aligned (vLLM)")
+        self._echo_checked = True
+
     def score(self, requests_: Sequence[ScoreRequest]) -> list[Scores]:
+        if requests_:
+            self._check_echo_alignment()
         out = []
         for request in requests_:
             started = time.perf_counter()
