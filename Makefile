@@ -73,11 +73,12 @@ e2e: venv
 test: pytest lint e2e
 
 # The OpenAI-compatible backend against a real llama.cpp server: llama-cpp-python (pinned; builds from source in
-# ~4 min) into the venv, then the server tests (they skip, naming this target, where it is not installed).
+# ~4 min) into the venv, then the server tests (they skip, naming this target, where it is not installed), and
+# the same backend from a fresh venv without the `models` extra (no torch; tests/test_install.py).
 LLAMA_CPP = llama-cpp-python[server]==0.3.36
 test-server: venv
 	$(PY) -c "import llama_cpp.server" 2> /dev/null || $(PY) -m pip install --quiet -c constraints.txt "$(LLAMA_CPP)"
-	$(PY) -m pytest -q tests/test_server.py
+	HELMLITE_TEST_INSTALL=1 $(PY) -m pytest -q tests/test_server.py tests/test_install.py
 
 # config/test.yaml through profiles/slurm on a single-node SLURM cluster it sets up (Debian's slurm-wlm and munge,
 # installed if absent; needs root), tables byte-identical to a local run; the daemons it starts are stopped.
