@@ -33,7 +33,8 @@ def protocol(counts: pd.DataFrame, removal: pd.DataFrame, source: str) -> plt.Fi
     samples = removal.drop_duplicates("subset").set_index("subset")["samples"]
     right.set_yticks(np.arange(len(subsets)), [f"{s} (n={samples[s]:,})" for s in subsets], fontsize=8)
     right.invert_yaxis()
-    right.set(xlabel="share removed (retained helpfulness spread > 2, or no label), 95% CI", title="Spread filter")
+    right.set(xlabel="share removed (retained helpfulness spread > 2, or no label), 95% CI",
+              title="Not released: spread filter or no label")
     right.set_xlim(left=0)
     right.xaxis.set_major_formatter(PercentFormatter(1, decimals=0))
     right.xaxis.set_major_locator(MaxNLocator(5))
