@@ -223,7 +223,8 @@ def quadratic_kappa(a: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray:
         return np.where(expected > 0, 1 - observed / np.where(expected > 0, expected, 1), np.nan)
 
 
-def _mean_pairwise_kappa(r0, r1, r2, axis=-1):
+def mean_pairwise_kappa(r0, r1, r2, axis=-1):
+    """Quadratic-weighted κ averaged over the three pairs of three raters' columns."""
     return (quadratic_kappa(r0, r1, axis) + quadratic_kappa(r0, r2, axis) + quadratic_kappa(r1, r2, axis)) / 3
 
 
@@ -266,7 +267,7 @@ def agreement(annotations: Annotations, aggregated: pd.DataFrame, *, seed: int, 
             (alpha, "most agreeing three", tuple(retained[:, k, j] for k in range(3)), prompts[top3], n_resamples_alpha),
         ]
         for measure, stage, data, clusters, resamples in cases:
-            statistic = _mean_pairwise_kappa if measure == kappa else _ordinal_alpha
+            statistic = mean_pairwise_kappa if measure == kappa else _ordinal_alpha
             est = stats.cluster_bootstrap_statistic(data, statistic, clusters, n_resamples=resamples,
                                                     seed=rng(seed, "agreement", attribute, measure, stage))
             rows.append({"attribute": attribute, "measure": measure, "stage": stage, "estimate": est.estimate,

@@ -25,8 +25,8 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from .aggregation import HELPFULNESS, _mean_pairwise_kappa, aggregate
-from .simulator import PUBLISHED, SimulatorConfig, simulate
+from .aggregation import HELPFULNESS, mean_pairwise_kappa, aggregate
+from .simulator import PUBLISHED, SimulatorConfig, distance, published_figures, simulate
 
 #: (reading, full escalation?, spread_over) — the default reading is the card's rule with partial escalation.
 READINGS = (
@@ -51,26 +51,20 @@ def initial_kappa(annotations, attribute: int = HELPFULNESS) -> float:
     "initial three" row."""
     ratings = annotations.ratings[:, :3, attribute]
     full = ~np.isnan(ratings).any(axis=1)
-    return float(_mean_pairwise_kappa(*(ratings[full, k] for k in range(3))))
+    return float(mean_pairwise_kappa(*(ratings[full, k] for k in range(3))))
 
 
 def _figures(config: SimulatorConfig, spread_over: str) -> dict:
     sim = simulate(config)
     out = aggregate(sim.annotations, spread_over=spread_over)
-    return {"mean_annotators": float(sim.annotations.n_annotators.mean()), "share_not_released": float(out["removed"].mean()),
-            "share_failing_per_response": float(out["fails_spread"].mean()),
+    return {**published_figures(sim, out), "share_failing_per_response": float(out["fails_spread"].mean()),
             "share_without_label": float((out["rule"] == "no_label").mean()), "kappa_helpfulness": initial_kappa(sim.annotations)}
-
-
-def _distance(figures: dict) -> float:
-    """Distance to the published figures in units of their tolerances (as :func:`.simulator.calibrate`)."""
-    return sum(((figures[name] - value) / tolerance) ** 2 for name, (value, tolerance, _) in PUBLISHED.items())
 
 
 def protocol_readings(config: SimulatorConfig = SimulatorConfig(), careless_grid=CARELESS_GRID) -> pd.DataFrame:
     """One row per reading × setting: ``setting`` "default parameters" (``config`` as fitted to the default
     reading) or "careless share refitted" (the grid value closest to both published figures for that reading,
-    the distance of :func:`.simulator.calibrate`; partial escalation keeps ``config.escalation_share``, which is not
+    :func:`.simulator.distance`, what :func:`.simulator.calibrate` minimises; partial escalation keeps ``config.escalation_share``, which is not
     refitted). Columns: the parameters, annotators per response, share not released (removed per prompt — the
     paper's rule — by the spread filter or for want of a label), share failing the spread filter per response, share
     left without a label (two annotators), the initial three's weighted κ on helpfulness, and whether the two
@@ -81,7 +75,7 @@ def protocol_readings(config: SimulatorConfig = SimulatorConfig(), careless_grid
         escalation = 1.0 if full else config.escalation_share
         base = replace(config, escalation_share=escalation)
         grid = {c: _figures(replace(base, careless_share=float(c)), spread_over) for c in careless_grid}
-        refit = min(grid, key=lambda c: (_distance(grid[c]), c))
+        refit = min(grid, key=lambda c: (distance(grid[c]), c))
         for setting, careless, figures in (("default parameters", config.careless_share, _figures(base, spread_over)),
                                            ("careless share refitted", refit, grid[refit])):
             rows.append({"reading": reading, "setting": setting, "escalation_share": escalation, "spread_over": spread_over,

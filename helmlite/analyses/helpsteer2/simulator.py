@@ -147,18 +147,27 @@ PUBLISHED = {
 }
 
 
-def _figures(simulation: Simulation) -> dict[str, float]:
-    from .aggregation import aggregate
+def published_figures(simulation: Simulation, aggregated: pd.DataFrame | None = None) -> dict[str, float]:
+    """The simulation's values of the figures in :data:`PUBLISHED` (``aggregated``: its aggregation, by default
+    :func:`~helmlite.analyses.helpsteer2.aggregate` with the card's reading)."""
+    if aggregated is None:
+        from .aggregation import aggregate
 
-    aggregated = aggregate(simulation.annotations)
+        aggregated = aggregate(simulation.annotations)
     return {"mean_annotators": float(simulation.annotations.n_annotators.mean()),
             "share_not_released": float(aggregated["removed"].mean())}
+
+
+def distance(figures: dict[str, float]) -> float:
+    """Distance of simulated figures to :data:`PUBLISHED`, in units of each figure's tolerance (squared, summed):
+    what :func:`calibrate` minimises."""
+    return sum(((figures[name] - value) / tolerance) ** 2 for name, (value, tolerance, _) in PUBLISHED.items())
 
 
 def calibration_check(simulation: Simulation) -> pd.DataFrame:
     """The simulated figures beside the published ones (:data:`PUBLISHED`), with the tolerance, whether the
     simulation lies within it, and ``fitted``: both were fitted, so matching them is not evidence."""
-    ours = _figures(simulation)
+    ours = published_figures(simulation)
     rows = [{"figure": name, "published": value, "simulated": ours[name], "tolerance": tolerance,
              "within_tolerance": bool(abs(ours[name] - value) <= tolerance),
              "fitted": "yes: careless_share and escalation_share were fitted to these two figures (a match by construction)",
@@ -176,10 +185,9 @@ def calibrate(base: SimulatorConfig = SimulatorConfig(), careless=np.arange(0.15
     for c in careless:
         for e in escalation:
             config = replace(base, careless_share=round(float(c), 4), escalation_share=round(float(e), 4))
-            ours = _figures(simulate(config))
-            distance = sum(((ours[name] - value) / tolerance) ** 2 for name, (value, tolerance, _) in PUBLISHED.items())
+            ours = published_figures(simulate(config))
             rows.append({"careless_share": config.careless_share, "escalation_share": config.escalation_share, **ours,
-                         "distance": distance})
+                         "distance": distance(ours)})
     grid = pd.DataFrame(rows).sort_values(["distance", "careless_share", "escalation_share"], ignore_index=True)
     best = grid.iloc[0]
     return replace(base, careless_share=float(best["careless_share"]), escalation_share=float(best["escalation_share"])), grid
