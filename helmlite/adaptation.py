@@ -272,12 +272,13 @@ def adapt(instance: Instance, examples: Sequence[Instance], spec: AdapterSpec, m
     query = _block(instance, spec, None)
     while True:
         prompt = _wrap(_prefix(shown, spec) + query, spec, model)
-        if model.count_tokens(prompt) <= budget or not shown:
+        length = model.count_tokens(prompt)
+        if length <= budget or not shown:
             break
         shown = shown[:-1]
     truncated = False
-    if model.count_tokens(prompt) > budget:  # no examples left: cut the test input from the left
-        overflow = model.count_tokens(prompt) - budget
+    if length > budget:  # no examples left: cut the test input from the left
+        overflow = length - budget
         keep = model.count_tokens(instance.input) - overflow - 1
         if keep <= 0:
             raise ModelError(f"{instance.id}: the prompt exceeds the model's context of {model.max_context} tokens "

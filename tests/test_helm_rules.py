@@ -195,3 +195,37 @@ def test_calibration_table_pools_a_models_multiple_choice_runs(mirrored_cache, t
                                    "discordance", "test"])
     (claim,) = helm_claims.live_claims(empty, deltas, table)
     assert claim.n == 24 and POOLED in claim.claim
+
+
+def test_perturbation_deltas_pool_a_models_perturbed_multiple_choice_runs(mirrored_cache, tmp_path):
+    """Two MC runs of one model under HELM's robustness perturbation: their rows plus a pooled row whose
+    difference and exact McNemar test are those of the concatenated pairs (checked against
+    stats.paired_difference on the same arrays, itself checked against statsmodels' exact McNemar); the claims
+    keep only the pooled row for that model."""
+    import numpy as np
+    import pandas as pd
+
+    from helmlite import stats
+    from helmlite.analyses.helm_core import claims as helm_claims
+    from helmlite.analyses.helm_core import perturbation_deltas
+    from helmlite.analyses.helm_core.live import PERTURBED_POOLED
+    from helmlite.results import read_run
+    from helmlite.runner import execute
+
+    runs = []
+    for scenario, args in (("bbq", {"category": "Age"}), ("mmlu", {"subject": "computer_security"})):
+        spec = RunSpec.from_dict({"scenario": scenario, "model": "w", "args": args, "max_instances": 12,
+                                  "perturbations": ["robustness"]})
+        execute(spec, WordModel(), results_dir=tmp_path, n_resamples=100)
+        runs.append(read_run(tmp_path, spec.run_id))
+    deltas = perturbation_deltas(runs, seed=0, n_resamples=100)
+    assert len(deltas) == 3 and deltas["scenario"].iloc[2] == f"{PERTURBED_POOLED} (bbq:Age, mmlu:computer_security)"
+    pairs = [(run.main_values("robustness")[i], run.main_values()[i]) for run in runs for i in sorted(run.main_values())]
+    expected = stats.paired_binary_difference(np.array([p for p, _ in pairs]), np.array([o for _, o in pairs]))
+    pooled = deltas.iloc[2]
+    assert pooled["n"] == 24 and pooled["delta"] == pytest.approx(expected.estimate)
+    assert pooled["p_value"] == pytest.approx(expected.p_value) and pooled["ci_low"] == pytest.approx(expected.ci_low)
+    empty = pd.DataFrame(columns=["scenario", "difference", "ci_low", "ci_high", "n", "p_value", "discordance", "test"])
+    calibration = pd.DataFrame(columns=["model", "scenario", "calibration_error", "ci_low", "ci_high", "n", "p_calibrated", "mde"])
+    (claim,) = helm_claims.live_claims(empty, deltas, calibration)
+    assert claim.n == 24 and PERTURBED_POOLED in claim.claim

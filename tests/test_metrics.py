@@ -9,10 +9,10 @@ import pytest
 
 from helmlite.metrics import (bits_per_byte, exact_match, f1_score, final_number_match, ndcg, normalize_text,
                               quasi_exact_match, reciprocal_rank, rouge_2, substring_match)
-from helmlite.metrics.bbq import bbq_scores
+from helmlite.metrics.bbq import bbq_indicators, bbq_scores, scores_from_sums
 from helmlite.metrics.bias import counts_per_text, group_counts_to_bias, metrics_from_counts, tokenize
-from helmlite.metrics.calibration import (expected_calibration_error, reliability_table, selective_accuracy,
-                                          selective_coverage_accuracy_area)
+from helmlite.metrics.calibration import (ece_rows, expected_calibration_error, reliability_table, scaa_rows,
+                                          selective_accuracy, selective_coverage_accuracy_area)
 from helmlite.metrics.efficiency import fit_runtime_model
 from helmlite.metrics.toxicity import OfflineClassifier, PerspectiveScorer, toxic_fraction
 
@@ -114,6 +114,20 @@ def test_selective_accuracy_is_helms_top_floor_tenth_plus_one():
     assert selective_accuracy([0.3, 0.2], [1, 0], 1.0) == 0.5  # never more than n instances
 
 
+def test_calibration_rows_equal_the_metric_of_each_row():
+    """The bootstrap's path (every resample binned on its own in one call) equals the one-sample functions
+    (hand-derived and checked against HELM's package above) row by row, on confidences with many ties."""
+    rng = np.random.default_rng(5)
+    confidence = rng.choice([0.25, 0.5, 0.75, 1.0, 0.3333], size=(40, 23))
+    correct = (rng.random((40, 23)) < confidence).astype(float)
+    for bins in (1, 2, 10):
+        assert np.array_equal(ece_rows(confidence, correct, bins),
+                              [expected_calibration_error(c, k, bins) for c, k in zip(confidence, correct)])
+    assert np.array_equal(scaa_rows(confidence, correct),
+                          [selective_coverage_accuracy_area(c, k) for c, k in zip(confidence, correct)])
+    assert ece_rows(confidence[0], correct[0]).shape == ()
+
+
 # --- bias ---------------------------------------------------------------------------------------------
 LISTS = {"gender": {"female": ["she", "her"], "male": ["he", "him", "his"]}, "adjective": ["smart", "quiet"],
          "profession": ["doctor"]}
@@ -150,10 +164,22 @@ def test_stereotype_scores_at_once_equal_the_per_target_loop():
     group = rng.integers(0, 3, size=(20, 2)).astype(float)
     targets = rng.integers(0, 2, size=(20, 30)) * (rng.random((20, 30)) < 0.3)
     counts = {"gender": group, "gender_adjective": targets[:, :, None] * group[:, None, :]}
-    for index in (None, rng.integers(0, 20, 20), rng.integers(0, 20, 20)):
+    resamples = [rng.integers(0, 20, 20), rng.integers(0, 20, 20)]
+    multiplicities = np.array([np.bincount(index, minlength=20) for index in resamples], float)
+    at_once = metrics_from_counts(counts, multiplicities, lists)  # every resample in one call (the bootstrap's path)
+    for k, index in enumerate([None, *resamples]):
         pair = counts["gender_adjective"] if index is None else counts["gender_adjective"][index]
         loop = [group_counts_to_bias(row, [4, 7]) for row in pair.sum(axis=0) if row.sum() > 0]
-        assert metrics_from_counts(counts, index, lists)["stereotypes_gender_adjective"] == pytest.approx(
+        weights = None if index is None else multiplicities[k - 1]
+        assert metrics_from_counts(counts, weights, lists)["stereotypes_gender_adjective"] == pytest.approx(
+            float(np.mean(loop)), abs=1e-15)
+        rows = group if index is None else group[index]
+        assert metrics_from_counts(counts, weights, lists)["representation_gender"] == pytest.approx(
+            group_counts_to_bias(rows.sum(axis=0), [4, 7]), abs=1e-15)
+        if index is not None:
+            assert at_once["stereotypes_gender_adjective"][k - 1] == pytest.approx(float(np.mean(loop)), abs=1e-15)
+        only = metrics_from_counts(counts, weights, lists, names={"stereotypes_gender_adjective"})
+        assert set(only) == {"stereotypes_gender_adjective"} and only["stereotypes_gender_adjective"] == pytest.approx(
             float(np.mean(loop)), abs=1e-15)
 
 
@@ -217,6 +243,22 @@ def test_bbq_zero_denominator_gives_zero_as_helm():
     scores = bbq_scores(rows)
     assert scores["bias_score_disambiguated"] == 0.0
     assert scores["bias_score_ambiguous_helm"] == 0.0 and scores["bias_score_ambiguous_parrish"] == 0.0
+
+
+def test_bbq_scores_of_resamples_from_indicator_sums_equal_the_scores_of_the_resampled_rows():
+    """The bootstrap's path (multiplicities × per-row indicators) equals bbq_scores of the resampled rows
+    written out, on rows of every kind (unknown, invalid, empty completions, both polarities and contexts)."""
+    rng = np.random.default_rng(3)
+    rows = [{"context_condition": rng.choice(["ambig", "disambig"]), "question_polarity": rng.choice(["neg", "nonneg"]),
+             "predicted": rng.choice([0, 1, 2, None]), "correct": bool(rng.random() < 0.5), "target_index": 0,
+             "unknown_index": 2, "completion": rng.choice(["A", "", None])} for _ in range(30)]
+    index = rng.integers(0, 30, size=(50, 30))
+    weights = np.array([np.bincount(i, minlength=30) for i in index], float)
+    at_once = scores_from_sums(weights @ bbq_indicators(rows))
+    for k, i in enumerate(index):
+        expected = bbq_scores([rows[j] for j in i])
+        for name, value in expected.items():
+            assert at_once[name][k] == pytest.approx(value, abs=1e-12, nan_ok=True), name
 
 
 # --- toxicity -----------------------------------------------------------------------------------------

@@ -142,6 +142,12 @@ def test_headline_claims_follow_the_runs():
     # calibration: per scenario for b (one MC run), pooled for a (two of notebook 01's MC runs, 100 + 50 items)
     assert "b is miscalibrated on mmlu (ECE test)" in table and "a is miscalibrated on mmlu (ECE test)" not in table
     assert table["a is miscalibrated on its 2 multiple-choice runs, pooled (ECE test)"]["n"] == 150
+    # robustness: one claim per model, pooled over its perturbed MC runs when it has two (notebook 01's claim)
+    both = runs + [run("helm_core", "a", "bbq", perturbations=["robustness"], n=100)]
+    pooled = {row["claim"]: row for row in planned_claims.headline_claims(both)}
+    claim = "robustness perturbation lowers a's accuracy on its 2 perturbed multiple-choice runs, pooled"
+    assert pooled[claim]["n"] == 200 and "robustness perturbation lowers a's accuracy on mmlu" not in pooled
+    assert pooled[claim]["mde"] == pytest.approx(planned_claims.paired(200)[0])
 
 
 def test_plan_lists_exactly_the_workflow_runs(monkeypatch, tmp_path):

@@ -2,7 +2,7 @@
 
 References: explicit resampling of whole clusters written out here (the count-weighted mean must
 equal the mean of the concatenated resampled rows), the true mean of a simulated clustered design
-(coverage), and the vectorised :func:`helmlite.stats.bootstrap_ci` (for :func:`bootstrap_apply`).
+(coverage), and the vectorised :func:`helmlite.stats.bootstrap_ci` (for :func:`bootstrap_weighted`).
 """
 from __future__ import annotations
 
@@ -64,28 +64,37 @@ def test_cluster_paired_difference_and_edge_cases():
         stats.cluster_bootstrap_ci([1.0, 2.0], ["c", "d"], statistic="median", n_resamples=999)
 
 
-def test_bootstrap_apply_equals_the_vectorised_percentile_bootstrap():
-    """Reference: bootstrap_ci(..., method="percentile") draws the same resamples from the same seed
-    (one row of item indices per resample), so the loop over a list must give the same interval."""
+def test_bootstrap_weighted_equals_the_bootstrap_of_the_resampled_items():
+    """Reference: bootstrap_ci(..., method="percentile") of the items themselves with the same seed draws the same
+    resamples, so the mean computed from the items' multiplicities must give the same interval; and the
+    multiplicities of one resample, written out by hand, are what the statistic receives."""
     values = np.random.default_rng(2).exponential(size=25)
-    looped = stats.bootstrap_apply(list(values), lambda items: float(np.mean(items)), n_resamples=500, seed=4)
+    seen = []
+
+    def weighted_mean(weights):
+        seen.append(weights)
+        return weights @ values / weights.sum(axis=-1)
+
+    weighted = stats.bootstrap_weighted(25, weighted_mean, n_resamples=500, seed=4)
     vectorised = stats.bootstrap_ci(values, np.mean, method="percentile", n_resamples=500, seed=4)
-    assert (looped.ci_low, looped.ci_high) == pytest.approx((vectorised.ci_low, vectorised.ci_high), abs=1e-12)
-    assert looped.estimate == pytest.approx(values.mean()) and looped.n == 25 and looped.method == "percentile"
+    assert (weighted.ci_low, weighted.ci_high) == pytest.approx((vectorised.ci_low, vectorised.ci_high), abs=1e-12)
+    assert weighted.estimate == pytest.approx(values.mean()) and weighted.n == 25 and weighted.method == "percentile"
+    first = stats.estimates.generator(4).integers(0, 25, size=(500, 25))[0]
+    assert np.array_equal(seen[-1][0], [np.sum(first == k) for k in range(25)]) and seen[-1].sum(axis=1).max() == 25
 
 
-def test_bootstrap_apply_drops_undefined_resamples():
-    """Hand-derived: fn is undefined (None) when a resample holds a single distinct item; those
+def test_bootstrap_weighted_drops_undefined_resamples():
+    """Hand-derived: the spread is undefined (NaN) when a resample holds a single distinct item; those
     resamples are dropped, the rest give an interval inside the range of the items."""
-    items = [{"v": 1.0}, {"v": 2.0}, {"v": 4.0}]
+    values = np.array([1.0, 2.0, 4.0])
 
-    def spread(rows):
-        values = {r["v"] for r in rows}
-        return None if len(values) < 2 else max(values) - min(values)
+    def spread(weights):
+        drawn = np.where(weights > 0, values, np.nan)
+        return np.where((weights > 0).sum(axis=-1) >= 2, np.nanmax(drawn, axis=-1) - np.nanmin(drawn, axis=-1), np.nan)
 
-    est = stats.bootstrap_apply(items, spread, n_resamples=999, seed=0)
+    est = stats.bootstrap_weighted(3, spread, n_resamples=999, seed=0)
     assert est.estimate == 3.0 and 1.0 <= est.ci_low <= est.ci_high <= 3.0
-    empty = stats.bootstrap_apply([], spread, n_resamples=999)
+    empty = stats.bootstrap_weighted(0, spread, n_resamples=999)
     assert empty.n == 0 and math.isnan(empty.estimate)
 
 

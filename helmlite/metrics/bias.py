@@ -13,8 +13,8 @@ download, so sentences are split on ``.!?`` + whitespace and each is Treebank-to
 """
 from __future__ import annotations
 
-import math
 import re
+import warnings
 from collections import Counter
 from functools import lru_cache
 from typing import Sequence
@@ -47,11 +47,7 @@ def tokenize(text: str) -> list[str]:
 
 def group_counts_to_bias(counts: Sequence[float], list_sizes: Sequence[int]) -> float:
     """Normalised counts → distribution → total variation distance from uniform (NaN without mentions)."""
-    normalised = np.asarray(counts, float) / np.asarray(list_sizes, float)
-    if normalised.sum() == 0:
-        return math.nan
-    p = normalised / normalised.sum()
-    return float(np.abs(p - 1 / len(p)).sum() / 2)
+    return float(_rows_to_bias(np.asarray(counts, float), list_sizes))
 
 
 def _present(lists: dict, names: tuple[str, ...]) -> list[str]:
@@ -78,24 +74,39 @@ def counts_per_text(texts: Sequence[str], lists: dict | None = None) -> dict[str
     return out
 
 
-def metrics_from_counts(counts: dict[str, np.ndarray], index=None, lists: dict | None = None) -> dict[str, float]:
-    """HELM's six bias numbers from :func:`counts_per_text` (rows ``index`` only, with repeats allowed)."""
+def metrics_from_counts(counts: dict[str, np.ndarray], weights=None, lists: dict | None = None,
+                        names: set[str] | None = None) -> dict:
+    """HELM's six bias numbers from :func:`counts_per_text` (only ``names``, if given), each text counted
+    ``weights[i]`` times (default once; a (resamples × texts) matrix of multiplicities gives every resample's
+    numbers at once, as arrays). A target that co-occurs with no group in any text weighs nothing in any
+    resample, so only the others are summed."""
     lists = lists or word_lists()
+    n_texts = len(next(iter(counts.values()))) if counts else 0
+    weights = np.ones(n_texts) if weights is None else np.asarray(weights, float)
     out = {}
     for category in _present(lists, ("gender", "race")):
         sizes = [len(w) for w in lists[category].values()]
-        rows = counts[category] if index is None else counts[category][index]
-        out[f"representation_{category}"] = group_counts_to_bias(rows.sum(axis=0), sizes)
+        if names is None or f"representation_{category}" in names:
+            out[f"representation_{category}"] = _rows_to_bias(weights @ counts[category], sizes)
         for target in _present(lists, ("adjective", "profession")):
-            pair = counts[f"{category}_{target}"] if index is None else counts[f"{category}_{target}"][index]
-            totals = pair.sum(axis=0)  # targets × groups
-            scores = _rows_to_bias(totals[totals.sum(axis=1) > 0], sizes)
-            out[f"stereotypes_{category}_{target}"] = float(np.mean(scores)) if len(scores) else math.nan
-    return out
+            name = f"stereotypes_{category}_{target}"
+            if names is not None and name not in names:
+                continue
+            pair = counts[f"{category}_{target}"]
+            pair = pair[:, pair.sum(axis=(0, 2)) > 0, :]
+            totals = np.einsum("...n,ntg->...tg", weights, pair)  # co-occurring targets × groups
+            with warnings.catch_warnings():  # a resample (or sample) where no target co-occurs with a group: NaN
+                warnings.simplefilter("ignore", RuntimeWarning)
+                out[name] = np.nanmean(_rows_to_bias(totals, sizes), axis=-1) if pair.shape[1] else np.full(weights.shape[:-1], np.nan)
+    return {name: float(value) if np.ndim(value) == 0 else value for name, value in out.items()}
 
 
 def _rows_to_bias(rows: np.ndarray, list_sizes: Sequence[int]) -> np.ndarray:
-    """:func:`group_counts_to_bias` of every row of ``rows`` (targets × groups, each row with a mention) at once."""
+    """:func:`group_counts_to_bias` along the last axis of ``rows`` (groups), NaN where a row has no mention."""
     normalised = rows / np.asarray(list_sizes, float)
-    p = normalised / normalised.sum(axis=1, keepdims=True)
-    return np.abs(p - 1 / rows.shape[1]).sum(axis=1) / 2
+    total = normalised.sum(axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = normalised / total
+    return np.where(total[..., 0] > 0, np.abs(p - 1 / rows.shape[-1]).sum(axis=-1) / 2, np.nan)
+
+

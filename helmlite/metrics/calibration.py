@@ -33,13 +33,32 @@ def expected_calibration_error(confidence, correct, n_bins: int = 10) -> float:
     0.05 at n = 500 with 10 bins (issue 15). Report beside it :func:`ece_under_perfect_calibration`
     (what perfect calibration would score at these confidences) or :func:`debiased_ece`.
     """
-    confidence, correct = np.asarray(confidence, float), np.asarray(correct, float)
+    confidence = np.asarray(confidence, float)
     if len(confidence) == 0:
         return math.nan
-    order, starts = _equal_mass_bins(confidence, n_bins)
-    # n_b·|accuracy_b − mean confidence_b| = |Σ_b correct − Σ_b confidence|, bin sums in one reduceat each
-    return float(np.sum(np.abs(np.add.reduceat(correct[order], starts) - np.add.reduceat(confidence[order], starts)))
-                 / len(order))
+    return float(ece_rows(confidence[None], np.asarray(correct, float)[None], n_bins)[0])
+
+
+def ece_rows(confidence: np.ndarray, correct: np.ndarray, n_bins: int = 10, axis: int = -1) -> np.ndarray:
+    """:func:`expected_calibration_error` of every row of (rows × n) arrays at once — each row binned on its own
+    (a bootstrap's resamples; ``axis`` must be the last). A 1-D input gives a 0-d array."""
+    single = _items_last(confidence, axis)
+    confidence, correct = np.atleast_2d(confidence), np.atleast_2d(correct)
+    order, segment = _equal_mass_segments(confidence, n_bins)
+    rows, n = confidence.shape
+    # n_b·|accuracy_b − mean confidence_b| = |Σ_b correct − Σ_b confidence|: bin sums by (row, bin) label
+    labels = (segment + n * np.arange(rows)[:, None]).ravel()
+    correct_sums = np.bincount(labels, np.take_along_axis(correct, order, -1).ravel(), rows * n)
+    confidence_sums = np.bincount(labels, np.take_along_axis(confidence, order, -1).ravel(), rows * n)
+    out = np.abs(correct_sums - confidence_sums).reshape(rows, n).sum(axis=-1) / n
+    return out[0] if single else out
+
+
+def _items_last(values, axis: int) -> bool:
+    """Whether ``values`` is one vector of items (else rows of them); the items must lie along the last axis."""
+    if axis not in (-1, np.ndim(values) - 1):
+        raise ValueError("the items must lie along the last axis")
+    return np.ndim(values) == 1
 
 
 PLATT_EPS = 1e-12  # calibration.get_platt_scaler clips probabilities to [eps, 1 − eps] before the logit
@@ -107,10 +126,19 @@ def selective_accuracy(confidence, correct, coverage: float = 0.1) -> float:
 def selective_coverage_accuracy_area(confidence, correct) -> float:
     """SCAA: the area under the coverage–accuracy curve, i.e. the mean over k = 1..n of the accuracy
     on the k most confident instances (El-Yaniv & Wiener 2010; HELM's selective_cov_acc_area)."""
-    ranked = _by_confidence(confidence, correct)
-    if len(ranked) == 0:
+    if len(confidence) == 0:
         return math.nan
-    return float(np.mean(np.cumsum(ranked) / np.arange(1, len(ranked) + 1)))
+    return float(scaa_rows(np.asarray(confidence, float), np.asarray(correct, float)))
+
+
+def scaa_rows(confidence: np.ndarray, correct: np.ndarray, axis: int = -1) -> np.ndarray:
+    """:func:`selective_coverage_accuracy_area` of every row of (rows × n) arrays at once (a bootstrap's
+    resamples; ties in confidence in row order, as :func:`_by_confidence`)."""
+    single = _items_last(confidence, axis)
+    confidence, correct = np.atleast_2d(confidence), np.atleast_2d(correct)
+    ranked = np.take_along_axis(correct, np.argsort(-confidence, axis=-1, kind="stable"), -1)
+    out = np.mean(np.cumsum(ranked, axis=-1) / np.arange(1, ranked.shape[-1] + 1), axis=-1)
+    return out[0] if single else out
 
 
 def reliability_table(confidence, correct, n_bins: int = 10) -> list[dict]:
@@ -124,17 +152,26 @@ def reliability_table(confidence, correct, n_bins: int = 10) -> list[dict]:
 
 
 def _equal_mass_bins(confidence: np.ndarray, n_bins: int) -> tuple[np.ndarray, np.ndarray]:
-    """Stable confidence order and the start of each non-empty bin in it: HELM's equal-mass bins
-    (``calibration.get_equal_bins`` boundaries, ``fast_bin`` assignment with ``np.searchsorted``; a
-    confidence above the last boundary 1.0 joins the last bin, as ``fast_bin``'s split does)."""
-    order = np.argsort(confidence, kind="stable")
-    ranked = confidence[order]
-    parts = min(n_bins, len(ranked))  # np.array_split's sizes: the first n mod parts get one more
-    ends = np.cumsum(np.full(parts, len(ranked) // parts) + (np.arange(parts) < len(ranked) % parts))[:-1]
-    bounds = np.unique(np.r_[(ranked[ends - 1] + ranked[ends]) / 2.0, 1.0])
-    which = np.minimum(np.searchsorted(bounds, ranked), len(bounds) - 1)
-    starts = np.flatnonzero(np.r_[True, which[1:] != which[:-1]])
-    return order, starts
+    """Stable confidence order and the start of each non-empty bin in it (:func:`_equal_mass_segments` of one vector)."""
+    order, segment = _equal_mass_segments(confidence[None], n_bins)
+    return order[0], np.flatnonzero(np.r_[True, segment[0, 1:] != segment[0, :-1]])
+
+
+def _equal_mass_segments(confidence: np.ndarray, n_bins: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of (rows × n) confidences: the stable confidence order and, for each position in it, the number
+    of its non-empty bin (0, 1, ...): HELM's equal-mass bins (``calibration.get_equal_bins`` boundaries,
+    ``fast_bin`` assignment with ``np.searchsorted``; a confidence above the last boundary 1.0 joins the last
+    bin, as ``fast_bin``'s split does). A value's bin is the smallest boundary at or above it, so equal
+    boundaries (HELM merges duplicates) name one bin."""
+    order = np.argsort(confidence, axis=-1, kind="stable")
+    ranked = np.take_along_axis(confidence, order, -1)
+    rows, n = ranked.shape
+    parts = min(n_bins, n)  # np.array_split's sizes: the first n mod parts get one more
+    ends = np.cumsum(np.full(parts, n // parts) + (np.arange(parts) < n % parts))[:-1]
+    bounds = np.sort(np.concatenate([(ranked[:, ends - 1] + ranked[:, ends]) / 2.0, np.ones((rows, 1))], axis=1), axis=1)
+    below = (bounds[:, None, :] < ranked[:, :, None]).sum(axis=-1)  # np.searchsorted(bounds, value), row by row
+    bound = np.take_along_axis(bounds, np.minimum(below, parts - 1), -1)
+    return order, np.cumsum(np.c_[np.zeros((rows, 1), bool), bound[:, 1:] != bound[:, :-1]], axis=1)
 
 
 def _split_bins(confidence: np.ndarray, n_bins: int) -> tuple[np.ndarray, np.ndarray]:

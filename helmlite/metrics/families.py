@@ -34,9 +34,9 @@ import numpy as np
 
 from .. import stats
 from ..seeds import rng
-from .bbq import ACCURACY_SHARES, bbq_accuracy_counts, bbq_scores
+from .bbq import ACCURACY_SHARES, bbq_accuracy_counts, bbq_indicators, scores_from_sums
 from .bias import counts_per_text, metrics_from_counts
-from .calibration import expected_calibration_error, platt_metrics, selective_coverage_accuracy_area, selective_counts
+from .calibration import ece_rows, platt_metrics, scaa_rows, selective_counts
 from .selection import WORST_CASE, perturbation_kind
 from .toxicity import THRESHOLD
 
@@ -96,28 +96,35 @@ def _usable(pairs: list[tuple[float | None, bool | None]]) -> tuple[list[float],
     return [c for c, _ in usable], [bool(k) for _, k in usable]
 
 
-def _calibration(records) -> dict[str, Callable]:
-    """Run-level calibration metrics of a resample of ``records``; the bootstrap resamples
-    :func:`_items_for` ``"calibration"``'s (confidence, correct) pairs, read off each record once."""
-    def on(fn):
-        def computed(pairs):
-            confidence, correct = _usable(pairs)
-            return fn(confidence, correct) if confidence else math.nan
-        return computed
+Bootstrapper = Callable[..., "stats.Estimate"]  # (seed=, n_resamples=) → the metric's percentile bootstrap
 
-    return {"ece_10": on(lambda p, c: expected_calibration_error(p, c, 10)),
-            "ece_1": on(lambda p, c: expected_calibration_error(p, c, 1)),
-            "scaa": on(selective_coverage_accuracy_area)}
+
+def _calibration(records) -> dict[str, Bootstrapper]:
+    """ECE-10, ECE-1 and SCAA with a percentile bootstrap over the records that have a confidence, each resample
+    binned on its own (vectorised: :func:`~helmlite.metrics.calibration.ece_rows`)."""
+    confidence, correct = (np.asarray(values, float) for values in _confidences(records))
+
+    def of(statistic) -> Bootstrapper:
+        if not len(confidence):
+            return lambda **_: stats.Estimate(math.nan, math.nan, math.nan, 0, method="percentile")
+        return lambda **kw: stats.bootstrap_ci((confidence, correct), statistic, method="percentile", **kw)
+
+    return {"ece_10": of(lambda c, k, axis=-1: ece_rows(c, k, 10, axis)),
+            "ece_1": of(lambda c, k, axis=-1: ece_rows(c, k, 1, axis)), "scaa": of(scaa_rows)}
 
 
 def _calibration_shares(records) -> dict[str, tuple[int, int]]:
     return {"selective_acc@10": selective_counts(*_confidences(records), 0.1)}
 
 
-def _bias(records) -> dict[str, Callable]:
+def _weighted(n_items: int, statistic) -> Bootstrapper:
+    return lambda **kw: stats.bootstrap_weighted(n_items, statistic, **kw)
+
+
+def _bias(records) -> dict[str, Bootstrapper]:
+    """HELM's bias numbers with a percentile bootstrap over the records (sums of per-text counts per resample)."""
     counts = counts_per_text([r.completion for r in records])
-    position = {id(r): k for k, r in enumerate(records)}
-    return {name: (lambda rs, name=name: metrics_from_counts(counts, [position[id(r)] for r in rs])[name])
+    return {name: _weighted(len(records), lambda w, name=name: metrics_from_counts(counts, w, names={name})[name])
             for name in metrics_from_counts(counts)}
 
 
@@ -125,9 +132,11 @@ def _bbq_rows(records) -> list[dict]:
     return [{**r.metadata, "predicted": r.predicted_index, "correct": r.correct, "completion": r.completion} for r in records]
 
 
-def _bbq(records) -> dict[str, Callable]:
-    return {f"bbq_{name}": (lambda rs, name=name: bbq_scores(_bbq_rows(rs))[name])
-            for name in bbq_scores(_bbq_rows(records)) if name not in ACCURACY_SHARES}
+def _bbq(records) -> dict[str, Bootstrapper]:
+    """BBQ's bias scores with a percentile bootstrap over the records (sums of per-row indicators per resample)."""
+    indicators = bbq_indicators(_bbq_rows(records))
+    return {f"bbq_{name}": _weighted(len(records), lambda w, name=name: scores_from_sums(w @ indicators)[name])
+            for name in scores_from_sums(indicators.sum(axis=0)) if name not in ACCURACY_SHARES}
 
 
 def _bbq_shares(records) -> dict[str, tuple[int, int]]:
@@ -146,20 +155,13 @@ POINT_METHOD = "point value (no interval)"
 _RUN_LEVEL_SHARES = {"calibration": _calibration_shares, "bbq": _bbq_shares}
 
 
-def _items_for(family: str, records) -> list:
-    """What a family's bootstrap resamples, one item per record in record order (so the same draws pick
-    the same instances): (confidence, correct) pairs for calibration, the records themselves otherwise."""
-    return [(confidence_of(r), calibration_correct(r)) for r in records] if family == "calibration" else list(records)
-
-
 def compute(families: tuple[str, ...], records, *, run_id: str, seed: int, n_resamples: int) -> dict:
     """Every metric the families define, name → :class:`~helmlite.stats.Estimate`, and the efficiency inputs."""
     out = _instance_means(records, seed, run_id, n_resamples)
     for family in families:
         if family in _RUN_LEVEL and records:
-            items = _items_for(family, records)
-            for name, fn in _RUN_LEVEL[family](records).items():
-                out[name] = stats.bootstrap_apply(items, fn, n_resamples=n_resamples, seed=rng(seed, run_id, "bootstrap", name))
+            for name, bootstrap in _RUN_LEVEL[family](records).items():
+                out[name] = bootstrap(n_resamples=n_resamples, seed=rng(seed, run_id, "bootstrap", name))
         if family in _RUN_LEVEL_POINTS and records:
             for name, value in _RUN_LEVEL_POINTS[family](records).items():
                 out[name] = stats.Estimate(value, math.nan, math.nan, len(records), method=POINT_METHOD)

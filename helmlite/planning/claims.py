@@ -78,6 +78,11 @@ def _label(run: dict) -> str:
     return run["scenario_label"]
 
 
+def _perturbed(core: list[dict], model: str) -> list[dict]:
+    """``model``'s multiple-choice runs under HELM's robustness perturbation."""
+    return [r for r in core if r["model"] == model and "robustness" in r["perturbations"]]
+
+
 def headline_claims(runs: list[dict]) -> list[dict]:
     """One row per headline claim of the planned runs (``runs``: the planner's per-run rows with ``analysis``,
     ``model``, ``scenario_label``, ``method``, ``instances``, ``contexts``, ``choices``, ``perturbations``,
@@ -98,13 +103,18 @@ def headline_claims(runs: list[dict]) -> list[dict]:
             add("helm_core", f"instruct vs base differ on {label}", min(r["instances"] for r in members),
                 paired(min(r["instances"] for r in members)))
         for run in sorted(members, key=lambda r: r["model"]):
-            if "robustness" in run["perturbations"]:
+            if "robustness" in run["perturbations"] and _perturbed(core, run["model"]) == [run]:
                 add("helm_core", f"robustness perturbation lowers {run['model']}'s accuracy on {label}", run["instances"],
                     paired(run["instances"]))
             if sum(r["model"] == run["model"] for r in core) < 2:
                 add("helm_core", f"{run['model']} is miscalibrated on {label} (ECE test)", run["instances"],
                     calibration([(run["instances"], run["choices"])]))
     for model in sorted({r["model"] for r in core}):
+        perturbed = _perturbed(core, model)
+        if len(perturbed) >= 2:  # notebook 01's headline robustness claim pools a model's perturbed multiple-choice runs
+            n = sum(r["instances"] for r in perturbed)
+            add("helm_core", f"robustness perturbation lowers {model}'s accuracy on its {len(perturbed)} perturbed "
+                             "multiple-choice runs, pooled", n, paired(n))
         pooled = [r for r in core if r["model"] == model]
         if len(pooled) >= 2:  # notebook 01's headline calibration claim pools a model's multiple-choice runs
             add("helm_core", f"{model} is miscalibrated on its {len(pooled)} multiple-choice runs, pooled (ECE test)",

@@ -7,8 +7,8 @@
   (:func:`permutation_p_value`);
 * means: :func:`mean_estimate` (Clopper–Pearson for 0/1 values, expanded percentile bootstrap otherwise);
 * bootstrap: percentile and BCa (n >= 20) intervals (:func:`bootstrap_ci`, :func:`summary`), a p-value and
-  its dual interval for any resampled distribution (:func:`bootstrap_p_value`, :func:`percentile_interval`), and the
-  one loop for non-vectorised run-level metrics (:func:`bootstrap_apply`);
+  its dual interval for any resampled distribution (:func:`bootstrap_p_value`, :func:`percentile_interval`), and
+  run-level metrics that are functions of sums over items, through the items' multiplicities (:func:`bootstrap_weighted`);
 * rows that share a cluster: :func:`cluster_mean_estimate` (Korn–Graubard for 0/1 or bounded rows,
   :func:`korn_graubard_ci`; a cluster bootstrap otherwise, :func:`cluster_bootstrap_ci`), :func:`cluster_paired_difference`, and any statistic with
   :func:`cluster_bootstrap_statistic`;
@@ -20,7 +20,7 @@
 
 Every ``seed`` takes an int or a ``numpy.random.Generator``.
 """
-from .bootstrap import (BCA_MIN_N, bootstrap_apply, bootstrap_ci, bootstrap_distribution, bootstrap_p_value, mean_estimate,
+from .bootstrap import (BCA_MIN_N, bootstrap_ci, bootstrap_distribution, bootstrap_p_value, bootstrap_weighted, mean_estimate,
                         paired_test, percentile_interval, summary)
 from .cluster import (cluster_bootstrap_ci, cluster_bootstrap_statistic, cluster_mean_estimate, cluster_paired_difference,
                       korn_graubard_ci)
@@ -33,7 +33,7 @@ from .proportions import (is_binary, newcombe_paired_interval, paired_binary_dif
 from .variance import VarianceComponent, anova_table, seed_variance_component, seeds_matter_test
 
 __all__ = ["BCA_MIN_N", "Estimate", "PairedComparison", "Seed", "VarianceComponent", "anova_table",
-           "binomial_power", "bootstrap_apply", "bootstrap_ci", "bootstrap_distribution", "bootstrap_p_value",
+           "binomial_power", "bootstrap_ci", "bootstrap_distribution", "bootstrap_p_value", "bootstrap_weighted",
            "cluster_bootstrap_ci", "cluster_bootstrap_statistic", "cluster_mean_estimate", "cluster_paired_difference", "korn_graubard_ci", "mcnemar_power", "correlation_ci", "correlation_difference", "is_binary", "mde_correlation",
            "mde_proportion", "mean_estimate", "newcombe_paired_interval", "paired_binary_difference", "paired_binary_test",
            "paired_difference", "paired_test", "pearson_r", "percentile_interval", "permutation_p_value", "proportion_ci",

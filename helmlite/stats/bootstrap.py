@@ -2,9 +2,9 @@
 
 Every function resamples *items* (rows shared by all arrays passed together, so paired data stay
 paired) and evaluates a vectorised statistic ``statistic(*arrays, axis=-1)`` on all resamples at
-once — no Python loop over resamples (the one exception, for statistics that cannot be vectorised,
-is :func:`bootstrap_apply`). Methods follow Efron & Tibshirani (1993), *An Introduction to the
-Bootstrap*: the percentile interval (§13.3) and the bias-corrected and accelerated interval (BCa,
+once — no Python loop over resamples (a run-level metric that is a function of sums over items is
+vectorised through the items' multiplicities: :func:`bootstrap_weighted`). Methods follow Efron & Tibshirani
+(1993), *An Introduction to the Bootstrap*: the percentile interval (§13.3) and the bias-corrected and accelerated interval (BCa,
 §14.3, eqs. 14.9–14.15, acceleration from the jackknife). ``scipy.stats.bootstrap`` implements the
 same definitions and is the reference in the tests.
 
@@ -38,7 +38,7 @@ smooth statistics (means of continuous scores, correlations); for proportions us
 from __future__ import annotations
 
 import math
-from typing import Callable, Sequence
+from typing import Callable
 
 import numpy as np
 from scipy.special import ndtr, ndtri, stdtr
@@ -264,33 +264,30 @@ def paired_test(arrays, difference: Statistic, *, confidence: float = 0.95, n_re
     return PairedComparison(theta_hat, low, high, n, confidence, name, p_value=procedure.p_value(0.0))
 
 
-def _as_float(value) -> float:
-    return math.nan if value is None else float(value)
+def bootstrap_weighted(n_items: int, statistic: Callable[[np.ndarray], np.ndarray], *, confidence: float = 0.95,
+                       n_resamples: int = 1_000, seed: Seed = 0) -> Estimate:
+    """Percentile bootstrap CI (Efron & Tibshirani 1993, §13.3) of a run-level metric computed from how often each
+    item is drawn (ECE-style binning aside, every run-level metric here is a function of sums over items: BBQ's
+    bias scores, HELM's bias numbers).
 
-
-def bootstrap_apply(items: Sequence, fn: Callable[[list], float | None], *, confidence: float = 0.95,
-                    n_resamples: int = 1_000, seed: Seed = 0) -> Estimate:
-    """Percentile bootstrap CI of a run-level metric that cannot be vectorised (ECE, bias scores, ...).
-
-    ``fn`` takes a list of items and returns a float, ``None`` or NaN (undefined on that resample; such
-    resamples are dropped). estimate = ``fn(items)``; n = ``len(items)``; the interval is the
-    percentile interval (Efron & Tibshirani 1993, §13.3) with order-statistic endpoints. This is the
-    kit's one Python loop over resamples. Note that a biased plug-in statistic (binned ECE is biased
-    upward at small n) keeps its bias in the interval: the bootstrap measures spread, not bias.
+    ``statistic(weights)`` takes multiplicities — a vector of ones for the estimate, a (resamples × items) matrix
+    for the resamples — and returns one value per row (NaN where undefined; such resamples are dropped). The
+    resamples are those of :func:`bootstrap_ci` with the same seed (item indices drawn row by row), so the
+    interval is the one :func:`bootstrap_ci` gives a statistic of the resampled items themselves.
     """
-    _check_resamples(n_resamples, confidence)
-    items = list(items)
-    n = len(items)
-    if n == 0:
+    if n_items == 0:
         return Estimate(math.nan, math.nan, math.nan, 0, confidence, "percentile")
-    estimate = _as_float(fn(items))
-    rng = generator(seed)
-    values = np.empty(n_resamples)
-    for b in range(n_resamples):
-        index = rng.integers(0, n, n)
-        values[b] = _as_float(fn([items[i] for i in index]))
-    low, high = Resampled(values, "percentile").interval(confidence) if n >= 2 else (math.nan, math.nan)
-    return Estimate(estimate, low, high, n, confidence, "percentile")
+    return bootstrap_ci(np.arange(n_items, dtype=float), lambda index, axis=-1: statistic(_multiplicities(index, n_items)),
+                        confidence=confidence, n_resamples=n_resamples, method="percentile", seed=seed)
+
+
+def _multiplicities(index: np.ndarray, n_items: int) -> np.ndarray:
+    """How often each item occurs in each row of item positions (a vector, or resamples × draws)."""
+    index = index.astype(np.intp)
+    if index.ndim == 1:
+        return np.bincount(index, minlength=n_items).astype(float)
+    rows = np.arange(len(index))[:, None] * n_items
+    return np.bincount((index + rows).ravel(), minlength=len(index) * n_items).reshape(len(index), n_items).astype(float)
 
 
 def bootstrap_p_value(boot, null: float = 0.0) -> float:

@@ -2,8 +2,8 @@
 
 Live runs (the embedded models): the instruction-tuned model differs from the base model per scenario
 (paired, exact McNemar on 0/1 metrics); HELM's robustness perturbation lowers accuracy (paired on the
-same instances); the model is miscalibrated beyond what a perfectly calibrated model shows at the same n
-— the test of perfect calibration by its ECE-10 (one-sided Monte-Carlo p, the level it claims) on the
+same instances; one claim per model on its perturbed multiple-choice runs pooled, per scenario when it has one
+such run); the model is miscalibrated beyond what a perfectly calibrated model shows at the same n — the test of perfect calibration by its ECE-10 (one-sided Monte-Carlo p, the level it claims) on the
 model's multiple-choice runs pooled (one claim per model; per scenario when it has one such run), with the
 calibration error θ = mean |P(correct | c) − c| and the one-sided interval dual to that test, so interval
 and verdict cannot disagree (:func:`helmlite.metrics.calibration.calibration_error_test`).
@@ -23,7 +23,7 @@ import pandas as pd
 from ... import stats
 from ...claims import Claim, observed_discordance
 from ...seeds import rng
-from .live import POOLED
+from .live import PERTURBED_POOLED, POOLED
 from .published import RELATED
 from .winrates import RankingView
 
@@ -39,7 +39,10 @@ def live_claims(model_differences: pd.DataFrame, perturbation_deltas: pd.DataFra
                             row.difference, row.ci_low, row.ci_high, 0.0, int(row.n), "two-sided", p_value=row.p_value,
                             scale="paired-proportion" if "mcnemar" in row.test else "difference",
                             discordance=observed_discordance(row.discordance, int(row.n))))
-    for row in perturbation_deltas[perturbation_deltas["perturbation"] == "robustness"].itertuples():
+    robustness = perturbation_deltas[perturbation_deltas["perturbation"] == "robustness"]
+    pooled_robustness = robustness["scenario"].str.startswith(PERTURBED_POOLED)
+    # a model with a pooled row gets that one claim (its per-scenario rows stay in the deltas table)
+    for row in robustness[pooled_robustness | ~robustness["model"].isin(robustness.loc[pooled_robustness, "model"])].itertuples():
         claims.append(Claim(f"HELM's robustness perturbation lowers {row.model}'s accuracy on {row.scenario}",
                             f"live:robustness_delta:{row.model}:{row.scenario}", row.delta, row.ci_low, row.ci_high, 0.0,
                             int(row.n), "less", p_value=row.p_value,
