@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import json
 import math
 import os
 import re
@@ -224,13 +225,39 @@ def run_batches(config: dict) -> dict[str, list]:
     jobs by a hash of the run id. A run's job depends on nothing but its own id, so adding or removing a
     run changes only the job it lands in, and Snakemake re-runs nothing else. Empty buckets make no job;
     runs within a job are in run-id order."""
-    n_buckets = config["engine"]["jobs_per_analysis"]
     batches: dict[str, list] = {}
     for key, runs in runs_by_analysis(config).items():
         for run_id, spec in sorted(runs.items()):
-            job = re.sub(r"[^0-9A-Za-z]+", "_", f"{spec.model}_{key}_{_bucket(run_id, n_buckets) + 1}")
-            batches.setdefault(job, []).append(spec)
+            batches.setdefault(_job_id(config, key, spec), []).append(spec)
     return dict(sorted(batches.items()))
+
+
+def _job_id(config: dict, analysis_key: str, spec) -> str:
+    return re.sub(r"[^0-9A-Za-z]+", "_", f"{spec.model}_{analysis_key}_{_bucket(spec.run_id, config['engine']['jobs_per_analysis']) + 1}")
+
+
+def _request_twin_key(spec) -> str:
+    """What decides a run's requests but its perturbations and size: two runs with equal keys ask the model the
+    same questions (the smaller run's, at least, where its items are the larger one's first ones)."""
+    shared = {k: v for k, v in spec.as_dict().items() if k not in ("perturbations", "max_instances", "metrics")}
+    return json.dumps(shared, sort_keys=True)
+
+
+def shared_request_waits(config: dict) -> dict[str, list[str]]:
+    """Run job id → the jobs of earlier analyses (same model) it waits for because a run of theirs asks the same
+    requests as one of its own (notebook 02's base configuration is notebook 01's MMLU run without its
+    perturbation). Two jobs computing the same requests at once both pay for them (the request cache keeps the
+    first answer); one after the other, the second reads them from the cache. Only the order changes: the
+    Snakefile passes these as ``ancient`` inputs, so a re-run of one job never re-runs the other."""
+    owner: dict[str, str] = {}  # twin key → the job of the earliest analysis that asks it
+    waits: dict[str, set[str]] = {}
+    for key, runs in runs_by_analysis(config).items():  # analyses in workflow order
+        jobs = {run_id: _job_id(config, key, spec) for run_id, spec in runs.items()}
+        for run_id, spec in sorted(runs.items()):
+            first = owner.setdefault(_request_twin_key(spec), jobs[run_id])
+            if first not in jobs.values():  # asked first by an earlier analysis's job
+                waits.setdefault(jobs[run_id], set()).add(first)
+    return {job: sorted(earlier) for job, earlier in sorted(waits.items())}
 
 
 def plan_summary(config: dict) -> str:

@@ -9,7 +9,11 @@
 # Cluster time limits from the planner: `helmlite plan --configfile F` leaves each job's predicted seconds in
 # results/planner/jobs-<F's stem>.csv; without it a job gets hw.DEFAULT_RUNTIME_MIN minutes.
 PLANNED_S = hw.planned_job_seconds(CONFIGFILE)
-for batch_id, batch in hw.run_batches(config).items():
+BATCHES = hw.run_batches(config)
+# a job whose runs ask requests an earlier analysis's job also asks starts after it and reads them from the cache
+# (helmlite.workflow.shared_request_waits); ancient(): the order only, never a re-run trigger
+WAITS = hw.shared_request_waits(config)
+for batch_id, batch in BATCHES.items():
 
     rule:
         name:
@@ -17,6 +21,7 @@ for batch_id, batch in hw.run_batches(config).items():
         input:
             models=sorted({marker for spec in batch for marker in model_marker(spec.model)}),
             data=sorted({cached(name) for spec in batch for name in scenario(spec.scenario).data}),
+            after=[ancient(run_file(spec.run_id, STATS)) for job in WAITS.get(batch_id, []) for spec in BATCHES[job]],
         output:
             instances=[run_file(spec.run_id, INSTANCES) for spec in batch],
             stats=[run_file(spec.run_id, STATS) for spec in batch],

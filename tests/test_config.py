@@ -112,6 +112,30 @@ def test_adding_a_scenario_leaves_every_other_job_unchanged(configfile):
         {job: runs for job, runs in before.items() if job not in changed}
 
 
+def test_a_job_asking_an_earlier_analysis_requests_waits_for_it():
+    """Notebook 02's base configuration asks notebook 01's MMLU requests (without the perturbation): its job waits
+    for the helm_core job of the same model, so the second reads them from the request cache instead of both
+    computing them at once. Reference: the runs' request lists themselves (the adapted prompts, derived here)."""
+    from helmlite.runner import prepare_requests
+    from tests.fakes import WordModel
+
+    config = workflow.load_config(REPO / "config" / "config.yaml")
+    waits = workflow.shared_request_waits(config)
+    batches = workflow.run_batches(config)
+    assert waits and all(job.split("_sensitivity_")[0] == other.split("_helm_core_")[0]
+                         for job, earlier in waits.items() for other in earlier)
+
+    def requests(spec):
+        return {r.key().__repr__() for a in prepare_requests(spec, WordModel())[4] for r in a.requests}
+
+    for job, earlier in waits.items():
+        mine = set().union(*(requests(spec) for spec in batches[job] if spec.scenario == "mmlu"))
+        theirs = set().union(*(requests(spec) for other in earlier for spec in batches[other] if spec.scenario == "mmlu"))
+        assert mine & theirs  # the shared requests the wait saves
+    # a job without such a twin waits for nobody
+    assert not any(job.startswith("gemma3_270m_depth") or job.endswith("helm_core_1") for job in waits)
+
+
 def test_wall_clock_tables_are_kept_apart_from_tables():
     """tables/ must be identical between runs; measured seconds go to results/measured/ (issue: determinism)."""
     config = workflow.load_config(REPO / "config" / "test.yaml")
