@@ -136,6 +136,8 @@ class Claim:
 def _fmt(x) -> str:
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "NaN"
+    if isinstance(x, float) and 0 < x <= P_FLOOR:
+        return f"< {P_FLOOR:.0e}"
     if isinstance(x, float) and math.isinf(x):
         return "∞" if x > 0 else "−∞"
     return f"{x:.3g}"
@@ -160,11 +162,17 @@ def _se(claim: Claim) -> float:
     return width / (2 * _z(claim.level))
 
 
+#: The smallest p-value the normal approximation reports: below it the tail underflows to 0 in double precision,
+#: and a p of 0 would claim certainty no approximation gives (printed "< 1e-300").
+P_FLOOR = 1e-300
+
+
 def interval_p_value(claim: Claim) -> float:
     """Two-sided p-value of "quantity = null" from the interval by the normal approximation
-    (SE = (ci_high − ci_low)/(2·z_{1−α/2})); NaN for a zero-width or non-finite interval."""
+    (SE = (ci_high − ci_low)/(2·z_{1−α/2})), never below :data:`P_FLOOR`; NaN for a zero-width or non-finite
+    interval."""
     se = _se(claim)
-    return float(2 * ndtr(-abs(claim.estimate - claim.null) / se)) if math.isfinite(se) else math.nan
+    return max(P_FLOOR, float(2 * ndtr(-abs(claim.estimate - claim.null) / se))) if math.isfinite(se) else math.nan
 
 
 def claimed_size_p_value(claim: Claim) -> float:
@@ -185,7 +193,7 @@ def claimed_size_p_value(claim: Claim) -> float:
         margin = abs(c - claim.null)
         one_sided = max(ndtr((claim.estimate - (claim.null + margin)) / se),
                         ndtr(((claim.null - margin) - claim.estimate) / se))
-    return float(min(1.0, 2 * one_sided))
+    return max(P_FLOOR, float(min(1.0, 2 * one_sided)))
 
 
 def _p_claimed(claim: Claim) -> float:

@@ -230,3 +230,16 @@ def test_paired_claims_use_the_observed_discordance_for_their_mde():
     assert minimum_detectable_effect(claim) == mde_proportion(100, paired=True, discordance=0.14) < 0.12
     default = Claim("a differs from b", "q", 0.02, -0.05, 0.09, 0.0, 100, "two-sided", p_value=0.6, scale="paired-proportion")
     assert minimum_detectable_effect(default) == pytest.approx(0.203, abs=0.001)
+
+
+def test_an_interval_far_from_the_null_gives_a_tiny_p_never_zero():
+    """Published correlation claims: r = 0.945 with 95% CI [0.926, 0.959] implies SE 0.0084, z ≈ 112 — scipy's
+    norm.sf underflows to 0 there, so the normal approximation's p is floored at claims.P_FLOOR and printed as a
+    bound ("< 1e-300"), never as 0; the verdict is unchanged."""
+    claim = Claim("strongly correlated", "r", 0.945152, 0.926016, 0.959493, 0.0, 67, "greater", claimed_effect=0.7)
+    assert 2 * norm.sf(abs(claim.estimate) / ((claim.ci_high - claim.ci_low) / (2 * norm.ppf(0.975)))) == 0.0
+    row = verdict(claim)
+    assert row["p_value"] == claims.P_FLOOR and row["verdict"] == "supported"
+    assert "p = < 1e-300" in row["evidence"]
+    table = claims_table([claim, Claim("other", "x", 0.1, -0.1, 0.3, 0.0, 50, "two-sided")])
+    assert (table["p_adjusted"] > 0).all() and (table["p_value"] > 0).all()

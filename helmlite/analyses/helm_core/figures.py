@@ -85,7 +85,8 @@ def forest(table: pd.DataFrame, label: str, value: str, title: str, xlabel: str)
     table = table.reset_index(drop=True)
     for column in (value, "ci_low", "ci_high", *(["n"] if "n" in table else [])):  # empty tables are object-typed
         table[column] = pd.to_numeric(table[column], errors="coerce")
-    fig, ax = plt.subplots(figsize=(8, 0.32 * len(table) + 1.4))
+    longest = max((len(str(text)) for text in table[label]), default=0)
+    fig, ax = plt.subplots(figsize=(4.5 + 0.06 * longest, 0.32 * len(table) + 1.4))  # the panel keeps ~4.5 in beside long labels
     y = np.arange(len(table))
     defined = np.isfinite(table["ci_low"]) & np.isfinite(table["ci_high"])
     colors = np.where((table["ci_low"] > 0) | (table["ci_high"] < 0), "C3", "C0")
