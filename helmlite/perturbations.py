@@ -36,6 +36,15 @@ GENDER_MAPPINGS = "helm/resources/gender_term_pronoun_mappings.json"
 PERSON_NAMES = ("helm/resources/person_names.txt", "helm/resources/person_names_RECONSTRUCTED.txt")
 DIALECT = ("helm/resources/SAE_to_AAVE_mapping.json", "helm/resources/upstream/VALUE_sae_aave_mapping_dict.json")
 RUNTIME_FILES = {"dialect": DIALECT, "race": PERSON_NAMES}  # perturbation → (HELM's own file, the mirror's stand-in)
+FIXED_FILES = {"robustness": (MISSPELLINGS, CONTRACTIONS), "gender": (GENDER_MAPPINGS,)}  # perturbation → the files it reads
+
+
+def data_files(perturbations) -> list[str]:
+    """Registry names the given perturbations read, for fetching before a run (``make data`` offline): each one's
+    own files and, where HELM's own file may be unobtainable, the mirror's stand-in (HELM's is tried first at run
+    time, :func:`resources_used`)."""
+    names = [name for p in perturbations for name in FIXED_FILES.get(p, ())]
+    return list(dict.fromkeys(names + [RUNTIME_FILES[p][1] for p in perturbations if p in RUNTIME_FILES]))
 
 
 def match_case(source: str, target: str) -> str:

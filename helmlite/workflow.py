@@ -267,12 +267,20 @@ def plan_summary(config: dict) -> str:
 
 
 def required_data(config: dict) -> list[str]:
-    """Registry names every enabled notebook needs, in a stable order."""
+    """Registry names every enabled notebook and every run needs (:func:`run_data`), in a stable order."""
+    names = {name for analysis in enabled(config) for name in analysis.data}
+    names |= {name for spec in run_specs(config).values() for name in run_data(spec)}
+    return sorted(names)
+
+
+def run_data(spec) -> list[str]:
+    """Registry names one run reads: its scenario's files, its perturbations' word lists and its metric families'
+    (HELM's bias word lists), so ``make data`` fetches them all before any run job starts."""
+    from .metrics.families import data_files as metric_files
+    from .perturbations import data_files as perturbation_files
     from .scenarios import scenario
 
-    names = {name for analysis in enabled(config) for name in analysis.data}
-    names |= {name for spec in run_specs(config).values() for name in scenario(spec.scenario).data}
-    return sorted(names)
+    return list(dict.fromkeys([*scenario(spec.scenario).data, *perturbation_files(spec.perturbations), *metric_files(spec.metrics)]))
 
 
 PLANNED_JOBS_DIR = Path("results/planner")  # beside the planner's rates (results/planner/rates.json)

@@ -10,7 +10,6 @@ from helmlite.results import INSTANCES, MANIFEST, STATS
 from helmlite.data import cache_dir, registry
 from helmlite.models import EMBEDDED
 from helmlite.models.embedded import model_dir
-from helmlite.scenarios import scenario
 
 # Every rule finds `helmlite` next to the interpreter that runs Snakemake (its venv's or conda env's bin/), so a
 # job does not depend on the shell it starts in: a SLURM job inherits the submitting environment, and without an

@@ -20,7 +20,7 @@ for batch_id, batch in BATCHES.items():
             f"run_{batch_id}"
         input:
             models=sorted({marker for spec in batch for marker in model_marker(spec.model)}),
-            data=sorted({cached(name) for spec in batch for name in scenario(spec.scenario).data}),
+            data=sorted({cached(name) for spec in batch for name in hw.run_data(spec)}),
             after=[ancient(run_file(spec.run_id, STATS)) for job in WAITS.get(batch_id, []) for spec in BATCHES[job]],
         output:
             instances=[run_file(spec.run_id, INSTANCES) for spec in batch],

@@ -207,3 +207,16 @@ def test_config_check_catches_scenario_arguments_and_chat_models(section, expect
     config = workflow.validate_config(section)
     with pytest.raises(workflow.ConfigError, match=expected):
         workflow.check_names(config, "c.yaml")
+
+
+def test_required_data_includes_the_files_runs_read_besides_their_scenarios():
+    """`make data` (helmlite fetch --for-config) fetches every file a run job reads: config/test.yaml perturbs with
+    robustness and gender and computes the bias family on its generation runs, so their word lists are listed
+    beside the scenarios' files (they were fetched inside the run jobs before, so an offline `make data` missed them)."""
+    from helmlite.metrics.bias import WORD_LISTS
+    from helmlite.perturbations import CONTRACTIONS, GENDER_MAPPINGS, MISSPELLINGS
+
+    names = workflow.required_data(workflow.load_config(REPO / "config" / "test.yaml"))
+    assert {WORD_LISTS, CONTRACTIONS, MISSPELLINGS, GENDER_MAPPINGS} <= set(names)
+    spec = next(s for s in workflow.run_specs(workflow.load_config(REPO / "config" / "test.yaml")).values() if "gender" in s.perturbations)
+    assert GENDER_MAPPINGS in workflow.run_data(spec) and workflow.run_data(spec)[0] in names

@@ -139,3 +139,23 @@ def test_perturbations_equal_crfm_helms_own_classes(mirrored_cache, monkeypatch,
         outputs += [perturbed] + [r.output for r in refs]
         changed += perturbed != text
     assert (changed, digest(outputs)) == CRFM_HELM_PERTURBATIONS[name]
+
+
+@pytest.mark.parametrize("name", sorted(P.PERTURBATIONS))
+def test_data_files_list_every_file_a_perturbation_reads(mirrored_cache, monkeypatch, name):
+    """`make data` fetches a run's perturbation files before any job (workflow.run_data): every registry file a
+    perturbation actually opens while perturbing (recorded by spying on helmlite.data, caches cleared) is in
+    data_files, or is HELM's own file of a pair whose stand-in is (tried first at run time, may be unobtainable)."""
+    from helmlite import data
+
+    opened = []
+    for fetcher in ("fetch", "try_fetch"):
+        real = getattr(data, fetcher)
+        monkeypatch.setattr(data, fetcher, lambda n, real=real: opened.append(n) or real(n))
+    for value in vars(P).values():
+        if hasattr(value, "cache_clear"):
+            value.cache_clear()
+    text = "She said John Smith can not go, and I would say he is right about the old car."
+    P.perturb_instance(Instance("x", text, (Reference("He is right.", True),), "test"), name)
+    own = {pair[0] for pair in P.RUNTIME_FILES.values()}
+    assert opened and set(opened) - own <= set(P.data_files([name]))

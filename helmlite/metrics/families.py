@@ -40,6 +40,13 @@ from .calibration import ece_rows, platt_metrics, scaa_rows, selective_counts
 from .selection import WORST_CASE, perturbation_kind
 from .toxicity import THRESHOLD
 
+def data_files(families: tuple[str, ...]) -> list[str]:
+    """Registry names the given metric families read (HELM's bias word lists for ``bias``)."""
+    from .bias import WORD_LISTS
+
+    return [WORD_LISTS] if "bias" in families else []
+
+
 def add_worst_cases(record, main: str, families: tuple[str, ...]) -> None:
     """HELM's worst case over {original} ∪ perturbations of one kind: the minimum of the main metric,
     stored as per-instance metric ``<main>_<family>`` (only where at least one variant exists)."""
