@@ -220,3 +220,32 @@ def test_required_data_includes_the_files_runs_read_besides_their_scenarios():
     assert {WORD_LISTS, CONTRACTIONS, MISSPELLINGS, GENDER_MAPPINGS} <= set(names)
     spec = next(s for s in workflow.run_specs(workflow.load_config(REPO / "config" / "test.yaml")).values() if "gender" in s.perturbations)
     assert GENDER_MAPPINGS in workflow.run_data(spec) and workflow.run_data(spec)[0] in names
+
+
+def test_schema_accepts_what_a_run_spec_accepts_and_names_the_registries():
+    """One source of names (issue 27 §3): the schema's run properties are RunSpec.from_dict's fields, and its
+    perturbation and metric-family enums are the registries' (helmlite.perturbations, scenario variants,
+    helmlite.metrics.selection.FAMILIES) — a name added to one and not the other fails here. A run with
+    perturbations and metrics validates (the schema rejected both before)."""
+    from importlib import resources
+
+    import yaml
+
+    from helmlite.metrics.selection import FAMILIES
+    from helmlite.perturbations import PERTURBATIONS
+    from helmlite.runspec import RunSpec
+    from helmlite.scenarios._base import SCENARIO_VARIANTS
+
+    schema = yaml.safe_load(resources.files("helmlite").joinpath("schema.yaml").read_text(encoding="utf-8"))
+    run, entry = schema["$defs"]["run"]["properties"], schema["$defs"]["grid_entry"]["properties"]
+    assert set(run) == {"scenario", "model", "args", "adapter", "max_instances", "data_seed", "perturbations", "metrics"}
+    for properties in (run, entry):
+        assert set(properties["perturbations"]["items"]["enum"]) == set(PERTURBATIONS) | set(SCENARIO_VARIANTS)
+        assert tuple(properties["metrics"]["items"]["enum"]) == FAMILIES
+    config = workflow.load_config(REPO / "config" / "test.yaml")
+    spec = {"scenario": "mmlu", "model": "smollm2-135m", "args": {"subject": "computer_security"}, "max_instances": 4,
+            "perturbations": ["robustness"], "metrics": ["accuracy", "robustness"]}
+    workflow.validate_config({**config, "runs": [spec]}, "test")
+    assert RunSpec.from_dict(spec).perturbations == ("robustness",)
+    with pytest.raises(Exception, match="runs"):
+        workflow.validate_config({**config, "runs": [{**spec, "metrics": ["nonsense"]}]}, "test")
