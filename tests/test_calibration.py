@@ -152,25 +152,25 @@ def test_binned_ece_by_bin_sums_equals_the_per_bin_loop_with_ties():
 
 
 def test_calibration_bootstrap_on_pairs_equals_the_bootstrap_on_records():
-    """stats.json's ECE interval resamples (confidence, correct) pairs read once; the same draws over the
-    records themselves (the plain path) give the same estimate and interval."""
+    """stats.json's ECE interval bins every resample row at once (ece_rows over the (confidence, correct) pairs
+    read once); the plain path — the same draws, each resample's records written out and binned one at a time by
+    expected_calibration_error, then the percentile interval of those values — gives the same estimate and interval."""
     from types import SimpleNamespace
 
     from helmlite import stats
     from helmlite.metrics import families
+    from helmlite.seeds import rng as derive
+    from helmlite.stats.estimates import generator
 
     rng = np.random.default_rng(3)
     records = [SimpleNamespace(confidence=float(c), probabilities=None, correct=bool(rng.random() < c), metrics={},
                                prompt_tokens=1, output_tokens=1) for c in rng.uniform(0.3, 1, 80)]
     fast = families.compute(("calibration",), records, run_id="r", seed=0, n_resamples=300)["metrics"]["ece_10"]
-
-    def plain(rs):
-        confidence, correct = families._confidences(rs)
-        return expected_calibration_error(confidence, correct, 10)
-
-    from helmlite.seeds import rng as derive
-    slow = stats.bootstrap_apply(records, plain, n_resamples=300, seed=derive(0, "r", "bootstrap", "ece_10"))
-    assert (fast.estimate, fast.ci_low, fast.ci_high) == pytest.approx((slow.estimate, slow.ci_low, slow.ci_high), abs=1e-12)
+    draws = generator(derive(0, "r", "bootstrap", "ece_10")).integers(0, len(records), size=(300, len(records)))
+    plain = [expected_calibration_error(*families._confidences([records[i] for i in row]), 10) for row in draws]
+    low, high = stats.percentile_interval(np.array(plain))
+    assert fast.estimate == pytest.approx(expected_calibration_error(*families._confidences(records), 10), abs=1e-12)
+    assert (fast.ci_low, fast.ci_high) == pytest.approx((low, high), abs=1e-12)
 
 
 def test_platt_scaling_is_the_unpenalised_logistic_fit_helm_uses():
