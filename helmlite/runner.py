@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import inspect
 import json
-import os
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -109,38 +107,8 @@ def prepare_requests(spec: RunSpec, model: LanguageModel) -> tuple[list[Instance
     # instance by instance, each with its variants: a perturbed or baseline prompt lands in the same request chunk
     # (the unit the backend reuses prefixes within) as the prompt it varies, so their shared context is encoded once
     jobs = [(name, k, items[k]) for k in range(len(test)) for name, items in variants.items() if items[k] is not None]
-    adapted = _declare_shared_with_variants(jobs, [adapt(instance, examples, spec.adapter, model) for _, _, instance in jobs])
+    adapted = [adapt(instance, examples, spec.adapter, model) for _, _, instance in jobs]
     return test, examples, variants, jobs, adapted
-
-
-#: The least text (characters, ~50 tokens) an instance and its variants must share beyond the declared prefix for it
-#: to become a prefix level of their requests. A perturbation that changes the question at once (HELM's robustness
-#: lower-cases it) shares less, so its original's requests stay those of the same run without the perturbation
-#: (another analysis's run is then answered from the request cache).
-GROUP_MIN_CHARS = 200
-
-
-def _declare_shared_with_variants(jobs: list, adapted: list[Adapted]) -> list[Adapted]:
-    """Each instance's scoring requests and its variants' (perturbed, baseline) declare, as one more shareable
-    prefix, the text all of them start with (a needle's haystack before it, a dictionary before its query) where it
-    is at least :data:`GROUP_MIN_CHARS` longer than what they declare already, so a backend encodes it once for the
-    group — from the requests themselves, whatever else a chunk holds."""
-    groups: dict[int, list[int]] = {}
-    for position, (_, k, _) in enumerate(jobs):
-        groups.setdefault(k, []).append(position)
-    out = list(adapted)
-    for members in groups.values():
-        prompts = [adapted[m].requests[0].prompt for m in members if isinstance(adapted[m].requests[0], ScoreRequest)]
-        if len(prompts) < 2:
-            continue
-        common = os.path.commonprefix(prompts)
-        for m in members:
-            requests = tuple(replace(r, prefixes=r.prefixes + (len(common),))
-                             if isinstance(r, ScoreRequest) and r.prompt.startswith(common)
-                             and len(common) >= max(r.prefixes, default=0) + GROUP_MIN_CHARS
-                             else r for r in adapted[m].requests)
-            out[m] = replace(adapted[m], requests=requests)
-    return out
 
 
 def execute_requests(adapted: list[Adapted], model: LanguageModel) -> list[list]:

@@ -6,26 +6,21 @@ continuation, the pair is encoded whole and the continuation's tokens are those 
 encoding. Only the continuation positions are projected to the vocabulary (``logits_to_keep``), so a
 262k-token vocabulary never materialises logits for every position.
 
-**Prefix reuse, a function of the request alone.** HELM's adaptation puts the same few-shot prefix before every
-test instance, and a depth sweep's query shares its context with its baseline. A :class:`ScoreRequest` declares
-the string prefixes it shares (``prefixes``: the instructions and in-context examples, then what an instance shares
-with its variants); each becomes a level of *tokens* (the longest token prefix its encoding shares with the rows —
-splitting at a string boundary does not reproduce the full prompt's tokens), then the request's own common context
-(one question's answers). Each level is encoded once, extending the one before, and kept in a small LRU, so a run's
-few-shot prefix is encoded once per job for every instance and perturbed variant; the continuations run over the
-deepest level in batches padded to a width fixed by each row. So a stored value depends on its request only —
-not on the chunk, the batch size or what the cache held (tested bit for bit) — and equals the no-reuse path within
-float rounding (tested on both embedded models; ``min_prefix_tokens = 0`` turns reuse off). One-token
-continuations of the same context (the answer letters of a joint multiple-choice prompt) are read from one forward
-pass, as lm-evaluation-harness's logits cache does. Generation (HF ``generate`` with left padding) still batches by
-what a call holds: its floats can differ in the last digits between batch compositions.
+**Prefix reuse.** HELM's adaptation puts the same few-shot prefix before every test instance, and
+HELMET queries one context at several depths. When the rows of a ``score`` call share a prefix of at
+least ``min_group_tokens`` *tokens* (the longest common token prefix — splitting at a string
+boundary does not reproduce the full prompt's tokens), the prefix is encoded once and its key/value
+cache is copied for each batch of suffixes, level by level, so the work per row approaches its unique
+tokens (``min_prefix_tokens`` is the same threshold for generation's shared prefix; 0 turns reuse off).
+Results equal the no-reuse path within float rounding (tested on both embedded models). One-token
+continuations of the same context (the answer letters of a joint multiple-choice prompt) are read from
+one forward pass, as lm-evaluation-harness's logits cache does.
 """
 from __future__ import annotations
 
 import copy
 import json
 import time
-from collections import OrderedDict
 from pathlib import Path
 from typing import Sequence
 
@@ -34,40 +29,10 @@ import torch
 from ._base import Generation, GenerationRequest, ModelError, Scores, ScoreRequest, apply_stop, split_context
 from ._identity import IDENTITY_FILE, weights_sha256
 
-#: A scoring forward's padded width is its rows' suffix length rounded up to a multiple of this: the padded width
-#: changes a row's floats (up to ~1e-5), the number of rows in the batch does not (measured on SmolLM2, fp32, one
-#: thread, with the output projection filled up to MIN_HEAD_ROWS positions).
-WIDTH_STEP = 8
-#: The output projection gives a position's logits bit-identically only when it projects at least this many
-#: positions at once (measured on both embedded models: fewer take another matrix-product path, ~1e-6 apart), so
-#: a forward that reads fewer also projects other positions of its padded width (:func:`_head_positions`).
-MIN_HEAD_ROWS = 4
-#: Prefix levels kept (their key/value caches), most recently used first: a run's few-shot prefix and the level an
-#: instance shares with its variants stay while their requests are scored.
-PREFIX_LRU = 4
-
 # Rough CPU costs (SmolLM2 fp32, one thread, measured on the 2-core development machine) used only to choose
 # between greedy decoding over a shared prefix cache and left-padded batched decoding of whole prompts.
 PREFILL_TOKENS_PER_S = 300.0
 DECODE_STEP_S = 0.08
-
-
-def _common_prefix(a: list[int], b: list[int]) -> int:
-    """Length of the longest common prefix of two token lists."""
-    return next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
-
-
-def _head_positions(rows: list, alternatives: list, start: int, width: int) -> tuple[list[int], list, list]:
-    """The suffix positions a forward projects to the vocabulary — those its rows read, filled up with other
-    positions of the padded width until rows × positions reaches :data:`MIN_HEAD_ROWS` (their logits are dropped) —
-    and the rows (copies of the first appended only where the width is too short for that)."""
-    keep = sorted({p - start for ids, n in rows for p in range(n - 1, len(ids) - 1)})
-    need = -(-MIN_HEAD_ROWS // len(rows))
-    keep = sorted(set(keep) | set([p for p in range(width) if p not in keep][:max(0, need - len(keep))]))
-    if len(rows) * len(keep) < MIN_HEAD_ROWS:
-        copies = -(-MIN_HEAD_ROWS // len(keep)) - len(rows)
-        rows, alternatives = rows + [rows[0]] * copies, list(alternatives) + [alternatives[0]] * copies
-    return keep, rows, alternatives
 
 
 class TransformersModel:
@@ -93,8 +58,6 @@ class TransformersModel:
         self.on_progress = None  # called with the share of the current call done, after every forward batch
         self.name = name or self.path.name
         self._identity = None
-        self._prefix_lru: OrderedDict[tuple, tuple] = OrderedDict()
-        self._prefix_ids: dict[str, list[int]] = {}
         self._prefix_token = self.tokenizer.bos_token_id if self.tokenizer.bos_token_id is not None else self.tokenizer.eos_token_id
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
@@ -162,7 +125,7 @@ class TransformersModel:
 
     @torch.no_grad()
     def _forward_logprobs(self, rows: list[tuple[list[int], int]], prefix: tuple | None = None,
-                          alternatives: list[tuple[int, ...] | None] | None = None, width: int | None = None) -> list[list[float]]:
+                          alternatives: list[tuple[int, ...] | None] | None = None) -> list[list[float]]:
         """Per-token log-probabilities of each row's tokens after its context (one batched forward).
 
         With ``prefix = (length, cache)`` the first ``length`` tokens of every row are taken from the
@@ -172,12 +135,11 @@ class TransformersModel:
         """
         start, cache = prefix if prefix else (0, None)
         alternatives = alternatives or [None] * len(rows)
-        width = max(width or 0, max(len(ids) for ids, _ in rows) - start)  # padded to ``width`` when given
-        asked = len(rows)
-        keep, rows, alternatives = _head_positions(rows, alternatives, start, width)
+        width = max(len(ids) for ids, _ in rows) - start
         pad = self.tokenizer.pad_token_id
         input_ids = torch.tensor([ids[start:] + [pad] * (width - len(ids) + start) for ids, _ in rows], device=self.device)
         mask = torch.tensor([[1] * len(ids) + [0] * (width - len(ids) + start) for ids, _ in rows], device=self.device)
+        keep = sorted({p - start for ids, n in rows for p in range(n - 1, len(ids) - 1)})
         where = {p: k for k, p in enumerate(keep)}
         extra = {}
         if cache is not None:
@@ -190,7 +152,7 @@ class TransformersModel:
                             **extra).logits
         logprobs = torch.log_softmax(logits.float(), dim=-1)
         out = []
-        for r, ((ids, n), tokens) in enumerate(zip(rows[:asked], alternatives)):
+        for r, ((ids, n), tokens) in enumerate(zip(rows, alternatives)):
             if tokens is not None:
                 out.append(logprobs[r, where[len(ids) - 2 - start], list(tokens)].tolist())
             else:
@@ -230,6 +192,44 @@ class TransformersModel:
                          logits_to_keep=1, **extra)
         return length, out.cache
 
+    def _score_shared(self, rows: list[tuple[list[int], int]], members: list[int], prefix: tuple | None, out: list,
+                      alternatives: list[tuple[int, ...] | None]) -> None:
+        """Score ``rows[members]``, which share ``prefix``, reusing shared token prefixes at every level: the
+        members' common prefix is encoded once (a few-shot prefix); then rows that share the next
+        ``min_group_tokens`` tokens form subgroups that extend it (the answers of one question, the
+        candidates of one context), recursively. The rest are scored in batches over the current prefix.
+        ``min_group_tokens`` (16) is the least a level must add to be worth a cache copy: one JSON KV query (a
+        UUID key, ~30 tokens) shared by its six candidates is, so each candidate pays only its own tokens."""
+        k = self.min_group_tokens
+        start = prefix[0] if prefix else 0
+        if len(members) > 1:
+            length = self._common_length([rows[i] for i in members])
+            if length - start >= k:
+                prefix, start = self._extend_prefix(prefix, rows[members[0]][0], length), length
+        groups: dict[tuple | None, list[int]] = {}
+        for i in members:  # only rows with at least k more context tokens can share them
+            ids, n = rows[i]
+            groups.setdefault(tuple(ids[start:start + k]) if n - 1 - start >= k else None, []).append(i)
+        rest = groups.pop(None, [])
+        for group in groups.values():
+            if len(group) > 1:
+                self._score_shared(rows, group, prefix, out, alternatives)
+            else:
+                rest += group
+        if rest:
+            self._score_rows(rows, rest, prefix, out, alternatives)
+
+    def _score_rows(self, rows: list[tuple[list[int], int]], indices: list[int], prefix: tuple | None, out: list,
+                    alternatives: list[tuple[int, ...] | None]) -> None:
+        """Forward ``rows[indices]`` in length-sorted batches (little padding), writing into ``out``."""
+        order = sorted(indices, key=lambda k: -len(rows[k][0]))
+        for start in range(0, len(order), self.batch_size):
+            batch = order[start:start + self.batch_size]
+            values = self._forward_logprobs([rows[k] for k in batch], prefix, [alternatives[k] for k in batch])
+            for k, row_values in zip(batch, values):
+                out[k] = row_values
+            self._advance(len(batch))
+
     @staticmethod
     def _merge_one_token_rows(rows: list[tuple[list[int], int]]):
         """Rows that add one token to the same context (the answer letters of a multiple-choice-joint prompt)
@@ -255,118 +255,33 @@ class TransformersModel:
                 alternatives.append(None)
         return unique, [tuple(a) if a is not None else None for a in alternatives], where
 
-    def _declared_lengths(self, request: ScoreRequest, rows: list[tuple[list[int], int]]) -> list[int]:
-        """Token lengths of the request's prefix levels: each declared string prefix (``request.prefixes``: the
-        run's instructions and in-context examples, then what an instance shares with its variants) as the
-        longest token prefix its own encoding shares with every row, then the rows' common context (one
-        question's answers). A level is kept when it adds enough tokens (``min_prefix_tokens`` for the first,
-        ``min_group_tokens`` after), and every level leaves each row its last context token. All of it is a
-        function of this request alone."""
-        if self.min_prefix_tokens <= 0:
-            return []
-        limit = min(n for _, n in rows) - 1
-        candidates = []
-        for chars in request.prefixes:
-            declared = self._encode_cached(request.prompt[:chars])
-            candidates.append(min(_common_prefix(declared, ids) for ids, _ in rows))
-        if len(rows) > 1:
-            candidates.append(self._common_length(rows))
-        levels: list[int] = []
-        for length in candidates:
-            length = min(length, limit)
-            floor = levels[-1] + self.min_group_tokens if levels else self.min_prefix_tokens
-            if length >= floor:
-                levels.append(length)
-        return levels
-
-    def _encode_cached(self, text: str) -> list[int]:
-        """The encoding of a declared prefix (one per run's few-shot prefix, reused by all its requests)."""
-        if text not in self._prefix_ids:
-            if len(self._prefix_ids) > 64:
-                self._prefix_ids.clear()
-            self._prefix_ids[text] = self._encode(text)
-        return self._prefix_ids[text]
-
-    def _prefix_cache(self, ids: list[int], levels: list[int]) -> tuple | None:
-        """(length, key/value cache) of ``ids[:levels[-1]]``, built level by level — the first from scratch, each
-        next one extending the one before — each level kept in a small LRU keyed by its tokens, so a run's
-        few-shot prefix is encoded once for all its instances and variants and a value never depends on what
-        was encoded before it."""
-        prefix = None
-        for length in levels:
-            key = tuple(ids[:length])
-            if key in self._prefix_lru:
-                self._prefix_lru.move_to_end(key)
-                prefix = self._prefix_lru[key]
-                continue
-            prefix = self._extend_prefix(prefix, ids, length)
-            self._prefix_lru[key] = prefix
-            while len(self._prefix_lru) > PREFIX_LRU:
-                self._prefix_lru.popitem(last=False)
-        return prefix
-
-    def _score_over(self, rows: list[tuple[list[int], int]], alternatives: list, prefix: tuple | None) -> list[list[float]]:
-        """Rows that share ``prefix`` (or none), in batches of rows whose suffix width rounds up to the same
-        :data:`WIDTH_STEP` multiple (leaving every row at least one padding position), so a row's values depend on
-        the row and its prefix only, never on the other rows of its batch (measured on SmolLM2: the padded width
-        changes a row's floats, and so does a batch with no padding at all — attention then skips its mask; the
-        number of rows does not, once the output projection sees :data:`MIN_HEAD_ROWS` positions)."""
-        start = prefix[0] if prefix else 0
-        by_width: dict[int, list[int]] = {}
-        for k, (ids, _) in enumerate(rows):
-            # at least one padding position in every row: a batch without any takes attention's unmasked path
-            by_width.setdefault(-(-(len(ids) - start + 1) // WIDTH_STEP) * WIDTH_STEP, []).append(k)
-        out: list = [None] * len(rows)
-        for width, members in sorted(by_width.items()):
-            for at in range(0, len(members), self.batch_size):
-                batch = members[at:at + self.batch_size]
-                values = self._forward_logprobs([rows[k] for k in batch], prefix, [alternatives[k] for k in batch], width)
-                for k, row_values in zip(batch, values):
-                    out[k] = row_values
-                self._advance(len(batch))
-        return out
-
     def score(self, requests: Sequence[ScoreRequest]) -> list[Scores]:
-        """Log-probabilities of every continuation, each a function of its request alone (batch and chunk
-        composition change no stored value). Per request: its declared prefix levels (:meth:`_declared_lengths`)
-        are encoded once and reused across requests (:meth:`_prefix_cache`), the continuations are scored over
-        the deepest level in width-bucketed batches (:meth:`_score_over`), one-token continuations of the
-        context share a single row (multiple-choice-joint letters), and single-row requests over the same
-        prefix batch together. A request that repeats an earlier one is scored once."""
+        """Log-probabilities of every continuation. Shared token prefixes are encoded once, level by level
+        (a few-shot prefix shared by every instance, then one question scored against several answers; one
+        long context queried several times), one-token continuations of one context share a single
+        row (multiple-choice-joint answer letters), and a (prompt, continuation) pair that occurs several
+        times (a depth sweep's baseline query, the same at every depth of a context) is scored once."""
+        rows = [self._pair_tokens(request.prompt, continuation) for request in requests for continuation in request.continuations]
         started = time.perf_counter()
-        plans = []
-        for request in requests:
-            rows = [self._pair_tokens(request.prompt, c) for c in request.continuations]
-            unique, alternatives, where = self._merge_one_token_rows(rows)
-            plans.append((rows, unique, alternatives, where, self._declared_lengths(request, unique) if unique else []))
-        first = {}  # a repeated request is scored once
-        for i, request in enumerate(requests):
-            first.setdefault(request, i)
-        self._start_progress(sum(len(plans[i][1]) for i in first.values()))
-        values: list[list | None] = [None] * len(requests)
-        pooled: dict[tuple, list[int]] = {}  # single-row requests by the tokens of their deepest prefix
-        for i in first.values():
-            rows, unique, alternatives, where, levels = plans[i]
-            if not unique:
-                continue
-            if len(unique) == 1:
-                pooled.setdefault(tuple(unique[0][0][:levels[-1]]) if levels else (), []).append(i)
-                continue
-            values[i] = self._score_over(unique, alternatives, self._prefix_cache(unique[0][0], levels))
-        for key, members in pooled.items():  # single-row requests over one prefix batch together
-            i = members[0]
-            prefix = self._prefix_cache(plans[i][1][0][0], plans[i][4])
-            merged = self._score_over([plans[m][1][0] for m in members], [plans[m][2][0] for m in members], prefix)
-            for m, row_values in zip(members, merged):
-                values[m] = [row_values]
-        results = []
+        distinct = list(dict.fromkeys((tuple(ids), n) for ids, n in rows))  # a repeated (prompt, continuation) runs once
+        unique, alternatives, where = self._merge_one_token_rows([(list(ids), n) for ids, n in distinct])
+        values: list[list[float] | None] = [None] * len(unique)
+        self._start_progress(len(unique))
+        if self.min_prefix_tokens <= 0:
+            self._score_rows(unique, list(range(len(unique))), None, values, alternatives)
+        else:
+            self._score_shared(unique, list(range(len(unique))), None, values, alternatives)
+        by_row = {row: values[k] if choice is None else [values[k][choice]] for row, (k, choice) in zip(distinct, where)}
+        token_lp = [by_row[tuple(ids), n] for ids, n in rows]
         elapsed = (time.perf_counter() - started) / max(1, len(requests))
-        for i, request in enumerate(requests):
-            rows, where, source = plans[i][0], plans[i][3], first[request]
-            mine = [values[source][k] if choice is None else [values[source][k][choice]] for k, choice in where]
-            prompt_tokens = rows[0][1] if rows else 0
-            results.append(Scores(tuple(sum(v) for v in mine), tuple(tuple(v) for v in mine), tuple(len(v) for v in mine),
-                                  prompt_tokens, elapsed))
+        results, k = [], 0
+        for request in requests:
+            n = len(request.continuations)
+            mine = token_lp[k:k + n]
+            prompt_tokens = rows[k][1] if n else 0
+            results.append(Scores(tuple(sum(v) for v in mine), tuple(tuple(v) for v in mine),
+                                  tuple(len(v) for v in mine), prompt_tokens, elapsed))
+            k += n
         return results
 
     # --- generation ---------------------------------------------------------------------------------

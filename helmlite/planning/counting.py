@@ -14,7 +14,6 @@ when every row has stopped), so planned generation time errs on the long side.
 """
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass, fields
 from pathlib import Path
 from types import SimpleNamespace
@@ -23,7 +22,7 @@ from typing import Sequence
 import torch
 
 from ..models._base import Generation, GenerationRequest, ScoreRequest
-from ..models.transformers_backend import TransformersModel, _head_positions
+from ..models.transformers_backend import TransformersModel
 
 
 @dataclass
@@ -66,20 +65,16 @@ class WorkCounter(TransformersModel):
             self.tokenizer.pad_token = self.tokenizer.eos_token
         self.work = Work()
         self.on_progress = None
-        self._prefix_lru = OrderedDict()
-        self._prefix_ids = {}
 
-    def _forward_logprobs(self, rows, prefix=None, alternatives=None, width=None):
+    def _forward_logprobs(self, rows, prefix=None, alternatives=None):
         start = prefix[0] if prefix else 0
         alternatives = alternatives or [None] * len(rows)
-        width = max(width or 0, max(len(ids) for ids, _ in rows) - start)
-        asked = rows
-        _, rows, _ = _head_positions(rows, alternatives, start, width)  # the backend's projected positions and rows
+        width = max(len(ids) for ids, _ in rows) - start
         self.work.score_positions += len(rows) * width
         self.work.prefix_row_positions += len(rows) * start  # each row's copy of, and attention over, the prefix cache
         self.work.score_forwards += 1
         self.work.encoded_tokens += sum(len(ids) - start for ids, _ in rows)
-        return [[0.0] * len(tokens) if tokens is not None else [0.0] * (len(ids) - n) for (ids, n), tokens in zip(asked, alternatives)]
+        return [[0.0] * len(tokens) if tokens is not None else [0.0] * (len(ids) - n) for (ids, n), tokens in zip(rows, alternatives)]
 
     def _extend_prefix(self, prefix, ids, length):
         start = prefix[0] if prefix else 0
