@@ -44,6 +44,8 @@ Methods (HELM §7 "adaptation"; lm-eval's ``loglikelihood`` for the scoring ones
 """
 from __future__ import annotations
 
+import os
+
 import random
 from dataclasses import asdict, dataclass, field
 from itertools import cycle
@@ -262,7 +264,8 @@ def adapt(instance: Instance, examples: Sequence[Instance], spec: AdapterSpec, m
         prompts = [prefix + spec.input_prefix + _ranking_input(instance.input, r.output) + spec.input_suffix + spec.output_prefix
                    for r in instance.references]
         prompts = [_wrap(p, spec, model) for p in prompts]
-        return Adapted(instance.id, prompts[0], tuple(ScoreRequest(p, (" Yes", " No")) for p in prompts), len(shown),
+        return Adapted(instance.id, prompts[0], tuple(ScoreRequest(p, (" Yes", " No"), _shared(p, prefix, spec, model))
+                                                      for p in prompts), len(shown),
                        False, tuple(r.output for r in instance.references))
     shown = [_block(e, spec, _example_answer(e, spec)) for e in examples]
     continuations = _continuations(instance, spec)
@@ -294,7 +297,7 @@ def adapt(instance: Instance, examples: Sequence[Instance], spec: AdapterSpec, m
         # HELM's MultipleChoiceJointAdapter request: temperature 0, max_tokens 1, no stop sequences
         letters = tuple(ascii_uppercase[k] for k in range(len(continuations)))
         return Adapted(instance.id, prompt, (GenerationRequest(prompt, 1, (), 0.0, spec.seed),), len(shown), truncated, letters)
-    requests = [ScoreRequest(prompt, continuations)]
+    requests = [ScoreRequest(prompt, continuations, _shared(prompt, _prefix(shown, spec), spec, model))]
     if spec.method == "multiple_choice_separate_calibrated":
         # crfm-helm's MultipleChoiceCalibratedAdapter: construct_prompt([], input "Answer:") under HELM's separate
         # adapter spec (no instructions, no input prefix, output prefix " "), i.e. "Answer:" then the answer
@@ -317,6 +320,14 @@ def _continuations(instance: Instance, spec: AdapterSpec) -> tuple[str, ...]:
     if spec.method in ("multiple_choice_separate", "multiple_choice_separate_calibrated"):
         return tuple(" " + r.output for r in instance.references)
     return ()
+
+
+def _shared(prompt: str, prefix: str, spec: AdapterSpec, model: LanguageModel) -> tuple[int, ...]:
+    """The prompt's declared shareable prefix (:class:`~helmlite.models.ScoreRequest` ``prefixes``): as much of it as
+    the instructions and in-context examples make, wrapped as the prompt is (a chat template's head included)."""
+    if not prefix:
+        return ()
+    return (len(os.path.commonprefix([prompt, _wrap(prefix, spec, model)])),)
 
 
 def _wrap(prompt: str, spec: AdapterSpec, model: LanguageModel) -> str:

@@ -33,6 +33,7 @@ from .results import InstanceRecord, MetricStat, PerturbedOutcome, RunStats, wri
 from .runspec import RunError, RunSpec
 from .scenarios import SCENARIO_VARIANTS, TEST, TRAIN, Instance, scenario
 from .seeds import rng
+from .shared_prefixes import declare_shared_prefixes
 
 RESULTS_DIR = Path("results/runs")
 
@@ -104,10 +105,10 @@ def prepare_requests(spec: RunSpec, model: LanguageModel) -> tuple[list[Instance
     train, test = load_instances(spec, model)
     examples = in_context_examples(spec, train)
     variants = _variants(spec, test)
-    # instance by instance, each with its variants: a perturbed or baseline prompt lands in the same request chunk
-    # (the unit the backend reuses prefixes within) as the prompt it varies, so their shared context is encoded once
+    # instance by instance, each with its variants: a perturbed or baseline prompt follows the prompt it varies, so
+    # the prefix they declare shared (shared_prefixes) is still in the backend's prefix cache when it is asked again
     jobs = [(name, k, items[k]) for k in range(len(test)) for name, items in variants.items() if items[k] is not None]
-    adapted = [adapt(instance, examples, spec.adapter, model) for _, _, instance in jobs]
+    adapted = declare_shared_prefixes([adapt(instance, examples, spec.adapter, model) for _, _, instance in jobs])
     return test, examples, variants, jobs, adapted
 
 

@@ -36,13 +36,16 @@ def test_joint_lists_lettered_choices_and_scores_letters():
     assert out.prompt == ("Question: 2+2?\nA. 3\nB. 4\nAnswer: B\n\n"
                           "Question: Sky colour?\nA. blue\nB. red\nAnswer: A\n\n"
                           "Question: 1+1?\nA. 2\nB. 5\nAnswer:")
-    assert out.requests == (ScoreRequest(out.prompt, (" A", " B")),) and out.choices == ("A", "B")
+    # the in-context examples are declared shareable: everything before the test question (hand-derived)
+    examples = len(out.prompt) - len("Question: 1+1?\nA. 2\nB. 5\nAnswer:")
+    assert out.requests == (ScoreRequest(out.prompt, (" A", " B"), (examples,)),) and out.choices == ("A", "B")
 
 
 def test_separate_scores_choice_texts_and_calibrated_adds_the_null_prompt():
     separate = adapt(TEST, TRAIN, AdapterSpec(method="multiple_choice_separate"), WordModel())
     assert separate.prompt == "Question: 2+2?\nAnswer: 4\n\nQuestion: Sky colour?\nAnswer: blue\n\nQuestion: 1+1?\nAnswer:"
-    assert separate.requests == (ScoreRequest(separate.prompt, (" 2", " 5")),)
+    examples = len(separate.prompt) - len("Question: 1+1?\nAnswer:")
+    assert separate.requests == (ScoreRequest(separate.prompt, (" 2", " 5"), (examples,)),)
     calibrated = adapt(TEST, TRAIN, AdapterSpec(method="multiple_choice_separate_calibrated"), WordModel())
     # crfm-helm's MultipleChoiceCalibratedAdapter builds construct_prompt([], input "Answer:") under
     # get_multiple_choice_separate_adapter_spec (instructions "", input prefix "", output prefix " "): the

@@ -147,8 +147,8 @@ def test_prefix_reuse_matches_the_plain_forward(tiny_model_dir):
     answers — gives the same log-probabilities as full forwards of every row."""
     model = load_model(str(tiny_model_dir))
     prefix = "Question: what is two plus two?\nAnswer: four\n\n" * 8
-    requests = [ScoreRequest(prefix + f"Question: {k} cats sat on {k} mats in Paris?\nAnswer:", (" four", " mat.", " Paris is"))
-                for k in range(5)]
+    requests = [ScoreRequest(prefix + f"Question: {k} cats sat on {k} mats in Paris?\nAnswer:", (" four", " mat.", " Paris is"),
+                             (len(prefix),)) for k in range(5)]  # the few-shot prefix declared, as the adapter does
     model.min_prefix_tokens = 0
     plain = model.score(requests)
     encoded = {0: model.encoded_tokens}
@@ -163,6 +163,34 @@ def test_prefix_reuse_matches_the_plain_forward(tiny_model_dir):
     question = len(model.tokenizer("Question: 1 cats sat on 1 mats in Paris?\nAnswer:")["input_ids"])
     assert encoded[24] < encoded[0] / 3
     assert encoded[24] - encoded[4] >= 5 * 2 * (question - 6)  # two of three rows per question skip its tokens
+
+
+def test_stored_scores_depend_on_the_request_alone(tiny_model_dir):
+    """Issue 24 §4: the same requests scored in chunks of 1, 2, 3 or all, with batch sizes 1, 3 and 8, in reverse
+    order, or after another run's requests filled the backend's prefix cache, give bit-identical log-probabilities
+    (a row's padded width and prefix levels come from its own request; the reference is the one-chunk run)."""
+    model = load_model(str(tiny_model_dir))
+    prefix = "Question: what is two plus two?\nAnswer: four\n\n" * 8
+    requests = [ScoreRequest(prefix + f"Question: {k} cats sat on {'a ' * k}mat?\nAnswer:",
+                             (" four", " mat.", " Paris is a city", " A")[: 1 + k % 4], (len(prefix),)) for k in range(9)]
+    requests += [ScoreRequest(f"Plain {k} text without a prefix", (" yes", " no")) for k in range(3)]
+
+    def scored(chunk, batch, order=None):
+        model.batch_size, model._prefix_lru = batch, type(model._prefix_lru)()
+        order = order or list(range(len(requests)))
+        out = {}
+        for at in range(0, len(order), chunk):
+            part = order[at:at + chunk]
+            out.update(zip(part, model.score([requests[i] for i in part])))
+        return [out[i].token_logprobs for i in range(len(requests))]
+
+    reference = scored(len(requests), 8)
+    for chunk, batch in ((1, 8), (2, 3), (3, 1), (5, 8)):
+        assert scored(chunk, batch) == reference, (chunk, batch)
+    assert scored(4, 8, order=list(range(len(requests)))[::-1]) == reference
+    model.score([ScoreRequest(prefix + "Question: another run?\nAnswer:", (" x", " y z"), (len(prefix),))])  # warm cache
+    out = model.score(requests)
+    assert [o.token_logprobs for o in out] == reference
 
 
 def test_one_token_continuations_share_one_forward(tiny_model_dir):

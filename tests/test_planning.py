@@ -58,13 +58,14 @@ def test_seconds_are_the_linear_cost_model():
 
 def test_counter_prices_each_row_over_a_reused_prefix():
     """Rows scored over a shared prefix cache count rows × prefix length (here 4 answers after one long shared
-    question: the counted prefix length times the rows of its forward); requests without a shared prefix count none."""
+    question, declared shared as the adapter declares a few-shot prefix: the counted prefix length times the rows of
+    its forward); requests without a shared prefix count none."""
     from helmlite.models import prepare
     from helmlite.models._base import ScoreRequest
 
     counter = counting.WorkCounter(prepare("smollm2-135m"))
     shared = " ".join(["word"] * 80)
-    work = counter.count([ScoreRequest(shared, (f" answer{k}",)) for k in range(4)], chunk_size=8)
+    work = counter.count([ScoreRequest(shared, (f" answer{k}",), (len(shared),)) for k in range(4)], chunk_size=8)
     assert work.prefix_row_positions > 0 and work.prefix_row_positions % 4 == 0
     alone = counter.count([ScoreRequest("a b c", (" d",))], chunk_size=8)
     assert alone.prefix_row_positions == 0

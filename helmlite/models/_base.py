@@ -31,8 +31,14 @@ class GenerationRequest:
 
 @dataclass(frozen=True)
 class ScoreRequest:
+    """Log-probabilities of each continuation after ``prompt``. ``prefixes``: lengths (in characters, increasing) of
+    string prefixes of the prompt that other requests share — the run's instructions and in-context examples, then
+    what an instance shares with its perturbed or baseline variants. A backend may encode each once and reuse it;
+    they are part of the request (and of its cache key), so how it is computed depends on the request alone."""
+
     prompt: str
     continuations: tuple[str, ...]
+    prefixes: tuple[int, ...] = ()
 
     def key(self) -> dict:
         return {"kind": "score", **asdict(self)}

@@ -6,21 +6,26 @@ continuation, the pair is encoded whole and the continuation's tokens are those 
 encoding. Only the continuation positions are projected to the vocabulary (``logits_to_keep``), so a
 262k-token vocabulary never materialises logits for every position.
 
-**Prefix reuse.** HELM's adaptation puts the same few-shot prefix before every test instance, and
-HELMET queries one context at several depths. When the rows of a ``score`` call share a prefix of at
-least ``min_group_tokens`` *tokens* (the longest common token prefix — splitting at a string
-boundary does not reproduce the full prompt's tokens), the prefix is encoded once and its key/value
-cache is copied for each batch of suffixes, level by level, so the work per row approaches its unique
-tokens (``min_prefix_tokens`` is the same threshold for generation's shared prefix; 0 turns reuse off).
-Results equal the no-reuse path within float rounding (tested on both embedded models). One-token
-continuations of the same context (the answer letters of a joint multiple-choice prompt) are read from
-one forward pass, as lm-evaluation-harness's logits cache does.
+**Prefix reuse, a function of the request alone.** HELM's adaptation puts the same few-shot prefix before every
+test instance, and a depth sweep's query shares its context with its baseline. A :class:`ScoreRequest` declares
+the string prefixes it shares (``prefixes``: the instructions and in-context examples, then what an instance shares
+with its variants); each becomes a level of *tokens* (the longest token prefix its encoding shares with the rows —
+splitting at a string boundary does not reproduce the full prompt's tokens), then the request's own common context
+(one question's answers). Each level is encoded once, extending the one before, and kept in a small LRU, so a run's
+few-shot prefix is encoded once per job for every instance and perturbed variant; a request's continuations run
+over its deepest level in forwards that hold no other request's rows. So a stored value depends on its request only —
+not on the chunk, the batch size or what the cache held (tested bit for bit) — and equals the no-reuse path within
+float rounding (tested on both embedded models; ``min_prefix_tokens = 0`` turns reuse off). One-token
+continuations of the same context (the answer letters of a joint multiple-choice prompt) are read from one forward
+pass, as lm-evaluation-harness's logits cache does. Generation (HF ``generate`` with left padding) still batches by
+what a call holds: its floats can differ in the last digits between batch compositions.
 """
 from __future__ import annotations
 
 import copy
 import json
 import time
+from collections import OrderedDict
 from pathlib import Path
 from typing import Sequence
 
@@ -29,10 +34,23 @@ import torch
 from ._base import Generation, GenerationRequest, ModelError, Scores, ScoreRequest, apply_stop, split_context
 from ._identity import IDENTITY_FILE, weights_sha256
 
+#: A request's rows go through the model in slices of at most this many, in the request's order — a constant, not
+#: the batch size, so how a row is computed depends on its request alone (the rows and padded width of a forward
+#: change its floats in the last digits: measured on SmolLM2, fp32).
+SCORE_ROWS_PER_FORWARD = 16
+#: Prefix levels kept (their key/value caches), most recently used first: a run's few-shot prefix and the level an
+#: instance shares with its variants stay while their requests are scored.
+PREFIX_LRU = 6
+
 # Rough CPU costs (SmolLM2 fp32, one thread, measured on the 2-core development machine) used only to choose
 # between greedy decoding over a shared prefix cache and left-padded batched decoding of whole prompts.
 PREFILL_TOKENS_PER_S = 300.0
 DECODE_STEP_S = 0.08
+
+
+def _common_prefix(a: list[int], b: list[int]) -> int:
+    """Length of the longest common prefix of two token lists."""
+    return next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
 
 
 class TransformersModel:
@@ -58,6 +76,8 @@ class TransformersModel:
         self.on_progress = None  # called with the share of the current call done, after every forward batch
         self.name = name or self.path.name
         self._identity = None
+        self._prefix_lru: OrderedDict[tuple, tuple] = OrderedDict()
+        self._prefix_ids: dict[str, list[int]] = {}
         self._prefix_token = self.tokenizer.bos_token_id if self.tokenizer.bos_token_id is not None else self.tokenizer.eos_token_id
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
@@ -192,44 +212,6 @@ class TransformersModel:
                          logits_to_keep=1, **extra)
         return length, out.cache
 
-    def _score_shared(self, rows: list[tuple[list[int], int]], members: list[int], prefix: tuple | None, out: list,
-                      alternatives: list[tuple[int, ...] | None]) -> None:
-        """Score ``rows[members]``, which share ``prefix``, reusing shared token prefixes at every level: the
-        members' common prefix is encoded once (a few-shot prefix); then rows that share the next
-        ``min_group_tokens`` tokens form subgroups that extend it (the answers of one question, the
-        candidates of one context), recursively. The rest are scored in batches over the current prefix.
-        ``min_group_tokens`` (16) is the least a level must add to be worth a cache copy: one JSON KV query (a
-        UUID key, ~30 tokens) shared by its six candidates is, so each candidate pays only its own tokens."""
-        k = self.min_group_tokens
-        start = prefix[0] if prefix else 0
-        if len(members) > 1:
-            length = self._common_length([rows[i] for i in members])
-            if length - start >= k:
-                prefix, start = self._extend_prefix(prefix, rows[members[0]][0], length), length
-        groups: dict[tuple | None, list[int]] = {}
-        for i in members:  # only rows with at least k more context tokens can share them
-            ids, n = rows[i]
-            groups.setdefault(tuple(ids[start:start + k]) if n - 1 - start >= k else None, []).append(i)
-        rest = groups.pop(None, [])
-        for group in groups.values():
-            if len(group) > 1:
-                self._score_shared(rows, group, prefix, out, alternatives)
-            else:
-                rest += group
-        if rest:
-            self._score_rows(rows, rest, prefix, out, alternatives)
-
-    def _score_rows(self, rows: list[tuple[list[int], int]], indices: list[int], prefix: tuple | None, out: list,
-                    alternatives: list[tuple[int, ...] | None]) -> None:
-        """Forward ``rows[indices]`` in length-sorted batches (little padding), writing into ``out``."""
-        order = sorted(indices, key=lambda k: -len(rows[k][0]))
-        for start in range(0, len(order), self.batch_size):
-            batch = order[start:start + self.batch_size]
-            values = self._forward_logprobs([rows[k] for k in batch], prefix, [alternatives[k] for k in batch])
-            for k, row_values in zip(batch, values):
-                out[k] = row_values
-            self._advance(len(batch))
-
     @staticmethod
     def _merge_one_token_rows(rows: list[tuple[list[int], int]]):
         """Rows that add one token to the same context (the answer letters of a multiple-choice-joint prompt)
@@ -255,33 +237,95 @@ class TransformersModel:
                 alternatives.append(None)
         return unique, [tuple(a) if a is not None else None for a in alternatives], where
 
-    def score(self, requests: Sequence[ScoreRequest]) -> list[Scores]:
-        """Log-probabilities of every continuation. Shared token prefixes are encoded once, level by level
-        (a few-shot prefix shared by every instance, then one question scored against several answers; one
-        long context queried several times), one-token continuations of one context share a single
-        row (multiple-choice-joint answer letters), and a (prompt, continuation) pair that occurs several
-        times (a depth sweep's baseline query, the same at every depth of a context) is scored once."""
-        rows = [self._pair_tokens(request.prompt, continuation) for request in requests for continuation in request.continuations]
-        started = time.perf_counter()
-        distinct = list(dict.fromkeys((tuple(ids), n) for ids, n in rows))  # a repeated (prompt, continuation) runs once
-        unique, alternatives, where = self._merge_one_token_rows([(list(ids), n) for ids, n in distinct])
-        values: list[list[float] | None] = [None] * len(unique)
-        self._start_progress(len(unique))
+    def _declared_lengths(self, request: ScoreRequest, rows: list[tuple[list[int], int]]) -> list[int]:
+        """Token lengths of the request's prefix levels: each declared string prefix (``request.prefixes``: the
+        run's instructions and in-context examples, then what it shares with other prompts of its run:
+        :mod:`helmlite.shared_prefixes`) as the longest token prefix its own encoding shares with every row, then
+        the rows' common context (one question's answers). A level is kept when it adds at least
+        ``min_group_tokens`` tokens to the one below, and every level leaves each row its last context token. All
+        of it is a function of this request alone (``min_prefix_tokens = 0``: no levels)."""
         if self.min_prefix_tokens <= 0:
-            self._score_rows(unique, list(range(len(unique))), None, values, alternatives)
-        else:
-            self._score_shared(unique, list(range(len(unique))), None, values, alternatives)
-        by_row = {row: values[k] if choice is None else [values[k][choice]] for row, (k, choice) in zip(distinct, where)}
-        token_lp = [by_row[tuple(ids), n] for ids, n in rows]
-        elapsed = (time.perf_counter() - started) / max(1, len(requests))
-        results, k = [], 0
+            return []
+        limit = min(n for _, n in rows) - 1
+        candidates = []
+        for chars in request.prefixes:
+            declared = self._encode_cached(request.prompt[:chars])
+            candidates.append(min(_common_prefix(declared, ids) for ids, _ in rows))
+        if len(rows) > 1:
+            candidates.append(self._common_length(rows))
+        levels: list[int] = []
+        for length in candidates:
+            length = min(length, limit)
+            floor = (levels[-1] if levels else 0) + self.min_group_tokens
+            if length >= floor:
+                levels.append(length)
+        return levels
+
+    def _encode_cached(self, text: str) -> list[int]:
+        """The encoding of a declared prefix (one per run's few-shot prefix, reused by all its requests)."""
+        if text not in self._prefix_ids:
+            if len(self._prefix_ids) > 64:
+                self._prefix_ids.clear()
+            self._prefix_ids[text] = self._encode(text)
+        return self._prefix_ids[text]
+
+    def _prefix_cache(self, ids: list[int], levels: list[int]) -> tuple | None:
+        """(length, key/value cache) of ``ids[:levels[-1]]``, built level by level — the first from scratch, each
+        next one extending the one before — each level kept in a small LRU keyed by its tokens and the levels below it, so a run's
+        few-shot prefix is encoded once for all its instances and variants and a value never depends on what
+        was encoded before it."""
+        prefix = None
+        for depth, length in enumerate(levels):
+            key = (tuple(levels[:depth]), tuple(ids[:length]))  # a level's cache depends on the levels it extends
+            if key in self._prefix_lru:
+                self._prefix_lru.move_to_end(key)
+                prefix = self._prefix_lru[key]
+                continue
+            prefix = self._extend_prefix(prefix, ids, length)
+            self._prefix_lru[key] = prefix
+            while len(self._prefix_lru) > PREFIX_LRU:
+                self._prefix_lru.popitem(last=False)
+        return prefix
+
+    def _score_over(self, rows: list[tuple[list[int], int]], alternatives: list, prefix: tuple | None) -> list[list[float]]:
+        """One request's rows over its ``prefix`` (or none), in slices of :data:`SCORE_ROWS_PER_FORWARD` in their
+        order: every forward holds rows of one request only, so its padded width and row count — which change a
+        row's floats in the last digits — are fixed by the request, never by what else a call or batch holds."""
+        out: list = []
+        for at in range(0, len(rows), SCORE_ROWS_PER_FORWARD):
+            out += self._forward_logprobs(rows[at:at + SCORE_ROWS_PER_FORWARD], prefix, alternatives[at:at + SCORE_ROWS_PER_FORWARD])
+            self._advance(len(rows[at:at + SCORE_ROWS_PER_FORWARD]))
+        return out
+
+    def score(self, requests: Sequence[ScoreRequest]) -> list[Scores]:
+        """Log-probabilities of every continuation, each a function of its request alone (batch and chunk
+        composition change no stored value). Per request: its declared prefix levels (:meth:`_declared_lengths`)
+        are encoded once and reused across requests (:meth:`_prefix_cache`), its continuations are scored over the
+        deepest level in forwards of their own (:meth:`_score_over`), and one-token continuations of the context
+        share a single row (multiple-choice-joint letters). A request that repeats an earlier one is scored once."""
+        started = time.perf_counter()
+        plans = []
         for request in requests:
-            n = len(request.continuations)
-            mine = token_lp[k:k + n]
-            prompt_tokens = rows[k][1] if n else 0
-            results.append(Scores(tuple(sum(v) for v in mine), tuple(tuple(v) for v in mine),
-                                  tuple(len(v) for v in mine), prompt_tokens, elapsed))
-            k += n
+            rows = [self._pair_tokens(request.prompt, c) for c in request.continuations]
+            unique, alternatives, where = self._merge_one_token_rows(rows)
+            plans.append((rows, unique, alternatives, where, self._declared_lengths(request, unique) if unique else []))
+        first = {}  # a repeated request is scored once
+        for i, request in enumerate(requests):
+            first.setdefault(request, i)
+        self._start_progress(sum(len(plans[i][1]) for i in first.values()))
+        values: list[list | None] = [None] * len(requests)
+        for i in first.values():
+            _, unique, alternatives, _, levels = plans[i]
+            if unique:
+                values[i] = self._score_over(unique, alternatives, self._prefix_cache(unique[0][0], levels))
+        results = []
+        elapsed = (time.perf_counter() - started) / max(1, len(requests))
+        for i, request in enumerate(requests):
+            rows, where, source = plans[i][0], plans[i][3], first[request]
+            mine = [values[source][k] if choice is None else [values[source][k][choice]] for k, choice in where]
+            prompt_tokens = rows[0][1] if rows else 0
+            results.append(Scores(tuple(sum(v) for v in mine), tuple(tuple(v) for v in mine), tuple(len(v) for v in mine),
+                                  prompt_tokens, elapsed))
         return results
 
     # --- generation ---------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ when every row has stopped), so planned generation time errs on the long side.
 """
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass, fields
 from pathlib import Path
 from types import SimpleNamespace
@@ -65,6 +66,8 @@ class WorkCounter(TransformersModel):
             self.tokenizer.pad_token = self.tokenizer.eos_token
         self.work = Work()
         self.on_progress = None
+        self._prefix_lru = OrderedDict()
+        self._prefix_ids = {}
 
     def _forward_logprobs(self, rows, prefix=None, alternatives=None):
         start = prefix[0] if prefix else 0

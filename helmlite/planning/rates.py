@@ -26,7 +26,7 @@ from .._io import write_text
 from ..models._base import GenerationRequest, ScoreRequest
 from .counting import Work, WorkCounter
 
-COST_MODEL = 2  # the version of Rates' terms: rates stored for another version are measured afresh
+COST_MODEL = 4  # the version of Rates' terms: rates stored for another version are measured afresh
 RATES_FILE = Path("results/planner/rates.json")  # not results/cache/: a cold-run benchmark deletes that
 _WORDS = ("river village library engineer committee gardener road student harbour orchestra light letter market "
           "bridge festival boat corridor maps answer question policy state power trade law court vote city").split()
@@ -79,8 +79,8 @@ def _workloads(max_context: int) -> dict[str, list]:
     context is short."""
     rng = np.random.default_rng(0)
     prefix = _text(rng, min(300, max_context // 16))
-    shared = [ScoreRequest(f"{prefix}\nQuestion: {_text(rng, 15)}\nAnswer:", tuple(" " + _text(rng, 5) for _ in range(4)))
-              for _ in range(16)]
+    shared = [ScoreRequest(f"{prefix}\nQuestion: {_text(rng, 15)}\nAnswer:", tuple(" " + _text(rng, 5) for _ in range(4)),
+                           (len(prefix),)) for _ in range(16)]  # the prefix declared as the adapter declares a few-shot one
     tiny = [ScoreRequest(_text(rng, 3), (" " + _text(rng, 1),))]
     long_rows = [ScoreRequest(_text(rng, min(120, max_context // 8)), (" " + _text(rng, 3),))  # no shared prefix
                  for _ in range(8)]

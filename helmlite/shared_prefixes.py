@@ -1,0 +1,68 @@
+"""Which string prefixes a run's scoring requests declare shared (:class:`~helmlite.models.ScoreRequest`
+``prefixes``), beyond the few-shot prefix the adapter declares.
+
+A backend encodes each declared prefix once and reuses its key/value cache (the transformers backend keeps
+recent ones), and a request's scores depend on that request alone — so what is shared has to be part of each
+request, decided from the run's prompts before any is sent. The run's scoring prompts form a trie; a prompt's
+candidate levels are the branch points on its path (its longest common prefixes with every other prompt), kept
+from the root down when a level is at least :data:`GROUP_MIN_CHARS` past the last one kept. Every prompt through
+a branch point has the same branch points above it, so all of them keep or drop it alike and build its cache the
+same way. That covers what repeats within a run: a needle's haystack before the needle, the same at every deeper
+insertion point of one context (Liu et al. 2023, §2's depth sweep), and a context's text before its query,
+shared with the query's baseline variant (issue 24 §5).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from typing import Sequence
+
+from .adaptation import Adapted
+from .models import ScoreRequest
+
+#: The least text (characters, ~16 tokens: the transformers backend's ``min_group_tokens``) a level must add to
+#: the one below it. Questions of one multiple-choice run differ soon after their few-shot prefix, and so does a
+#: robustness-perturbed question from its original (HELM lower-cases it), so those requests mostly stay those of a
+#: run without the perturbation (another analysis's run is then answered from the request cache).
+GROUP_MIN_CHARS = 64
+
+
+def _branch_points(prompts: list[str], floor: dict[str, int]) -> dict[str, list[int]]:
+    """Per prompt of ``prompts`` (sorted), its longest common prefixes with the others that reach
+    ``floor[prompt] + GROUP_MIN_CHARS``: in sorted order, the running minima of the neighbours' common prefixes
+    to its left and to its right (scanned until they fall below that)."""
+    adjacent = [len(os.path.commonprefix(pair)) for pair in zip(prompts, prompts[1:])]
+    points: dict[str, list[int]] = {}
+    for i, prompt in enumerate(prompts):
+        least, found = floor[prompt] + GROUP_MIN_CHARS, set()
+        for steps in (range(i, len(adjacent)), range(i - 1, -1, -1)):
+            running = None
+            for j in steps:
+                running = adjacent[j] if running is None else min(running, adjacent[j])
+                if running < least:
+                    break
+                found.add(running)
+        points[prompt] = sorted(found)
+    return points
+
+
+def declare_shared_prefixes(adapted: Sequence[Adapted]) -> list[Adapted]:
+    """``adapted`` with each scoring request's ``prefixes`` extended by its shared levels (module docstring), in
+    increasing order, each at least :data:`GROUP_MIN_CHARS` past the one before (or past what it declares)."""
+    floor: dict[str, int] = {}
+    for a in adapted:
+        for r in a.requests:
+            if isinstance(r, ScoreRequest):
+                floor[r.prompt] = max(floor.get(r.prompt, 0), max(r.prefixes, default=0))
+    points = _branch_points(sorted(floor), floor)
+
+    def declared(request: ScoreRequest) -> ScoreRequest:
+        levels, last = [], max(request.prefixes, default=0)
+        for length in points[request.prompt]:
+            if length >= last + GROUP_MIN_CHARS:
+                levels.append(length)
+                last = length
+        return replace(request, prefixes=request.prefixes + tuple(levels)) if levels else request
+
+    return [replace(a, requests=tuple(declared(r) if isinstance(r, ScoreRequest) else r for r in a.requests))
+            for a in adapted]

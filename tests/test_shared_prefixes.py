@@ -1,0 +1,62 @@
+"""Which prefixes a run's scoring requests declare shared (helmlite.shared_prefixes): hand-derived on a depth
+sweep of one haystack with a needle at three insertion points and one baseline query."""
+import os
+
+from helmlite.adaptation import Adapted
+from helmlite.models import GenerationRequest, ScoreRequest
+from helmlite.shared_prefixes import GROUP_MIN_CHARS, declare_shared_prefixes
+
+HAYSTACK = "x " * 200  # 400 characters
+START = "NEEDLE " + HAYSTACK + "Q?"
+HALF = HAYSTACK[:200] + "NEEDLE " + HAYSTACK[200:] + "Q?"
+HALF_BASELINE = HAYSTACK[:200] + "NEEDLE " + HAYSTACK[200:] + "Other?"
+END = HAYSTACK + "NEEDLE Q?"
+
+
+def _adapted(prompt: str, declared: tuple[int, ...] = ()) -> Adapted:
+    return Adapted("id", prompt, (ScoreRequest(prompt, (" 1", " 2"), declared),), 0, False)
+
+
+def test_each_prompt_declares_the_branch_points_on_its_path():
+    # sorted: START ('N' < 'x'), HALF_BASELINE, HALF ('O' < 'Q'), END ('N' < 'x' at character 200); common prefixes
+    # with the next one: 0, 407 (400 haystack + "NEEDLE "), 200 (the haystack before the half-way needle), so
+    # HALF_BASELINE also meets END at 200 (the running minimum of 407 and 200)
+    out = declare_shared_prefixes([_adapted(p) for p in (START, HALF, HALF_BASELINE, END)])
+    assert GROUP_MIN_CHARS == 64
+    assert [a.requests[0].prefixes for a in out] == [(), (200, 407), (200, 407), (200,)]
+    assert all(a.requests[0].prompt == p for a, p in zip(out, (START, HALF, HALF_BASELINE, END)))
+
+
+def test_a_shared_prefix_counts_only_beyond_what_the_request_declares_already():
+    # a few-shot prefix of 150 characters declared by the adapter: 200 adds only 50 (< GROUP_MIN_CHARS), 407 adds 257
+    out = declare_shared_prefixes([_adapted(HALF, (150,)), _adapted(HALF_BASELINE, (150,)), _adapted(END, (150,))])
+    assert 200 - 150 < GROUP_MIN_CHARS <= 407 - 150
+    assert [a.requests[0].prefixes for a in out] == [(150, 407), (150, 407), (150,)]
+
+
+def test_generation_requests_and_lone_prompts_are_left_as_they_are():
+    generation = Adapted("g", HALF, (GenerationRequest(HALF, 5, (), 0.0, 0),), 0, False)
+    out = declare_shared_prefixes([generation, _adapted(START)])
+    assert out[0] == generation and out[1].requests[0].prefixes == ()
+
+
+def test_prompts_through_one_branch_point_declare_the_same_levels_above_it():
+    """The property the backend's prefix cache needs (a level's cache depends on the levels it extends): for any two
+    prompts, the levels they declare up to their common prefix are the same. Random prompts over a small alphabet,
+    so that branch points nest at many depths."""
+    import random
+
+    rng = random.Random(0)
+
+    def words(n: int) -> str:
+        return "".join(rng.choice("ab ") for _ in range(n))
+
+    roots = [words(rng.randint(0, 150)) for _ in range(4)]
+    stems = [rng.choice(roots) + words(rng.randint(0, 200)) for _ in range(12)]  # stems nest inside roots
+    prompts = sorted({rng.choice(stems) + "".join(rng.choice("abc") for _ in range(rng.randint(1, 200))) for _ in range(80)})
+    out = {a.prompt: a.requests[0].prefixes for a in declare_shared_prefixes([_adapted(p) for p in prompts])}
+    for p in prompts:
+        for q in prompts:
+            common = len(os.path.commonprefix([p, q]))
+            assert [n for n in out[p] if n <= common] == [n for n in out[q] if n <= common], (p, q)
+    assert max(map(len, out.values())) >= 2  # nested levels were declared
