@@ -289,15 +289,17 @@ def adapt(instance: Instance, examples: Sequence[Instance], spec: AdapterSpec, m
         cut = Instance(instance.id, model.truncate_left(instance.input, keep), instance.references, instance.split)
         prompt = _wrap(_prefix([], spec) + _block(cut, spec, None), spec, model)
         truncated = True
+    shared = _shared(prompt, _prefix(shown, spec), spec, model)
     if spec.method == "generation":
         request = GenerationRequest(prompt, spec.max_tokens, tuple(spec.stop_sequences), spec.temperature,
-                                    sampling_seed(spec, instance))
+                                    sampling_seed(spec, instance), shared)
         return Adapted(instance.id, prompt, (request,), len(shown), truncated)
     if spec.method == "multiple_choice_joint" and spec.joint_decision == "helm_greedy":
         # HELM's MultipleChoiceJointAdapter request: temperature 0, max_tokens 1, no stop sequences
         letters = tuple(ascii_uppercase[k] for k in range(len(continuations)))
-        return Adapted(instance.id, prompt, (GenerationRequest(prompt, 1, (), 0.0, spec.seed),), len(shown), truncated, letters)
-    requests = [ScoreRequest(prompt, continuations, _shared(prompt, _prefix(shown, spec), spec, model))]
+        return Adapted(instance.id, prompt, (GenerationRequest(prompt, 1, (), 0.0, spec.seed, shared),), len(shown),
+                       truncated, letters)
+    requests = [ScoreRequest(prompt, continuations, shared)]
     if spec.method == "multiple_choice_separate_calibrated":
         # crfm-helm's MultipleChoiceCalibratedAdapter: construct_prompt([], input "Answer:") under HELM's separate
         # adapter spec (no instructions, no input prefix, output prefix " "), i.e. "Answer:" then the answer

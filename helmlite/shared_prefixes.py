@@ -1,9 +1,9 @@
-"""Which string prefixes a run's scoring requests declare shared (:class:`~helmlite.models.ScoreRequest`
-``prefixes``), beyond the few-shot prefix the adapter declares.
+"""Which string prefixes a run's requests declare shared (``prefixes`` of :class:`~helmlite.models.ScoreRequest`
+and :class:`~helmlite.models.GenerationRequest`), beyond the few-shot prefix the adapter declares.
 
 A backend encodes each declared prefix once and reuses its key/value cache (the transformers backend keeps
 recent ones), and a request's scores depend on that request alone — so what is shared has to be part of each
-request, decided from the run's prompts before any is sent. The run's scoring prompts form a trie; a prompt's
+request, decided from the run's prompts before any is sent. The run's prompts form a trie; a prompt's
 candidate levels are the branch points on its path (its longest common prefixes with every other prompt), kept
 from the root down when a level is at least :data:`GROUP_MIN_CHARS` past the last one kept. Every prompt through
 a branch point has the same branch points above it, so all of them keep or drop it alike and build its cache the
@@ -18,7 +18,9 @@ from dataclasses import replace
 from typing import Sequence
 
 from .adaptation import Adapted
-from .models import ScoreRequest
+from .models import GenerationRequest, ScoreRequest
+
+REQUESTS = (ScoreRequest, GenerationRequest)
 
 #: The least text (characters, ~16 tokens: the transformers backend's ``min_group_tokens``) a level must add to
 #: the one below it. Questions of one multiple-choice run differ soon after their few-shot prefix, and so does a
@@ -47,16 +49,16 @@ def _branch_points(prompts: list[str], floor: dict[str, int]) -> dict[str, list[
 
 
 def declare_shared_prefixes(adapted: Sequence[Adapted]) -> list[Adapted]:
-    """``adapted`` with each scoring request's ``prefixes`` extended by its shared levels (module docstring), in
+    """``adapted`` with each request's ``prefixes`` extended by its shared levels (module docstring), in
     increasing order, each at least :data:`GROUP_MIN_CHARS` past the one before (or past what it declares)."""
     floor: dict[str, int] = {}
     for a in adapted:
         for r in a.requests:
-            if isinstance(r, ScoreRequest):
+            if isinstance(r, REQUESTS):
                 floor[r.prompt] = max(floor.get(r.prompt, 0), max(r.prefixes, default=0))
     points = _branch_points(sorted(floor), floor)
 
-    def declared(request: ScoreRequest) -> ScoreRequest:
+    def declared(request):
         levels, last = [], max(request.prefixes, default=0)
         for length in points[request.prompt]:
             if length >= last + GROUP_MIN_CHARS:
@@ -64,5 +66,5 @@ def declare_shared_prefixes(adapted: Sequence[Adapted]) -> list[Adapted]:
                 last = length
         return replace(request, prefixes=request.prefixes + tuple(levels)) if levels else request
 
-    return [replace(a, requests=tuple(declared(r) if isinstance(r, ScoreRequest) else r for r in a.requests))
+    return [replace(a, requests=tuple(declared(r) if isinstance(r, REQUESTS) else r for r in a.requests))
             for a in adapted]

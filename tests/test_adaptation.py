@@ -28,7 +28,8 @@ def test_generation_prompt_is_helms_layout():
     qa = [Instance("e", "Capital of France?", (Reference("Paris", True),), "train")]
     out = adapt(Instance("x", "Capital of Italy?", (Reference("Rome", True),), "test"), qa, spec, WordModel())
     assert out.prompt == "Answer briefly.\n\nQuestion: Capital of France?\nAnswer: Paris\n\nQuestion: Capital of Italy?\nAnswer:"
-    assert out.requests == (GenerationRequest(out.prompt, 3, ("\n",), 0.0, 0),)
+    # the instructions and the example are declared shareable: 17 + 44 characters (hand-counted)
+    assert out.requests == (GenerationRequest(out.prompt, 3, ("\n",), 0.0, 0, (61,)),)
 
 
 def test_joint_lists_lettered_choices_and_scores_letters():
@@ -172,7 +173,8 @@ def test_helm_eval_subsample_is_numpys_legacy_seed_0_in_sampled_order():
 def test_helm_greedy_joint_asks_for_one_greedy_token():
     spec = replace(HELM_JOINT, joint_decision="helm_greedy")
     out = adapt(MMLU_TEST, [], spec, WordModel())
-    assert out.requests == (GenerationRequest(out.prompt, 1, (), 0.0, 0),) and out.choices == ("A", "B", "C", "D")
+    # no examples: the instructions and their blank line (76 + 2 characters) are what other prompts share
+    assert out.requests == (GenerationRequest(out.prompt, 1, (), 0.0, 0, (78,)),) and out.choices == ("A", "B", "C", "D")
 
 
 def test_sampled_generation_gets_a_seed_per_instance():

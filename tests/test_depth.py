@@ -1,6 +1,8 @@
 """Depth analysis: the U-shape statistic on synthetic curves with known shape, published curves, prefix reuse."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -171,9 +173,9 @@ def test_generation_with_and_without_prefix_reuse_agree(tiny_model_dir):
     model.min_prefix_tokens = 0
     plain = [g.text for g in model.generate(requests)]
     model.min_prefix_tokens = 16
-    encoded = [model._encode(r.prompt) for r in requests]
-    reused = [g.text for g in model._generate_with_prefix(requests, encoded, model._shared_prefix([(e, len(e)) for e in encoded]))]
-    assert plain == reused
+    declared = [replace(r, prefixes=(len(context),)) for r in requests]  # the context declared shared, as a run does
+    reused = [g.text for g in model.generate(declared)]
+    assert plain == reused and model._prefix_lru  # the context's cache was built and kept
 
 
 def _logprob_records(correct, baseline, contexts=20, length=512):

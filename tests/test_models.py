@@ -193,6 +193,34 @@ def test_stored_scores_depend_on_the_request_alone(tiny_model_dir):
     assert [o.token_logprobs for o in out] == reference
 
 
+def test_generations_depend_on_the_request_alone(tiny_model_dir):
+    """Issue 24 §4, for generation: the same greedy requests generated in chunks of 1, 2 or all, with batch sizes 1
+    and 8, in reverse order, or after another request filled the prefix cache, give bit-identical texts and
+    log-probabilities (each request is decoded on its own over its declared prefix; the reference is one call)."""
+    model = load_model(str(tiny_model_dir))
+    prefix = "Question: what is two plus two?\nAnswer: four\n\n" * 8
+    requests = [GenerationRequest(prefix + f"Question: {k} cats sat on {'a ' * k}mat?\nAnswer:", max_tokens=3 + k % 3,
+                                  prefixes=(len(prefix),)) for k in range(6)]
+    requests.append(GenerationRequest("Plain text without a prefix", max_tokens=4))
+
+    def generated(chunk, batch, order=None):
+        model.batch_size, model._prefix_lru = batch, type(model._prefix_lru)()
+        order = order or list(range(len(requests)))
+        out = {}
+        for at in range(0, len(order), chunk):
+            part = order[at:at + chunk]
+            out.update(zip(part, model.generate([requests[i] for i in part])))
+        return [(out[i].text, out[i].token_logprobs) for i in range(len(requests))]
+
+    reference = generated(len(requests), 8)
+    assert all(len(logprobs) > 0 for _, logprobs in reference)
+    for chunk, batch in ((1, 8), (2, 1)):
+        assert generated(chunk, batch) == reference, (chunk, batch)
+    assert generated(3, 8, order=list(range(len(requests)))[::-1]) == reference
+    model.generate([GenerationRequest(prefix + "Question: another run?\nAnswer:", 2, prefixes=(len(prefix),))])
+    assert [(g.text, g.token_logprobs) for g in model.generate(requests)] == reference
+
+
 def test_one_token_continuations_share_one_forward(tiny_model_dir):
     """Joint multiple choice: the answer letters of one prompt are read from one forward pass; each value
     equals log_softmax of a direct forward of the prompt alone (independent computation with torch)."""
@@ -236,9 +264,8 @@ def test_prefix_reuse_is_exact_on_the_embedded_models(name):
         assert a.logprobs == pytest.approx(b.logprobs, abs=1e-4)
     encoded = [model._encode(p) for p in prompts]
     assert min(map(len, encoded)) > 512 and 1 < len(set(map(len, encoded))) < len(prompts)  # padded and equal-length batches
-    generations = [GenerationRequest(p, max_tokens=4) for p in prompts]
-    prefix = model._shared_prefix([(e, len(e)) for e in encoded])
-    assert [g.text for g in model._generate_with_prefix(generations, encoded, prefix)] == plain_text
+    generations = [GenerationRequest(p, max_tokens=4, prefixes=(len(context),)) for p in prompts]  # context declared
+    assert [g.text for g in model.generate(generations)] == plain_text
 
 
 def test_progress_lines_report_requests_and_an_eta():

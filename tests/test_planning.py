@@ -30,7 +30,7 @@ def _requests():
 def test_counted_tokens_are_what_the_backend_encodes(tiny_model_dir, chunk_size):
     """The counter is the real backend with its forwards replaced: on the same requests, in the same chunks,
     it counts exactly the tokens the real model runs through the network (its own ``encoded_tokens``), with
-    prefix reuse, one-token merging and prefix-cached batched decoding all in play."""
+    prefix reuse, one-token merging and prefix-cached decoding all in play."""
     from helmlite.models.transformers_backend import TransformersModel
 
     scores, generations = _requests()
@@ -43,17 +43,16 @@ def test_counted_tokens_are_what_the_backend_encodes(tiny_model_dir, chunk_size)
     work = counter.count(generations + scores, chunk_size)
     assert work.encoded_tokens == model.encoded_tokens > 0
     assert work.requests == len(scores) + len(generations)
-    assert work.decode_row_steps == 5 * 3 + 2 and work.score_forwards >= 1  # every generation decodes max_tokens
+    assert work.decode_steps == 5 * 3 + 2 and work.score_forwards >= 1  # every generation decodes max_tokens
 
 
 def test_seconds_are_the_linear_cost_model():
-    """Hand-derived: 1,000 positions × 2 ms + 10 forwards × 0.1 s + 8 steps × 50 ms + 64 row-steps × 10 ms + 2 generate
-    calls × 0.3 s = 4.64 s; with 5,000 row × prefix positions at 0.1 ms: + 0.5 s."""
-    work = counting.Work(score_positions=600, prefill_positions=400, score_forwards=10, decode_steps=8, decode_row_steps=64,
-                         generate_calls=2)
-    assert rates.Rates(0.002, 0.1, 0.05, 0.01, 0.3, 1.0).seconds(work) == pytest.approx(2.0 + 1.0 + 0.4 + 0.64 + 0.6)
+    """Hand-derived: 1,000 positions × 2 ms + 10 forwards × 0.1 s + 8 steps × 50 ms + 2 generate calls × 0.3 s
+    = 4.0 s; with 5,000 row × prefix positions at 0.1 ms: + 0.5 s."""
+    work = counting.Work(score_positions=600, prefill_positions=400, score_forwards=10, decode_steps=8, generate_calls=2)
+    assert rates.Rates(0.002, 0.1, 0.05, 0.3, 1.0).seconds(work) == pytest.approx(2.0 + 1.0 + 0.4 + 0.6)
     work.prefix_row_positions = 5000
-    assert rates.Rates(0.002, 0.1, 0.05, 0.01, 0.3, 1.0, 1e-4).seconds(work) == pytest.approx(4.64 + 0.5)
+    assert rates.Rates(0.002, 0.1, 0.05, 0.3, 1.0, 1e-4).seconds(work) == pytest.approx(4.0 + 0.5)
 
 
 def test_counter_prices_each_row_over_a_reused_prefix():
@@ -76,7 +75,7 @@ def test_rates_are_measured_once_per_machine_and_cached(tiny_model_dir, tmp_path
 
     def fake_calibrate(path, *, threads, batch_size):
         calls.append(threads)
-        return rates.Rates(0.001 * threads, 0.01, 0.02, 0.003, 0.1, 0.5)
+        return rates.Rates(0.001 * threads, 0.01, 0.02, 0.1, 0.5)
 
     monkeypatch.setattr(rates, "calibrate", fake_calibrate)
     store = tmp_path / "rates.json"
@@ -158,7 +157,7 @@ def test_plan_lists_exactly_the_workflow_runs(monkeypatch, tmp_path):
 
     if not all(planning._model_path(m) for m in ("smollm2-135m", "gemma3-270m")):
         pytest.skip("embedded models not prepared (make venv prepares them)")
-    monkeypatch.setattr(planning, "model_rates", lambda *a, **k: (rates.Rates(0.003, 0.05, 0.05, 0.01, 0.1, 1.0), False))
+    monkeypatch.setattr(planning, "model_rates", lambda *a, **k: (rates.Rates(0.003, 0.05, 0.05, 0.1, 1.0), False))
     config = workflow.load_config(REPO / "config" / "test.yaml")
     result = planning.plan(config, rates_file=tmp_path / "rates.json")
     assert sorted(result.runs["run_id"]) == sorted(workflow.run_specs(config))

@@ -19,11 +19,15 @@ from ..errors import HelmliteError
 
 @dataclass(frozen=True)
 class GenerationRequest:
+    """A completion of ``prompt``; ``prefixes`` as for :class:`ScoreRequest` (the few-shot prefix a backend may
+    encode once), part of the request and of its cache key."""
+
     prompt: str
     max_tokens: int = 16
     stop: tuple[str, ...] = ()
     temperature: float = 0.0
     seed: int = 0
+    prefixes: tuple[int, ...] = ()
 
     def key(self) -> dict:
         return {"kind": "generate", **asdict(self)}

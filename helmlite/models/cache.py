@@ -7,8 +7,8 @@
 * Determinism: :class:`CachedModel` splits a run's requests into fixed *chunks* (in request order)
   and commits each chunk's results in one transaction. A chunk is either fully cached or recomputed
   whole, so a run resumed after a crash batches exactly as an uninterrupted run did and its outputs
-  are byte-identical (the transformers backend's scores depend on their request alone; its generations on
-  what the batch holds, in the last digits). A computed chunk
+  are byte-identical (and the transformers backend's scores and generations depend on their request alone,
+  so the chunks' composition changes nothing either). A computed chunk
   returns what the cache then holds, so a run whose requests another job answered first (two runs
   share requests) uses that job's answers — exactly what a re-run from the cache will see.
 * A corrupted database is detected on open (``PRAGMA quick_check``), moved aside and rebuilt; opening
@@ -170,7 +170,7 @@ class CachedModel:
                 self.calls += len(outputs)
                 self.cache.put_many(self._model_key, dict(zip(chunk_keys, (asdict(o) for o in outputs))))
                 # what the cache holds (the first answer stored wins): another job may have stored some of these
-                # requests first (generations from a differently composed batch differ in the last digits)
+                # requests first (a backend whose answers depend on the batch, e.g. a server, may differ there)
                 stored = self.cache.get_many(chunk_keys)
                 values = [stored[k] for k in chunk_keys]
             results[start:start + len(values)] = [decode(v) for v in values]

@@ -17,8 +17,8 @@ over its deepest level in forwards that hold no other request's rows. So a store
 not on the chunk, the batch size or what the cache held (tested bit for bit) — and equals the no-reuse path within
 float rounding (tested on both embedded models; ``min_prefix_tokens = 0`` turns reuse off). One-token
 continuations of the same context (the answer letters of a joint multiple-choice prompt) are read from one forward
-pass, as lm-evaluation-harness's logits cache does. Generation (HF ``generate`` with left padding) still batches by
-what a call holds: its floats can differ in the last digits between batch compositions.
+pass, as lm-evaluation-harness's logits cache does. Generation decodes each request on its own over its declared
+prefix levels (HF ``generate``, no padding), so a generation too depends on its request alone.
 """
 from __future__ import annotations
 
@@ -41,12 +41,6 @@ SCORE_ROWS_PER_FORWARD = 16
 #: Prefix levels kept (their key/value caches), most recently used first: a run's few-shot prefix and the level an
 #: instance shares with its variants stay while their requests are scored.
 PREFIX_LRU = 6
-
-# Rough CPU costs (SmolLM2 fp32, one thread, measured on the 2-core development machine) used only to choose
-# between greedy decoding over a shared prefix cache and left-padded batched decoding of whole prompts.
-PREFILL_TOKENS_PER_S = 300.0
-DECODE_STEP_S = 0.08
-
 
 def _common_prefix(a: list[int], b: list[int]) -> int:
     """Length of the longest common prefix of two token lists."""
@@ -187,17 +181,6 @@ class TransformersModel:
         for ids, _ in rows[1:]:
             length = next((k for k in range(length) if ids[k] != first[k]), length)
         return length
-
-    @torch.no_grad()
-    def _shared_prefix(self, rows: list[tuple[list[int], int]]) -> tuple | None:
-        """(length, key/value cache) of the longest token prefix shared by all rows, if worth reusing."""
-        if len(rows) < 2:
-            return None
-        first = rows[0][0]
-        length = self._common_length(rows)
-        if length < self.min_prefix_tokens:
-            return None
-        return self._extend_prefix(None, first, length)
 
     @torch.no_grad()
     def _extend_prefix(self, prefix: tuple | None, ids: list[int], length: int) -> tuple:
@@ -342,114 +325,33 @@ class TransformersModel:
                     output_scores=True, return_dict_in_generate=True, pad_token_id=self.tokenizer.pad_token_id,
                     stop_strings=list(request.stop) or None, tokenizer=self.tokenizer if request.stop else None)
 
-    @property
-    def sliding_window(self) -> int | None:
-        """The attention window of sliding-window layers (Gemma 3: 512), or None."""
-        config = self.model.config
-        return getattr(config, "sliding_window", None) or getattr(getattr(config, "text_config", None), "sliding_window", None)
-
-    def _prefix_batches(self, group: list[int], encoded: list[list[int]], length: int, max_tokens: int) -> list[list[int]]:
-        """Decoding batches for requests sharing a ``length``-token prefix. Suffixes of different lengths are
-        padded between prefix and suffix; that is exact unless a sliding-window layer (whose window counts
-        cache slots, padding included) would see the padding — then only equal-length suffixes batch together."""
-        order = sorted(group, key=lambda i: (len(encoded[i]), i))
-        window = self.sliding_window
-        if window is not None and max(len(encoded[i]) for i in group) + max_tokens > window:
-            by_length: dict[int, list[int]] = {}
-            for i in order:
-                by_length.setdefault(len(encoded[i]), []).append(i)
-            runs = list(by_length.values())
-        else:
-            runs = [order]
-        return [run[k:k + self.batch_size] for run in runs for k in range(0, len(run), self.batch_size)]
-
     @torch.no_grad()
-    def _generate_with_prefix(self, requests: Sequence[GenerationRequest], encoded: list[list[int]], prefix: tuple) -> list[Generation]:
-        """Greedy generation reusing a shared prefix's key/value cache: each batch copies the cache once and
-        decodes its rows together (decoding is memory-bound, so a batch costs about one row per step)."""
-        length, cache = prefix
-        results: list[Generation | None] = [None] * len(requests)
-        for batch in self._prefix_batches(list(range(len(requests))), encoded, length, requests[0].max_tokens):
-            width = max(len(encoded[i]) for i in batch)
-            pad = self.tokenizer.pad_token_id
-            rows = [encoded[i][:length] + [pad] * (width - len(encoded[i])) + encoded[i][length:] for i in batch]
-            mask = [[1] * length + [0] * (width - len(encoded[i])) + [1] * (len(encoded[i]) - length) for i in batch]
-            batch_cache = copy.deepcopy(cache)
-            batch_cache.batch_repeat_interleave(len(batch))
-            started = time.perf_counter()
-            out = self.model.generate(input_ids=torch.tensor(rows, device=self.device),
-                                      attention_mask=torch.tensor(mask, device=self.device), cache=batch_cache,
-                                      **self._generate_kwargs(requests[batch[0]]))
-            elapsed = (time.perf_counter() - started) / len(batch)
-            self.encoded_tokens += sum(len(encoded[i]) - length for i in batch)
-            steps = torch.stack([torch.log_softmax(s.float(), dim=-1) for s in out.scores], dim=1)
-            for r, i in enumerate(batch):
-                results[i] = self._decode(requests[i], out.sequences[r, width:].tolist(), steps[r], len(encoded[i]), elapsed)
-            self._advance(len(batch))
-        return results
-
-    @torch.no_grad()
-    def _generate_batch(self, requests: Sequence[GenerationRequest], encoded: list[list[int]]) -> list[Generation]:
-        first = requests[0]
-        width = max(map(len, encoded))
-        pad = self.tokenizer.pad_token_id
-        input_ids = torch.tensor([[pad] * (width - len(e)) + e for e in encoded], device=self.device)
-        mask = torch.tensor([[0] * (width - len(e)) + [1] * len(e) for e in encoded], device=self.device)
-        if first.temperature > 0:
-            torch.manual_seed(first.seed)
+    def _generate_one(self, request: GenerationRequest, ids: list[int], prefix: tuple | None) -> Generation:
+        """One request decoded on its own (no padding), after its prefix's key/value cache (a copy)."""
+        start, extra = 0, {}
+        if prefix is not None:
+            start, cache = prefix
+            extra = {"cache": copy.deepcopy(cache)}
+        if request.temperature > 0:
+            torch.manual_seed(request.seed)
+        input_ids = torch.tensor([ids], device=self.device)
         started = time.perf_counter()
-        out = self.model.generate(input_ids=input_ids, attention_mask=mask, **self._generate_kwargs(first))
-        self.encoded_tokens += sum(map(len, encoded))
-        elapsed = (time.perf_counter() - started) / len(requests)
-        steps = torch.stack([torch.log_softmax(s.float(), dim=-1) for s in out.scores], dim=1)  # (batch, steps, vocab)
-        return [self._decode(request, out.sequences[i, width:].tolist(), steps[i], len(encoded[i]), elapsed)
-                for i, request in enumerate(requests)]
-
-    def _prefix_groups(self, requests: Sequence[GenerationRequest], encoded: list[list[int]],
-                       indices: list[int]) -> tuple[list[list[int]], list[int]]:
-        """Greedy requests grouped by their first ``min_prefix_tokens`` tokens (e.g. the queries of one
-        context, or prompts sharing a few-shot prefix) where reuse pays; the rest go to plain batching."""
-        if self.min_prefix_tokens <= 0 or requests[indices[0]].temperature > 0:
-            return [], indices
-        groups: dict[tuple, list[int]] = {}
-        for i in indices:
-            ids = encoded[i]
-            groups.setdefault(tuple(ids[: self.min_prefix_tokens]) if len(ids) > self.min_prefix_tokens else (i,), []).append(i)
-        shared, rest = [], []
-        for group in groups.values():
-            (shared if len(group) > 1 and self._reuse_pays(requests, encoded, group) else rest).append(group)
-        return shared, [i for g in rest for i in g]
-
-    def _reuse_pays(self, requests: Sequence[GenerationRequest], encoded: list[list[int]], group: list[int]) -> bool:
-        """Prefix reuse encodes the shared prefix once; both paths decode in batches. Pick the cheaper."""
-        rows = [(encoded[i], len(encoded[i])) for i in group]
-        prefix = self._common_length(rows)
-        steps = requests[group[0]].max_tokens
-        lengths = [len(ids) for ids, _ in rows]
-        reuse_batches = len(self._prefix_batches(group, encoded, prefix, steps))
-        reuse = (prefix + sum(n - prefix for n in lengths)) / PREFILL_TOKENS_PER_S + reuse_batches * steps * DECODE_STEP_S
-        batched = sum(lengths) / PREFILL_TOKENS_PER_S + -(-len(group) // self.batch_size) * steps * DECODE_STEP_S
-        return reuse < batched
+        out = self.model.generate(input_ids=input_ids, attention_mask=torch.ones_like(input_ids), **extra,
+                                  **self._generate_kwargs(request))
+        latency = time.perf_counter() - started
+        self.encoded_tokens += len(ids) - start
+        steps = torch.log_softmax(torch.stack([s[0].float() for s in out.scores]), dim=-1)  # (steps, vocab)
+        return self._decode(request, out.sequences[0, len(ids):].tolist(), steps, len(ids), latency)
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[Generation]:
-        results: list[Generation | None] = [None] * len(requests)
-        encoded = [self._encode(r.prompt) for r in requests]  # once per prompt
+        """Each request decoded on its own over its declared prefix levels (:meth:`_declared_lengths`; a run's
+        few-shot prefix is encoded once and kept in the prefix cache), so a generation — its text and its
+        log-probabilities — depends on its request alone, as a score does. One row at a time gives up batched
+        decoding, which on a CPU made a step of eight rows cost little more than one."""
+        results = []
         self._start_progress(len(requests))
-        # requests batch together only when their decoding settings agree; sampling runs one at a time
-        groups: dict[tuple, list[int]] = {}
-        for i, r in enumerate(requests):
-            groups.setdefault((r.max_tokens, r.stop, r.temperature, r.seed if r.temperature > 0 else 0, i if r.temperature > 0 else -1), []).append(i)
-        for indices in groups.values():
-            shared, indices = self._prefix_groups(requests, encoded, indices)
-            for group in shared:
-                mine = [encoded[i] for i in group]
-                prefix = self._shared_prefix([(ids, len(ids)) for ids in mine])
-                for i, generation in zip(group, self._generate_with_prefix([requests[i] for i in group], mine, prefix)):
-                    results[i] = generation
-            indices = sorted(indices, key=lambda i: -len(encoded[i]))
-            for start in range(0, len(indices), self.batch_size):
-                batch = indices[start:start + self.batch_size]
-                for i, generation in zip(batch, self._generate_batch([requests[i] for i in batch], [encoded[i] for i in batch])):
-                    results[i] = generation
-                self._advance(len(batch))
+        for request in requests:
+            ids = self._encode(request.prompt)
+            results.append(self._generate_one(request, ids, self._prefix_cache(ids, self._declared_lengths(request, [(ids, len(ids))]))))
+            self._advance(1)
         return results

@@ -105,7 +105,7 @@ def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool
                 seen.update(new)
                 work = counter.count(new, engine["chunk_size"])
                 seconds = rates[spec.model].seconds(work) * slowdown + PER_RUN_OVERHEAD_S
-                encoded, generated = work.encoded_tokens, work.decode_row_steps
+                encoded, generated = work.encoded_tokens, work.decode_steps
             else:
                 from ..runner import _WhitespaceTokens, load_instances
 

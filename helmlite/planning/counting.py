@@ -33,10 +33,9 @@ class Work:
     requests: int = 0
     score_positions: int = 0   # rows × padded width of every scoring forward (prefix extensions included)
     score_forwards: int = 0    # scoring forward calls
-    prefill_positions: int = 0  # rows × padded width of the prompts of every generate call
-    decode_steps: int = 0      # generate calls × max_tokens (a batch decodes its rows together)
-    decode_row_steps: int = 0  # rows × max_tokens
-    generate_calls: int = 0    # generate batches (each pays the generate call's set-up)
+    prefill_positions: int = 0  # prompt tokens of every generate call past its cached prefix
+    decode_steps: int = 0      # max_tokens of every generation (each request is decoded on its own)
+    generate_calls: int = 0    # generate calls, one per request (each pays the call's set-up)
     encoded_tokens: int = 0    # tokens run through the model, without padding (what prefix reuse saves shows here)
     prefix_row_positions: int = 0  # rows × cached prefix length of every scoring forward over a prefix cache
 
@@ -86,26 +85,13 @@ class WorkCounter(TransformersModel):
         self.work.encoded_tokens += length - start
         return length, None
 
-    def _count_generate(self, requests: Sequence[GenerationRequest], encoded: list[list[int]], start: int) -> list[Generation]:
-        width = max(len(e) for e in encoded) - start
-        steps = requests[0].max_tokens
-        self.work.prefill_positions += len(requests) * width
-        self.work.decode_steps += steps
-        self.work.decode_row_steps += len(requests) * steps
+    def _generate_one(self, request, ids, prefix):
+        start = prefix[0] if prefix else 0
+        self.work.prefill_positions += len(ids) - start
+        self.work.decode_steps += request.max_tokens
         self.work.generate_calls += 1
-        self.work.encoded_tokens += sum(len(e) - start for e in encoded)
-        return [Generation("", len(e), steps, (0.0,) * steps, 0.0) for e in encoded]
-
-    def _generate_with_prefix(self, requests, encoded, prefix):
-        length = prefix[0]
-        results = [None] * len(requests)
-        for batch in self._prefix_batches(list(range(len(requests))), encoded, length, requests[0].max_tokens):
-            for i, generation in zip(batch, self._count_generate([requests[i] for i in batch], [encoded[i] for i in batch], length)):
-                results[i] = generation
-        return results
-
-    def _generate_batch(self, requests, encoded):
-        return self._count_generate(requests, encoded, 0)
+        self.work.encoded_tokens += len(ids) - start
+        return Generation("", len(ids), request.max_tokens, (0.0,) * request.max_tokens, 0.0)
 
     def count(self, requests: Sequence, chunk_size: int) -> Work:
         """The work of ``requests`` (generation and scoring requests of one run, in the runner's order), sent

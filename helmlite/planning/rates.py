@@ -2,7 +2,7 @@
 
 The planner predicts a run's seconds from its counted work (:class:`~helmlite.planning.counting.Work`) with
 a linear cost model per model: seconds = position_s · positions + prefix_row_s · rows × cached prefix length
-+ forward_s · forward calls + step_s · decoding steps + row_step_s · rows × steps (+ a generate call's set-up).
++ forward_s · forward calls + step_s · decoding steps (+ a generate call's set-up).
 The prefix term prices what a row over a reused prefix pays besides its own positions (the cache copied for
 its batch, attention over the prefix): without it a rate measured on short rows after a long few-shot prefix
 over-predicted runs of long rows after a short shared prefix (the default's NIAH runs: 1.5× for SmolLM2 on
@@ -26,7 +26,7 @@ from .._io import write_text
 from ..models._base import GenerationRequest, ScoreRequest
 from .counting import Work, WorkCounter
 
-COST_MODEL = 4  # the version of Rates' terms: rates stored for another version are measured afresh
+COST_MODEL = 5  # the version of Rates' terms: rates stored for another version are measured afresh
 RATES_FILE = Path("results/planner/rates.json")  # not results/cache/: a cold-run benchmark deletes that
 _WORDS = ("river village library engineer committee gardener road student harbour orchestra light letter market "
           "bridge festival boat corridor maps answer question policy state power trade law court vote city").split()
@@ -58,7 +58,6 @@ class Rates:
     position_s: float
     forward_s: float
     step_s: float
-    row_step_s: float
     generate_call_s: float  # a generate call's fixed cost (HF generate's set-up, stop-string matching)
     load_s: float  # loading the model (a run job's start-up, with the imports)
     prefix_row_s: float = 0.0  # per row and cached prefix position of a scoring forward over a reused prefix
@@ -66,7 +65,7 @@ class Rates:
     def seconds(self, work: Work) -> float:
         return (self.position_s * (work.score_positions + work.prefill_positions) + self.forward_s * work.score_forwards
                 + self.prefix_row_s * work.prefix_row_positions
-                + self.step_s * work.decode_steps + self.row_step_s * work.decode_row_steps
+                + self.step_s * work.decode_steps
                 + self.generate_call_s * work.generate_calls)
 
 
@@ -84,9 +83,9 @@ def _workloads(max_context: int) -> dict[str, list]:
     tiny = [ScoreRequest(_text(rng, 3), (" " + _text(rng, 1),))]
     long_rows = [ScoreRequest(_text(rng, min(120, max_context // 8)), (" " + _text(rng, 3),))  # no shared prefix
                  for _ in range(8)]
-    batch = [GenerationRequest(_text(rng, 60), max_tokens=16) for _ in range(8)]
-    return {"shared": shared, "tiny": tiny, "long_rows": long_rows, "batch": batch, "single": batch[:1],
-            "short_single": [GenerationRequest(batch[0].prompt, max_tokens=2)]}
+    prompt = _text(rng, 60)
+    return {"shared": shared, "tiny": tiny, "long_rows": long_rows, "single": [GenerationRequest(prompt, max_tokens=16)],
+            "short_single": [GenerationRequest(prompt, max_tokens=2)]}
 
 
 def _timed(call, requests, repeats: int = 1) -> float:
@@ -104,8 +103,8 @@ def calibrate(path: str | Path, *, threads: int, batch_size: int) -> Rates:
     forward call from a one-row, few-token forward (median of 10); the cost of a position from eight rows of
     ~120 words with no shared prefix (median of 3); the prefix term from a shared few-shot-like prefix with 16
     questions × 4 answers; a decoding step from one generation of 16 tokens
-    against one of 2; a generate call's fixed cost from the latter; a row-step from a batch of eight (each
-    after subtracting what the rates already found explain)."""
+    against one of 2; a generate call's fixed cost from the latter (each after subtracting what the rates already
+    found explain)."""
     from ..models.transformers_backend import TransformersModel
 
     started = time.perf_counter()
@@ -125,10 +124,7 @@ def calibrate(path: str | Path, *, threads: int, batch_size: int) -> Rates:
     steps = work["single"].decode_steps - work["short_single"].decode_steps
     step_s = max(0.0, (long_ - short) / steps)
     call_s = max(0.0, short - position_s * work["short_single"].prefill_positions - step_s * work["short_single"].decode_steps)
-    batch = work["batch"]
-    row_step_s = max(0.0, (_timed(model.generate, loads["batch"]) - position_s * batch.prefill_positions
-                           - step_s * batch.decode_steps - call_s) / batch.decode_row_steps)
-    return Rates(position_s, forward_s, step_s, row_step_s, call_s, load_s, prefix_row_s)
+    return Rates(position_s, forward_s, step_s, call_s, load_s, prefix_row_s)
 
 
 def model_rates(name: str, path: str | Path, *, threads: int, batch_size: int, rates_file: str | Path = RATES_FILE,
