@@ -35,15 +35,13 @@ import numpy as np
 from .. import stats
 from ..seeds import rng
 from .bbq import ACCURACY_SHARES, bbq_accuracy_counts, bbq_indicators, scores_from_sums
-from .bias import counts_per_text, metrics_from_counts
+from .bias import WORD_LISTS, counts_per_text, metrics_from_counts
 from .calibration import ece_rows, platt_metrics, scaa_rows, selective_counts
 from .selection import WORST_CASE, perturbation_kind
 from .toxicity import THRESHOLD
 
 def data_files(families: tuple[str, ...]) -> list[str]:
     """Registry names the given metric families read (HELM's bias word lists for ``bias``)."""
-    from .bias import WORD_LISTS
-
     return [WORD_LISTS] if "bias" in families else []
 
 

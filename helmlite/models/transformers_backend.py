@@ -38,9 +38,33 @@ from ._identity import IDENTITY_FILE, weights_sha256
 #: the batch size, so how a row is computed depends on its request alone (the rows and padded width of a forward
 #: change its floats in the last digits: measured on SmolLM2, fp32).
 SCORE_ROWS_PER_FORWARD = 16
+#: Pooled one-row requests (:data:`WIDTH_STEP`) go through the model this many at a time at most.
+POOLED_ROWS_PER_FORWARD = 8
+#: Requests of one row (a joint multiple-choice prompt's letters) over the same prefix are batched together, padded
+#: to their suffix length rounded up to a multiple of this with at least one padding position: the padded width
+#: changes a row's floats, the number of rows does not once the output projection sees MIN_HEAD_ROWS positions,
+#: and a batch with no padding takes attention's unmasked path (all measured on SmolLM2, fp32, one thread).
+WIDTH_STEP = 8
+#: The output projection gives a position's logits bit-identically only when it projects at least this many
+#: positions at once (fewer take another matrix-product path, ~1e-6 apart), so a pooled forward that reads fewer
+#: also projects other positions of its padded width (:func:`_head_positions`).
+MIN_HEAD_ROWS = 4
 #: Prefix levels kept (their key/value caches), most recently used first: a run's few-shot prefix and the level an
 #: instance shares with its variants stay while their requests are scored.
 PREFIX_LRU = 6
+
+def _head_positions(rows: list, alternatives: list, start: int, width: int) -> tuple[list[int], list, list]:
+    """The suffix positions a pooled forward projects to the vocabulary — those its rows read, filled up with other
+    positions of the padded width until rows × positions reaches :data:`MIN_HEAD_ROWS` (their logits are dropped) —
+    and the rows (copies of the first appended only where the width is too short for that)."""
+    keep = sorted({p - start for ids, n in rows for p in range(n - 1, len(ids) - 1)})
+    need = -(-MIN_HEAD_ROWS // len(rows))
+    keep = sorted(set(keep) | set([p for p in range(width) if p not in keep][:max(0, need - len(keep))]))
+    if len(rows) * len(keep) < MIN_HEAD_ROWS:
+        copies = -(-MIN_HEAD_ROWS // len(keep)) - len(rows)
+        rows, alternatives = rows + [rows[0]] * copies, list(alternatives) + [alternatives[0]] * copies
+    return keep, rows, alternatives
+
 
 def _common_prefix(a: list[int], b: list[int]) -> int:
     """Length of the longest common prefix of two token lists."""
@@ -139,21 +163,26 @@ class TransformersModel:
 
     @torch.no_grad()
     def _forward_logprobs(self, rows: list[tuple[list[int], int]], prefix: tuple | None = None,
-                          alternatives: list[tuple[int, ...] | None] | None = None) -> list[list[float]]:
+                          alternatives: list[tuple[int, ...] | None] | None = None, width: int | None = None) -> list[list[float]]:
         """Per-token log-probabilities of each row's tokens after its context (one batched forward).
 
         With ``prefix = (length, cache)`` the first ``length`` tokens of every row are taken from the
         prefix's key/value cache and only the suffixes are run. A row with ``alternatives`` (several
         one-token continuations of one context) returns the log-probability of each alternative token at
-        its last position instead.
+        its last position instead. With ``width`` (a pooled forward) the rows are padded to it and the output
+        projection sees at least :data:`MIN_HEAD_ROWS` positions.
         """
         start, cache = prefix if prefix else (0, None)
         alternatives = alternatives or [None] * len(rows)
-        width = max(len(ids) for ids, _ in rows) - start
+        asked = len(rows)
+        if width is None:
+            width = max(len(ids) for ids, _ in rows) - start
+            keep = sorted({p - start for ids, n in rows for p in range(n - 1, len(ids) - 1)})
+        else:
+            keep, rows, alternatives = _head_positions(rows, alternatives, start, width)
         pad = self.tokenizer.pad_token_id
         input_ids = torch.tensor([ids[start:] + [pad] * (width - len(ids) + start) for ids, _ in rows], device=self.device)
         mask = torch.tensor([[1] * len(ids) + [0] * (width - len(ids) + start) for ids, _ in rows], device=self.device)
-        keep = sorted({p - start for ids, n in rows for p in range(n - 1, len(ids) - 1)})
         where = {p: k for k, p in enumerate(keep)}
         extra = {}
         if cache is not None:
@@ -166,7 +195,7 @@ class TransformersModel:
                             **extra).logits
         logprobs = torch.log_softmax(logits.float(), dim=-1)
         out = []
-        for r, ((ids, n), tokens) in enumerate(zip(rows, alternatives)):
+        for r, ((ids, n), tokens) in enumerate(zip(rows[:asked], alternatives)):
             if tokens is not None:
                 out.append(logprobs[r, where[len(ids) - 2 - start], list(tokens)].tolist())
             else:
@@ -272,7 +301,7 @@ class TransformersModel:
 
     def _score_over(self, rows: list[tuple[list[int], int]], alternatives: list, prefix: tuple | None) -> list[list[float]]:
         """One request's rows over its ``prefix`` (or none), in slices of :data:`SCORE_ROWS_PER_FORWARD` in their
-        order: every forward holds rows of one request only, so its padded width and row count — which change a
+        order: such a forward holds rows of one request only, so its padded width and row count — which change a
         row's floats in the last digits — are fixed by the request, never by what else a call or batch holds."""
         out: list = []
         for at in range(0, len(rows), SCORE_ROWS_PER_FORWARD):
@@ -280,12 +309,31 @@ class TransformersModel:
             self._advance(len(rows[at:at + SCORE_ROWS_PER_FORWARD]))
         return out
 
+    def _score_pooled(self, rows: list[tuple[list[int], int]], alternatives: list, prefix: tuple | None) -> list[list[float]]:
+        """One-row requests over the same ``prefix``, batched by suffix width rounded up to :data:`WIDTH_STEP`
+        (with at least one padding position) and padded to it, so a row's values depend on the row and its prefix
+        only, never on which other rows share its forward (see :data:`WIDTH_STEP`)."""
+        start = prefix[0] if prefix else 0
+        by_width: dict[int, list[int]] = {}
+        for k, (ids, _) in enumerate(rows):
+            by_width.setdefault(-(-(len(ids) - start + 1) // WIDTH_STEP) * WIDTH_STEP, []).append(k)
+        out: list = [None] * len(rows)
+        for width, members in sorted(by_width.items()):
+            for at in range(0, len(members), POOLED_ROWS_PER_FORWARD):
+                batch = members[at:at + POOLED_ROWS_PER_FORWARD]
+                for k, row_values in zip(batch, self._forward_logprobs([rows[k] for k in batch], prefix,
+                                                                       [alternatives[k] for k in batch], width)):
+                    out[k] = row_values
+                self._advance(len(batch))
+        return out
+
     def score(self, requests: Sequence[ScoreRequest]) -> list[Scores]:
         """Log-probabilities of every continuation, each a function of its request alone (batch and chunk
         composition change no stored value). Per request: its declared prefix levels (:meth:`_declared_lengths`)
         are encoded once and reused across requests (:meth:`_prefix_cache`), its continuations are scored over the
-        deepest level in forwards of their own (:meth:`_score_over`), and one-token continuations of the context
-        share a single row (multiple-choice-joint letters). A request that repeats an earlier one is scored once."""
+        deepest level in forwards of their own (:meth:`_score_over`), one-token continuations of the context
+        share a single row (multiple-choice-joint letters), and one-row requests over the same prefix are batched
+        in width buckets (:meth:`_score_pooled`). A request that repeats an earlier one is scored once."""
         started = time.perf_counter()
         plans = []
         for request in requests:
@@ -297,10 +345,18 @@ class TransformersModel:
             first.setdefault(request, i)
         self._start_progress(sum(len(plans[i][1]) for i in first.values()))
         values: list[list | None] = [None] * len(requests)
+        pooled: dict[tuple, list[int]] = {}  # one-row requests by their prefix levels and the deepest level's tokens
         for i in first.values():
             _, unique, alternatives, _, levels = plans[i]
-            if unique:
+            if len(unique) == 1:
+                pooled.setdefault((tuple(levels), tuple(unique[0][0][:levels[-1]]) if levels else ()), []).append(i)
+            elif unique:
                 values[i] = self._score_over(unique, alternatives, self._prefix_cache(unique[0][0], levels))
+        for members in pooled.values():
+            prefix = self._prefix_cache(plans[members[0]][1][0][0], plans[members[0]][4])
+            merged = self._score_pooled([plans[m][1][0] for m in members], [plans[m][2][0] for m in members], prefix)
+            for m, row_values in zip(members, merged):
+                values[m] = [row_values]
         results = []
         elapsed = (time.perf_counter() - started) / max(1, len(requests))
         for i, request in enumerate(requests):

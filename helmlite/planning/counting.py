@@ -23,7 +23,7 @@ from typing import Sequence
 import torch
 
 from ..models._base import Generation, GenerationRequest, ScoreRequest
-from ..models.transformers_backend import TransformersModel
+from ..models.transformers_backend import TransformersModel, _head_positions
 
 
 @dataclass
@@ -68,15 +68,19 @@ class WorkCounter(TransformersModel):
         self._prefix_lru = OrderedDict()
         self._prefix_ids = {}
 
-    def _forward_logprobs(self, rows, prefix=None, alternatives=None):
+    def _forward_logprobs(self, rows, prefix=None, alternatives=None, width=None):
         start = prefix[0] if prefix else 0
         alternatives = alternatives or [None] * len(rows)
-        width = max(len(ids) for ids, _ in rows) - start
+        asked = rows
+        if width is None:
+            width = max(len(ids) for ids, _ in rows) - start
+        else:
+            _, rows, _ = _head_positions(rows, alternatives, start, width)  # the backend's projected positions and rows
         self.work.score_positions += len(rows) * width
         self.work.prefix_row_positions += len(rows) * start  # each row's copy of, and attention over, the prefix cache
         self.work.score_forwards += 1
         self.work.encoded_tokens += sum(len(ids) - start for ids, _ in rows)
-        return [[0.0] * len(tokens) if tokens is not None else [0.0] * (len(ids) - n) for (ids, n), tokens in zip(rows, alternatives)]
+        return [[0.0] * len(tokens) if tokens is not None else [0.0] * (len(ids) - n) for (ids, n), tokens in zip(asked, alternatives)]
 
     def _extend_prefix(self, prefix, ids, length):
         start = prefix[0] if prefix else 0
