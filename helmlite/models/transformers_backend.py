@@ -13,7 +13,9 @@ with its variants); each becomes a level of *tokens* (the longest token prefix i
 splitting at a string boundary does not reproduce the full prompt's tokens), then the request's own common context
 (one question's answers). Each level is encoded once, extending the one before, and kept in a small LRU, so a run's
 few-shot prefix is encoded once per job for every instance and perturbed variant; a request's continuations run
-over its deepest level in forwards that hold no other request's rows. So a stored value depends on its request only —
+over its deepest level in forwards that hold no other request's rows, except one-row requests over the same levels,
+batched ``batch_size`` at a time in width buckets whose padding each row fixes. So a stored value depends on its
+request only —
 not on the chunk, the batch size or what the cache held (tested bit for bit) — and equals the no-reuse path within
 float rounding (tested on both embedded models; ``min_prefix_tokens = 0`` turns reuse off). One-token
 continuations of the same context (the answer letters of a joint multiple-choice prompt) are read from one forward
@@ -38,8 +40,6 @@ from ._identity import IDENTITY_FILE, weights_sha256
 #: the batch size, so how a row is computed depends on its request alone (the rows and padded width of a forward
 #: change its floats in the last digits: measured on SmolLM2, fp32).
 SCORE_ROWS_PER_FORWARD = 16
-#: Pooled one-row requests (:data:`WIDTH_STEP`) go through the model this many at a time at most.
-POOLED_ROWS_PER_FORWARD = 8
 #: Requests of one row (a joint multiple-choice prompt's letters) over the same prefix are batched together, padded
 #: to their suffix length rounded up to a multiple of this with at least one padding position: the padded width
 #: changes a row's floats, the number of rows does not once the output projection sees MIN_HEAD_ROWS positions,
@@ -319,8 +319,8 @@ class TransformersModel:
             by_width.setdefault(-(-(len(ids) - start + 1) // WIDTH_STEP) * WIDTH_STEP, []).append(k)
         out: list = [None] * len(rows)
         for width, members in sorted(by_width.items()):
-            for at in range(0, len(members), POOLED_ROWS_PER_FORWARD):
-                batch = members[at:at + POOLED_ROWS_PER_FORWARD]
+            for at in range(0, len(members), self.batch_size):  # the row count changes no value here
+                batch = members[at:at + self.batch_size]
                 for k, row_values in zip(batch, self._forward_logprobs([rows[k] for k in batch], prefix,
                                                                        [alternatives[k] for k in batch], width)):
                     out[k] = row_values
