@@ -286,7 +286,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--cache", help="request cache file (default $HELMLITE_REQUEST_CACHE or results/cache/requests.sqlite)")
     run.add_argument("--threads", type=int, default=1, help="torch threads (Snakemake passes the rule's threads)")
     run.add_argument("--batch-size", type=int, default=8,
-                     help="one-row scoring requests (joint multiple-choice letters) per forward pass; changes no value")
+                     help="one-row scoring requests (joint multiple-choice letters) per forward pass; changes no stored value (tested bit for bit: fp32, CPU, one thread)")
     run.add_argument("--chunk-size", type=int, default=32, help="requests per cache commit (the unit of resumption)")
     run.add_argument("--n-resamples", type=int, default=2000, help="bootstrap resamples of every interval in stats.json")
     run.add_argument("--bootstrap-seed", type=int, default=0, help="base seed of every bootstrap in stats.json")

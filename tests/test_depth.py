@@ -170,9 +170,9 @@ def test_generation_with_and_without_prefix_reuse_agree(tiny_model_dir):
     model = load_model(str(tiny_model_dir))
     context = "The cat sat on the mat. Paris is in France. " * 12
     requests = [GenerationRequest(context + f"Question {k}: what is two plus two?\nAnswer:", max_tokens=5) for k in range(4)]
-    model.min_prefix_tokens = 0
+    model.reuse_prefixes = False
     plain = [g.text for g in model.generate(requests)]
-    model.min_prefix_tokens = 16
+    model.reuse_prefixes = True
     declared = [replace(r, prefixes=(len(context),)) for r in requests]  # the context declared shared, as a run does
     reused = [g.text for g in model.generate(declared)]
     assert plain == reused and model._prefix_lru  # the context's cache was built and kept

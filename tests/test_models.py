@@ -149,11 +149,11 @@ def test_prefix_reuse_matches_the_plain_forward(tiny_model_dir):
     prefix = "Question: what is two plus two?\nAnswer: four\n\n" * 8
     requests = [ScoreRequest(prefix + f"Question: {k} cats sat on {k} mats in Paris?\nAnswer:", (" four", " mat.", " Paris is"),
                              (len(prefix),)) for k in range(5)]  # the few-shot prefix declared, as the adapter does
-    model.min_prefix_tokens = 0
+    model.reuse_prefixes = False
     plain = model.score(requests)
     encoded = {0: model.encoded_tokens}
     for min_prefix in (24, 4):  # 24: the few-shot prefix only; 4: each question's tokens are shared too
-        model.min_prefix_tokens = model.min_group_tokens = min_prefix
+        model.reuse_prefixes, model.min_group_tokens = True, min_prefix
         model.encoded_tokens = 0
         reused = model.score(requests)
         encoded[min_prefix] = model.encoded_tokens
@@ -163,6 +163,18 @@ def test_prefix_reuse_matches_the_plain_forward(tiny_model_dir):
     question = len(model.tokenizer("Question: 1 cats sat on 1 mats in Paris?\nAnswer:")["input_ids"])
     assert encoded[24] < encoded[0] / 3
     assert encoded[24] - encoded[4] >= 5 * 2 * (question - 6)  # two of three rows per question skip its tokens
+
+
+def _in_chunks(model, call, requests, chunk, batch, order=None):
+    """``call`` (the model's ``score`` or ``generate``) on ``requests`` sent ``chunk`` at a time in ``order``, with
+    batch size ``batch`` and an empty prefix cache; the outputs in the requests' own order."""
+    model.batch_size, model._prefix_lru = batch, type(model._prefix_lru)()
+    order = order or list(range(len(requests)))
+    out = {}
+    for at in range(0, len(order), chunk):
+        part = order[at:at + chunk]
+        out.update(zip(part, call([requests[i] for i in part])))
+    return [out[i] for i in range(len(requests))]
 
 
 def test_stored_scores_depend_on_the_request_alone(tiny_model_dir):
@@ -176,13 +188,7 @@ def test_stored_scores_depend_on_the_request_alone(tiny_model_dir):
     requests += [ScoreRequest(f"Plain {k} text without a prefix", (" yes", " no")) for k in range(3)]
 
     def scored(chunk, batch, order=None):
-        model.batch_size, model._prefix_lru = batch, type(model._prefix_lru)()
-        order = order or list(range(len(requests)))
-        out = {}
-        for at in range(0, len(order), chunk):
-            part = order[at:at + chunk]
-            out.update(zip(part, model.score([requests[i] for i in part])))
-        return [out[i].token_logprobs for i in range(len(requests))]
+        return [o.token_logprobs for o in _in_chunks(model, model.score, requests, chunk, batch, order)]
 
     reference = scored(len(requests), 8)
     for chunk, batch in ((1, 8), (2, 3), (3, 1), (5, 8)):
@@ -205,8 +211,7 @@ def test_pooled_one_row_requests_do_not_depend_on_their_batch_mates(tiny_model_d
     assert len({len(model._pair_tokens(r.prompt, " four")[0]) for r in requests}) == 1  # one width bucket
 
     def scored(chunk, batch):
-        model.batch_size, model._prefix_lru = batch, type(model._prefix_lru)()
-        return [o.token_logprobs for at in range(0, len(requests), chunk) for o in model.score(requests[at:at + chunk])]
+        return [o.token_logprobs for o in _in_chunks(model, model.score, requests, chunk, batch)]
 
     reference = scored(len(requests), 8)
     for chunk, batch in ((1, 8), (2, 3), (3, 1), (5, 8), (12, 2), (12, 12)):
@@ -224,13 +229,7 @@ def test_generations_depend_on_the_request_alone(tiny_model_dir):
     requests.append(GenerationRequest("Plain text without a prefix", max_tokens=4))
 
     def generated(chunk, batch, order=None):
-        model.batch_size, model._prefix_lru = batch, type(model._prefix_lru)()
-        order = order or list(range(len(requests)))
-        out = {}
-        for at in range(0, len(order), chunk):
-            part = order[at:at + chunk]
-            out.update(zip(part, model.generate([requests[i] for i in part])))
-        return [(out[i].text, out[i].token_logprobs) for i in range(len(requests))]
+        return [(g.text, g.token_logprobs) for g in _in_chunks(model, model.generate, requests, chunk, batch, order)]
 
     reference = generated(len(requests), 8)
     assert all(len(logprobs) > 0 for _, logprobs in reference)
@@ -275,10 +274,10 @@ def test_prefix_reuse_is_exact_on_the_embedded_models(name):
     questions = ["Key 007", "Key 013", "Which value goes with key 042 in the list above"]
     prompts = [f"{context}\n{q}. Answer: value" for q in questions]
     requests = [ScoreRequest(p, (" 259 and more", " 1"), (len(context),)) for p in prompts]  # the context declared
-    model.min_prefix_tokens = 0
+    model.reuse_prefixes = False
     plain = model.score(requests)
     plain_generations = [model.generate([GenerationRequest(p, max_tokens=4)])[0] for p in prompts]
-    model.min_prefix_tokens = 64
+    model.reuse_prefixes = True
     reused = model.score(requests)
     assert model._prefix_lru  # the context's cache was built and reused
     for a, b in zip(plain, reused):

@@ -34,10 +34,13 @@ def test_a_shared_prefix_counts_only_beyond_what_the_request_declares_already():
     assert [a.requests[0].prefixes for a in out] == [(150, 407), (150, 407), (150,)]
 
 
-def test_generation_requests_and_lone_prompts_are_left_as_they_are():
+def test_generation_requests_declare_shared_levels_and_lone_prompts_none():
+    # HALF and END share the 200-character haystack before the half-way needle; START shares nothing with either
     generation = Adapted("g", HALF, (GenerationRequest(HALF, 5, (), 0.0, 0),), 0, False)
-    out = declare_shared_prefixes([generation, _adapted(START)])
-    assert out[0] == generation and out[1].requests[0].prefixes == ()
+    out = declare_shared_prefixes([generation, _adapted(END), _adapted(START)])
+    assert out[0].requests[0].prefixes == (200,) and out[0].requests[0].prompt == HALF
+    assert out[1].requests[0].prefixes == (200,)
+    assert out[2] == _adapted(START)  # a lone prompt is left as it is
 
 
 def test_prompts_through_one_branch_point_declare_the_same_levels_above_it():

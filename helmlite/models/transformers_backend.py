@@ -17,7 +17,7 @@ over its deepest level in forwards that hold no other request's rows, except one
 batched ``batch_size`` at a time in width buckets whose padding each row fixes. So a stored value depends on its
 request only —
 not on the chunk, the batch size or what the cache held (tested bit for bit) — and equals the no-reuse path within
-float rounding (tested on both embedded models; ``min_prefix_tokens = 0`` turns reuse off). One-token
+float rounding (tested on both embedded models; ``reuse_prefixes=False`` turns reuse off). One-token
 continuations of the same context (the answer letters of a joint multiple-choice prompt) are read from one forward
 pass, as lm-evaluation-harness's logits cache does. Generation decodes each request on its own over its declared
 prefix levels (HF ``generate``, no padding), so a generation too depends on its request alone.
@@ -53,17 +53,13 @@ MIN_HEAD_ROWS = 4
 #: instance shares with its variants stay while their requests are scored.
 PREFIX_LRU = 6
 
-def _head_positions(rows: list, alternatives: list, start: int, width: int) -> tuple[list[int], list, list]:
-    """The suffix positions a pooled forward projects to the vocabulary — those its rows read, filled up with other
-    positions of the padded width until rows × positions reaches :data:`MIN_HEAD_ROWS` (their logits are dropped) —
-    and the rows (copies of the first appended only where the width is too short for that)."""
+def _head_positions(rows: list, start: int, width: int) -> list[int]:
+    """The suffix positions a pooled forward projects to the vocabulary: those its rows read, filled up with other
+    positions of the padded width until rows × positions reaches :data:`MIN_HEAD_ROWS` (their logits are dropped).
+    A pooled width is at least :data:`WIDTH_STEP` ≥ :data:`MIN_HEAD_ROWS`, so one row alone always has enough."""
     keep = sorted({p - start for ids, n in rows for p in range(n - 1, len(ids) - 1)})
     need = -(-MIN_HEAD_ROWS // len(rows))
-    keep = sorted(set(keep) | set([p for p in range(width) if p not in keep][:max(0, need - len(keep))]))
-    if len(rows) * len(keep) < MIN_HEAD_ROWS:
-        copies = -(-MIN_HEAD_ROWS // len(keep)) - len(rows)
-        rows, alternatives = rows + [rows[0]] * copies, list(alternatives) + [alternatives[0]] * copies
-    return keep, rows, alternatives
+    return sorted(set(keep) | set([p for p in range(width) if p not in keep][:max(0, need - len(keep))]))
 
 
 def _common_prefix(a: list[int], b: list[int]) -> int:
@@ -75,7 +71,7 @@ class TransformersModel:
     """A ``LanguageModel`` over a local model directory (or hub id, where the hub is reachable)."""
 
     def __init__(self, path: str | Path, *, name: str | None = None, threads: int = 1, batch_size: int = 8,
-                 dtype: torch.dtype = torch.float32, device: str = "cpu", min_prefix_tokens: int = 64,
+                 dtype: torch.dtype = torch.float32, device: str = "cpu", reuse_prefixes: bool = True,
                  min_group_tokens: int = 16):
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -88,7 +84,7 @@ class TransformersModel:
             raise ModelError(f"could not load a transformers model from {path}: {error}") from None
         self.device = device
         self.batch_size = batch_size
-        self.min_prefix_tokens = min_prefix_tokens
+        self.reuse_prefixes = reuse_prefixes  # False: every prompt encoded whole (the plain path tests compare with)
         self.min_group_tokens = min_group_tokens  # nested scoring groups (one query's candidates) share at least this many
         self.encoded_tokens = 0  # tokens actually run through the model (prefix reuse makes this smaller)
         self.on_progress = None  # called with the share of the current call done, after every forward batch
@@ -174,12 +170,11 @@ class TransformersModel:
         """
         start, cache = prefix if prefix else (0, None)
         alternatives = alternatives or [None] * len(rows)
-        asked = len(rows)
         if width is None:
             width = max(len(ids) for ids, _ in rows) - start
             keep = sorted({p - start for ids, n in rows for p in range(n - 1, len(ids) - 1)})
         else:
-            keep, rows, alternatives = _head_positions(rows, alternatives, start, width)
+            keep = _head_positions(rows, start, width)
         pad = self.tokenizer.pad_token_id
         input_ids = torch.tensor([ids[start:] + [pad] * (width - len(ids) + start) for ids, _ in rows], device=self.device)
         mask = torch.tensor([[1] * len(ids) + [0] * (width - len(ids) + start) for ids, _ in rows], device=self.device)
@@ -195,7 +190,7 @@ class TransformersModel:
                             **extra).logits
         logprobs = torch.log_softmax(logits.float(), dim=-1)
         out = []
-        for r, ((ids, n), tokens) in enumerate(zip(rows[:asked], alternatives)):
+        for r, ((ids, n), tokens) in enumerate(zip(rows, alternatives)):
             if tokens is not None:
                 out.append(logprobs[r, where[len(ids) - 2 - start], list(tokens)].tolist())
             else:
@@ -206,10 +201,7 @@ class TransformersModel:
     def _common_length(rows: list[tuple[list[int], int]]) -> int:
         """Length of the longest token prefix shared by all rows, keeping each row's last context token."""
         first = rows[0][0]
-        length = min(n for _, n in rows) - 1
-        for ids, _ in rows[1:]:
-            length = next((k for k in range(length) if ids[k] != first[k]), length)
-        return length
+        return min([n - 1 for _, n in rows] + [_common_prefix(first, ids) for ids, _ in rows[1:]])
 
     @torch.no_grad()
     def _extend_prefix(self, prefix: tuple | None, ids: list[int], length: int) -> tuple:
@@ -255,8 +247,8 @@ class TransformersModel:
         :mod:`helmlite.shared_prefixes`) as the longest token prefix its own encoding shares with every row, then
         the rows' common context (one question's answers). A level is kept when it adds at least
         ``min_group_tokens`` tokens to the one below, and every level leaves each row its last context token. All
-        of it is a function of this request alone (``min_prefix_tokens = 0``: no levels)."""
-        if self.min_prefix_tokens <= 0:
+        of it is a function of this request alone (``reuse_prefixes = False``: no levels)."""
+        if not self.reuse_prefixes:
             return []
         limit = min(n for _, n in rows) - 1
         candidates = []

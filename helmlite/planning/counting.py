@@ -4,13 +4,14 @@ prefix reuse, with every forward pass replaced by a count.
 :class:`WorkCounter` is a :class:`~helmlite.models.transformers_backend.TransformersModel` that loads the
 tokenizer and the config but no weights, and counts, instead of computing, what the real backend would
 run: positions through the network (rows × padded width, so padding counts as the real forward pays it),
-forward calls, and decoding steps. It groups, pads, reuses prefixes and merges one-token continuations
-exactly as the real backend does, because it *is* the real backend with four methods replaced. A run's
-requests are counted in the request cache's chunks (:class:`~helmlite.models.cache.CachedModel` sends a run
-to the model ``chunk_size`` requests at a time, and prefixes are reused only within a call).
+forward calls, and decoding steps. It pools, pads, reuses prefixes and merges one-token continuations
+exactly as the real backend does, because it *is* the real backend with three methods replaced (a forward, a
+prefix extension, one request's generation). A run's requests are counted in the request cache's chunks
+(:class:`~helmlite.models.cache.CachedModel` sends a run to the model ``chunk_size`` requests at a time); the
+prefix LRU is kept across those calls, as the backend keeps it within a job.
 
-Generation is counted at ``max_tokens`` decoding steps per batch — an upper bound (a batch stops early only
-when every row has stopped), so planned generation time errs on the long side.
+Generation is counted at ``max_tokens`` decoding steps per request (each is decoded on its own) — an upper bound
+(a request stops early at a stop sequence or end of text), so planned generation time errs on the long side.
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from typing import Sequence
 import torch
 
 from ..models._base import Generation, GenerationRequest, ScoreRequest
-from ..models.transformers_backend import TransformersModel, _head_positions
+from ..models.transformers_backend import TransformersModel
 
 
 @dataclass
@@ -46,7 +47,7 @@ class Work:
 class WorkCounter(TransformersModel):
     """The transformers backend with its forward passes replaced by counts (see the module docstring)."""
 
-    def __init__(self, path: str | Path, *, name: str | None = None, batch_size: int = 8, min_prefix_tokens: int = 64,
+    def __init__(self, path: str | Path, *, name: str | None = None, batch_size: int = 8, reuse_prefixes: bool = True,
                  min_group_tokens: int = 16):
         from transformers import AutoConfig, AutoTokenizer
 
@@ -55,7 +56,7 @@ class WorkCounter(TransformersModel):
         self.model = SimpleNamespace(config=AutoConfig.from_pretrained(str(path)), dtype=torch.float32)
         self.device = "cpu"
         self.batch_size = batch_size
-        self.min_prefix_tokens = min_prefix_tokens
+        self.reuse_prefixes = reuse_prefixes
         self.min_group_tokens = min_group_tokens
         self.encoded_tokens = 0
         self.name = name or self.path.name
@@ -71,16 +72,13 @@ class WorkCounter(TransformersModel):
     def _forward_logprobs(self, rows, prefix=None, alternatives=None, width=None):
         start = prefix[0] if prefix else 0
         alternatives = alternatives or [None] * len(rows)
-        asked = rows
         if width is None:
             width = max(len(ids) for ids, _ in rows) - start
-        else:
-            _, rows, _ = _head_positions(rows, alternatives, start, width)  # the backend's projected positions and rows
         self.work.score_positions += len(rows) * width
         self.work.prefix_row_positions += len(rows) * start  # each row's copy of, and attention over, the prefix cache
         self.work.score_forwards += 1
         self.work.encoded_tokens += sum(len(ids) - start for ids, _ in rows)
-        return [[0.0] * len(tokens) if tokens is not None else [0.0] * (len(ids) - n) for (ids, n), tokens in zip(asked, alternatives)]
+        return [[0.0] * len(tokens) if tokens is not None else [0.0] * (len(ids) - n) for (ids, n), tokens in zip(rows, alternatives)]
 
     def _extend_prefix(self, prefix, ids, length):
         start = prefix[0] if prefix else 0
