@@ -240,6 +240,30 @@ def test_generations_depend_on_the_request_alone(tiny_model_dir):
     assert [(g.text, g.token_logprobs) for g in model.generate(requests)] == reference
 
 
+def test_a_forward_over_a_forked_prefix_cache_leaves_the_cache_as_it_was(tiny_model_dir):
+    """The prefix cache is forked, not copied (its tensors shared, expanded to the batch as views): after a
+    three-row forward and a generation over forks of it, its layers hold the same tensors, values and lengths,
+    and scoring over it again gives the first scores bit for bit."""
+    import torch
+
+    from helmlite.models.transformers_backend import _fork_cache
+
+    model = load_model(str(tiny_model_dir))
+    prefix = "Question: what is two plus two?\nAnswer: four\n\n" * 4
+    ids = model._encode(prefix + "Question: and three?\nAnswer:")
+    length, cache = model._extend_prefix(None, ids, len(model._encode(prefix)) - 1)
+    before = [(layer.keys, layer.keys.clone(), layer.values.clone()) for layer in cache.layers]
+    fork = _fork_cache(cache, 3)
+    assert all(f.keys.shape[0] == 3 and f.keys.data_ptr() == layer.keys.data_ptr() for f, layer in zip(fork.layers, cache.layers))
+    rows = [(ids + extra, len(ids)) for extra in ([11], [12, 13], [14, 15, 16])]
+    first = model._forward_logprobs(rows, (length, cache))
+    model._generate_one(GenerationRequest(model.tokenizer.decode(ids), 3), ids, (length, cache))
+    for layer, (tensor, keys, values) in zip(cache.layers, before):
+        assert layer.keys is tensor and torch.equal(layer.keys, keys) and torch.equal(layer.values, values)
+    assert cache.get_seq_length() == length
+    assert model._forward_logprobs(rows, (length, cache)) == first
+
+
 def test_one_token_continuations_share_one_forward(tiny_model_dir):
     """Joint multiple choice: the answer letters of one prompt are read from one forward pass; each value
     equals log_softmax of a direct forward of the prompt alone (independent computation with torch)."""

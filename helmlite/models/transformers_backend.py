@@ -62,6 +62,24 @@ def _head_positions(rows: list, start: int, width: int) -> list[int]:
     return sorted(set(keep) | set([p for p in range(width) if p not in keep][:max(0, need - len(keep))]))
 
 
+def _fork_cache(cache, rows: int = 1):
+    """A key/value cache to run over ``cache`` without changing it, for ``rows`` rows. transformers' dynamic layers
+    never write into their tensors — ``update`` concatenates and rebinds — so the fork shares them (as batch views,
+    not copies: the concatenation in the forward makes the only copy). Other cache types are deep-copied."""
+    from transformers.cache_utils import DynamicLayer, DynamicSlidingWindowLayer
+
+    if not all(type(layer) in (DynamicLayer, DynamicSlidingWindowLayer) for layer in cache.layers):
+        fork = copy.deepcopy(cache)
+        fork.batch_repeat_interleave(rows)
+        return fork
+    fork = copy.copy(cache)
+    fork.layers = [copy.copy(layer) for layer in cache.layers]
+    for layer in fork.layers:
+        if rows > 1 and layer.keys is not None and layer.keys.numel():
+            layer.keys, layer.values = (t.expand(rows, *t.shape[1:]) for t in (layer.keys, layer.values))
+    return fork
+
+
 def _common_prefix(a: list[int], b: list[int]) -> int:
     """Length of the longest common prefix of two token lists."""
     return next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
@@ -181,8 +199,7 @@ class TransformersModel:
         where = {p: k for k, p in enumerate(keep)}
         extra = {}
         if cache is not None:
-            batch_cache = copy.deepcopy(cache)
-            batch_cache.batch_repeat_interleave(len(rows))
+            batch_cache = _fork_cache(cache, len(rows))
             positions = torch.arange(start, start + width, device=self.device).unsqueeze(0).expand(len(rows), -1)
             extra = {"cache": batch_cache, "position_ids": positions}
         self.encoded_tokens += sum(len(ids) - start for ids, _ in rows)
@@ -209,7 +226,7 @@ class TransformersModel:
         start, cache = prefix if prefix else (0, None)
         extra = {}
         if cache is not None:
-            extra = {"cache": copy.deepcopy(cache),
+            extra = {"cache": _fork_cache(cache),
                      "position_ids": torch.arange(start, length, device=self.device).unsqueeze(0)}
         self.encoded_tokens += length - start
         out = self.model(input_ids=torch.tensor([ids[start:length]], device=self.device), use_cache=True,
@@ -379,7 +396,7 @@ class TransformersModel:
         start, extra = 0, {}
         if prefix is not None:
             start, cache = prefix
-            extra = {"cache": copy.deepcopy(cache)}
+            extra = {"cache": _fork_cache(cache)}
         if request.temperature > 0:
             torch.manual_seed(request.seed)
         input_ids = torch.tensor([ids], device=self.device)
