@@ -6,10 +6,12 @@
 # spread them (each job declares threads and memory). Every 30 s a run prints its progress (requests done, ETA),
 # and each finished run one line (its main metric, interval, model calls and cache hits), which Snakemake shows
 # as the job goes and the job log keeps.
-# Cluster time limits from the planner: `helmlite plan --configfile F` leaves each job's predicted seconds in
-# results/planner/jobs-<F's stem>.csv; without it a job gets hw.DEFAULT_RUNTIME_MIN minutes.
+# Cluster time limits and job order from the planner: `helmlite plan --configfile F` leaves each job's predicted
+# seconds in results/planner/jobs-<F's stem>.csv; without it a job gets hw.DEFAULT_RUNTIME_MIN minutes.
 PLANNED_S = hw.planned_job_seconds(CONFIGFILE)
 BATCHES = hw.run_batches(config)
+# with a plan, ready jobs start longest critical path first (hw.run_job_priorities); without one, Snakemake's order
+PRIORITY = hw.run_job_priorities(config, PLANNED_S)
 # a job whose runs ask requests an earlier analysis's job also asks starts after it and reads them from the cache
 # (helmlite.workflow.shared_request_waits); ancient(): the order only, never a re-run trigger
 WAITS = hw.shared_request_waits(config)
@@ -35,6 +37,7 @@ for batch_id, batch in BATCHES.items():
             n_resamples=config["bootstrap"]["n_resamples"],
             seed=config["bootstrap"]["seed"],
         threads: ENGINE["threads"]
+        priority: PRIORITY[batch_id]
         resources:
             mem_mb=4000,
             runtime=hw.run_job_runtime_min(PLANNED_S.get(batch_id)),
