@@ -217,3 +217,21 @@ def test_cluster_time_limits_come_from_the_plan(tmp_path, monkeypatch):
     assert planned == {"a": 80.0, "b": 1800.0, "c": 4000.0}
     assert [workflow.run_job_runtime_min(planned.get(k)) for k in "abcd"] == [15, 70, 144, 60]
     assert workflow.run_job_runtime_min(float("nan")) == 60
+
+
+def test_run_jobs_start_longest_critical_path_first():
+    """Hand-derived on the default config with made-up predictions (job k of the sorted job list: 100·(k+1) s):
+    a job's priority is its own seconds plus those of the jobs that wait for it (SmolLM2's helm_core job is waited on
+    by its sensitivity job); a job missing from the plan gives every job 0 (Snakemake's own order)."""
+    from helmlite import workflow
+
+    config = workflow.load_config("config/config.yaml")
+    jobs = sorted(workflow.run_batches(config))
+    planned = {job: 100.0 * (k + 1) for k, job in enumerate(jobs)}
+    waits = workflow.shared_request_waits(config)
+    assert waits == {"smollm2_135m_sensitivity_1": ["smollm2_135m_helm_core_1"]}
+    expected = dict(planned)
+    expected["smollm2_135m_helm_core_1"] += planned["smollm2_135m_sensitivity_1"]
+    assert workflow.run_job_priorities(config, planned) == {job: round(s) for job, s in expected.items()}
+    del planned[jobs[0]]
+    assert set(workflow.run_job_priorities(config, planned).values()) == {0}
