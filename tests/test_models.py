@@ -264,6 +264,30 @@ def test_a_forward_over_a_forked_prefix_cache_leaves_the_cache_as_it_was(tiny_mo
     assert model._forward_logprobs(rows, (length, cache)) == first
 
 
+def test_sampled_generations_store_the_models_own_log_probabilities(tiny_model_dir):
+    """A generation sampled at temperature 2 stores each generated token's log-probability under the model's own
+    distribution — equal to log_softmax of a direct forward of the prompt and the generated tokens (independent
+    computation with torch) — not under the temperature-scaled distribution it was drawn from (which differs)."""
+    import torch
+
+    model = load_model(str(tiny_model_dir))
+    prompt = "Question: what is two plus two?\nAnswer:"
+    out = model.generate([GenerationRequest(prompt, max_tokens=4, temperature=2.0, seed=3)])[0]
+    ids = model._encode(prompt)
+    torch.manual_seed(3)  # the same draw through HF generate itself, for the generated token ids
+    generated = model.model.generate(input_ids=torch.tensor([ids]), attention_mask=torch.ones(1, len(ids), dtype=torch.long),
+                                     do_sample=True, temperature=2.0, top_k=None, top_p=None, max_new_tokens=4,
+                                     pad_token_id=model.tokenizer.pad_token_id)[0, len(ids):].tolist()
+    assert out.output_tokens == len(generated) == len(out.token_logprobs) == 4
+    with torch.no_grad():
+        logits = model.model(input_ids=torch.tensor([ids + generated])).logits[0].float()
+    positions = range(len(ids) - 1, len(ids) + len(generated) - 1)
+    raw = [float(torch.log_softmax(logits[p], -1)[t]) for p, t in zip(positions, generated)]
+    scaled = [float(torch.log_softmax(logits[p] / 2.0, -1)[t]) for p, t in zip(positions, generated)]
+    assert list(out.token_logprobs) == pytest.approx(raw, abs=1e-4)
+    assert max(abs(a - b) for a, b in zip(raw, scaled)) > 1e-2
+
+
 def test_one_token_continuations_share_one_forward(tiny_model_dir):
     """Joint multiple choice: the answer letters of one prompt are read from one forward pass; each value
     equals log_softmax of a direct forward of the prompt alone (independent computation with torch)."""

@@ -387,12 +387,12 @@ class TransformersModel:
     def _generate_kwargs(self, request: GenerationRequest) -> dict:
         return dict(max_new_tokens=request.max_tokens, do_sample=request.temperature > 0,
                     temperature=request.temperature if request.temperature > 0 else None, top_p=None, top_k=None,
-                    output_scores=True, return_dict_in_generate=True, pad_token_id=self.tokenizer.pad_token_id,
+                    output_logits=True, return_dict_in_generate=True, pad_token_id=self.tokenizer.pad_token_id,
                     stop_strings=list(request.stop) or None, tokenizer=self.tokenizer if request.stop else None)
 
     @torch.no_grad()
     def _generate_one(self, request: GenerationRequest, ids: list[int], prefix: tuple | None) -> Generation:
-        """One request decoded on its own (no padding), after its prefix's key/value cache (a copy)."""
+        """One request decoded on its own (no padding), after its prefix's key/value cache (a fork)."""
         start, extra = 0, {}
         if prefix is not None:
             start, cache = prefix
@@ -405,7 +405,9 @@ class TransformersModel:
                                   **self._generate_kwargs(request))
         latency = time.perf_counter() - started
         self.encoded_tokens += len(ids) - start
-        steps = torch.log_softmax(torch.stack([s[0].float() for s in out.scores]), dim=-1)  # (steps, vocab)
+        # the model's own distribution at each step (raw logits, as an OpenAI-compatible server reports log-probs), not the
+        # temperature-scaled one a sampled generation draws from
+        steps = torch.log_softmax(torch.stack([s[0].float() for s in out.logits]), dim=-1)  # (steps, vocab)
         return self._decode(request, out.sequences[0, len(ids):].tolist(), steps, len(ids), latency)
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[Generation]:
