@@ -309,18 +309,19 @@ def run_job_priorities(config: dict, planned_s: dict[str, float]) -> dict[str, i
     longest chain of jobs that wait for it (:func:`shared_request_waits`), rounded — its critical path. Ready jobs
     then start longest path first (list scheduling's rule for a short makespan on few cores; notebook jobs keep
     priority 0 and fill the gaps). On the default config this ordering cut the simulated two-core cold run from
-    959 s (Snakemake's own order) to 915 s, from the jobs' measured times of 2026-12-02. Without a plan
-    (``planned_s`` empty or missing a job) every job gets 0: Snakemake's own order."""
+    959 s (Snakemake's own order) to 915 s with ten jobs, from the jobs' measured times of 2026-12-02. Without a
+    full plan (``planned_s`` missing a job) a job's number of runs stands in for its seconds: a job that others wait
+    for still starts first, then the jobs of more runs (with the default's five jobs, the order the plan gives)."""
     batches = run_batches(config)
-    if not batches or any(job not in planned_s or planned_s[job] != planned_s[job] for job in batches):
-        return {job: 0 for job in batches}
+    complete = all(job in planned_s and planned_s[job] == planned_s[job] for job in batches)
+    seconds = planned_s if complete else {job: float(len(batch)) for job, batch in batches.items()}
     waiting: dict[str, list[str]] = {}
     for job, earlier in shared_request_waits(config).items():
         for first in earlier:
             waiting.setdefault(first, []).append(job)
 
     def path(job: str) -> float:
-        return planned_s[job] + max((path(later) for later in waiting.get(job, [])), default=0.0)
+        return seconds[job] + max((path(later) for later in waiting.get(job, [])), default=0.0)
 
     return {job: round(path(job)) for job in batches}
 

@@ -10,7 +10,7 @@
 # seconds in results/planner/jobs-<F's stem>.csv; without it a job gets hw.DEFAULT_RUNTIME_MIN minutes.
 PLANNED_S = hw.planned_job_seconds(CONFIGFILE)
 BATCHES = hw.run_batches(config)
-# with a plan, ready jobs start longest critical path first (hw.run_job_priorities); without one, Snakemake's order
+# with a plan, ready jobs start longest critical path first (hw.run_job_priorities); without one, waited-on jobs, then those of more runs
 PRIORITY = hw.run_job_priorities(config, PLANNED_S)
 # a job whose runs ask requests an earlier analysis's job also asks starts after it and reads them from the cache
 # (helmlite.workflow.shared_request_waits); ancient(): the order only, never a re-run trigger

@@ -94,12 +94,16 @@ def _job_parameters(config: dict) -> dict[str, list[str]]:
     return {job: [spec.run_id for spec in batch] for job, batch in workflow.run_batches(config).items()}
 
 
-@pytest.mark.parametrize("configfile", ["config/config.yaml", "config/test.yaml"])
-def test_adding_a_scenario_leaves_every_other_job_unchanged(configfile):
+@pytest.mark.parametrize("configfile, per_analysis", [("config/config.yaml", 4), ("config/config.yaml", 16),
+                                                      ("config/test.yaml", 3)])
+def test_adding_a_scenario_leaves_every_other_job_unchanged(configfile, per_analysis):
     """Stable assignment (issue 24 §1): a scenario added to a config lands its runs in some jobs; every
     job that got none of them keeps exactly the runs it had (its Snakemake parameters are unchanged, so it
-    is not re-run), and the jobs that got them only gained the new runs."""
+    is not re-run), and the jobs that got them only gained the new runs. With several jobs per analysis, so that
+    round-robin dealing (which shifts every later run to another job) would fail it."""
     config = workflow.load_config(REPO / configfile)
+    config["engine"]["jobs_per_analysis"] = per_analysis
+    assert max(len(batch) for batch in workflow.run_batches(config).values()) < len(workflow.run_specs(config))
     before = _job_parameters(config)
     config["helm_core"]["scenarios"].append({"scenario": "mmlu", "args": {"subject": "econometrics"}})
     after = _job_parameters(config)

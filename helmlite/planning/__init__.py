@@ -32,9 +32,10 @@ from .rates import RATES_FILE, Rates, model_rates
 #: Run jobs that share the machine slow each other (memory bandwidth, caches): the rates are measured one job at a
 #: time, and `benchmarks/workflow_time.sh` measured the default's run compute 1.27× their prediction with two run
 #: jobs on this 2-core machine (2026-12-01: 1,505 s vs 1,184 s; per analysis 1.23–1.33×). Applied when at least
-#: two jobs run at once (``cores`` ≥ 2 and ≥ 2 run jobs).
+#: two jobs run at once (``cores`` ≥ 2 and ≥ 2 run jobs). Re-checked 2026-12-02 with the default's five jobs: the
+#: predictions with it came to 0.99–1.15× the measured run compute per analysis.
 CONCURRENT_SLOWDOWN = 1.27
-PER_RUN_OVERHEAD_S = 0.85  # all but model calls per run: the median measured by workflow_time.sh (2026-12-01); goal 0.5
+PER_RUN_OVERHEAD_S = 0.26  # all but model calls per run: the median measured by workflow_time.sh (2026-12-02); goal 0.5
 IMPORT_S = 4.0  # a run job's Python start-up (torch, transformers, helmlite) before the model loads (measured here: 3-5 s)
 
 

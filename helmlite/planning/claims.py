@@ -23,8 +23,8 @@ and the 95% level, with *planning values* where the test's power depends on the 
 * the in-context seed claim: the notebook tests a seed variance component (Cochran's Q); the planner gives
   the MDE of two seeds' paired difference (McNemar at the planning ψ) as a proxy, and says so in the claim.
 
-Requests two runs share (a base configuration that another analysis also runs with a perturbation) are
-counted in both, though the request cache answers the second: the plan errs on the long side there.
+Requests two runs share (a base configuration that another analysis also runs with a perturbation) cost time
+once, at the first run that asks for them (:mod:`helmlite.planning`); each run's claims still count all its items.
 """
 from __future__ import annotations
 
