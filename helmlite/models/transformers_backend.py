@@ -222,7 +222,7 @@ class TransformersModel:
 
     @torch.no_grad()
     def _extend_prefix(self, prefix: tuple | None, ids: list[int], length: int) -> tuple:
-        """(length, cache) for ``ids[:length]``, encoding only the tokens past ``prefix`` (its cache is copied)."""
+        """(length, cache) for ``ids[:length]``, encoding only the tokens past ``prefix`` (over a fork of its cache)."""
         start, cache = prefix if prefix else (0, None)
         extra = {}
         if cache is not None:

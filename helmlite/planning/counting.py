@@ -75,7 +75,7 @@ class WorkCounter(TransformersModel):
         if width is None:
             width = max(len(ids) for ids, _ in rows) - start
         self.work.score_positions += len(rows) * width
-        self.work.prefix_row_positions += len(rows) * start  # each row's copy of, and attention over, the prefix cache
+        self.work.prefix_row_positions += len(rows) * start  # each row's concatenation of, and attention over, the prefix cache
         self.work.score_forwards += 1
         self.work.encoded_tokens += sum(len(ids) - start for ids, _ in rows)
         return [[0.0] * len(tokens) if tokens is not None else [0.0] * (len(ids) - n) for (ids, n), tokens in zip(rows, alternatives)]

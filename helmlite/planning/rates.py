@@ -3,7 +3,7 @@
 The planner predicts a run's seconds from its counted work (:class:`~helmlite.planning.counting.Work`) with
 a linear cost model per model: seconds = position_s · positions + prefix_row_s · rows × cached prefix length
 + forward_s · forward calls + step_s · decoding steps (+ a generate call's set-up).
-The prefix term prices what a row over a reused prefix pays besides its own positions (the cache copied for
+The prefix term prices what a row over a reused prefix pays besides its own positions (the cache concatenated for
 its batch, attention over the prefix): without it a rate measured on short rows after a long few-shot prefix
 over-predicted runs of long rows after a short shared prefix (the default's NIAH runs: 1.5× for SmolLM2 on
 2026-12-01). The rates come from timing the real model on small workloads whose work is counted by the same
