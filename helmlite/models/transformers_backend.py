@@ -53,11 +53,17 @@ MIN_HEAD_ROWS = 4
 #: instance shares with its variants stay while their requests are scored.
 PREFIX_LRU = 6
 
+def _read_positions(rows: list, start: int) -> list[int]:
+    """The suffix positions (past ``start``) whose next-token distributions the rows read: each continuation
+    token's predecessor."""
+    return sorted({p - start for ids, n in rows for p in range(n - 1, len(ids) - 1)})
+
+
 def _head_positions(rows: list, start: int, width: int) -> list[int]:
     """The suffix positions a pooled forward projects to the vocabulary: those its rows read, filled up with other
     positions of the padded width until rows × positions reaches :data:`MIN_HEAD_ROWS` (their logits are dropped).
     A pooled width is at least :data:`WIDTH_STEP` ≥ :data:`MIN_HEAD_ROWS`, so one row alone always has enough."""
-    keep = sorted({p - start for ids, n in rows for p in range(n - 1, len(ids) - 1)})
+    keep = _read_positions(rows, start)
     need = -(-MIN_HEAD_ROWS // len(rows))
     return sorted(set(keep) | set([p for p in range(width) if p not in keep][:max(0, need - len(keep))]))
 
@@ -190,7 +196,7 @@ class TransformersModel:
         alternatives = alternatives or [None] * len(rows)
         if width is None:
             width = max(len(ids) for ids, _ in rows) - start
-            keep = sorted({p - start for ids, n in rows for p in range(n - 1, len(ids) - 1)})
+            keep = _read_positions(rows, start)
         else:
             keep = _head_positions(rows, start, width)
         pad = self.tokenizer.pad_token_id
