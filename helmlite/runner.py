@@ -113,7 +113,8 @@ def prepare_requests(spec: RunSpec, model: LanguageModel) -> tuple[list[Instance
 
 
 def execute_requests(adapted: list[Adapted], model: LanguageModel) -> list[list]:
-    """Send every request of the run in two batched calls (generation, scoring); regroup per instance."""
+    """Send every request of the run in two batched calls (generation, scoring); regroup per instance. The
+    model's kept prefixes are released afterwards (they belong to this run's prompts)."""
     flat = [(i, r) for i, a in enumerate(adapted) for r in a.requests]
     gen = [(i, r) for i, r in flat if isinstance(r, GenerationRequest)]
     sco = [(i, r) for i, r in flat if isinstance(r, ScoreRequest)]
@@ -122,6 +123,9 @@ def execute_requests(adapted: list[Adapted], model: LanguageModel) -> list[list]
         if batch:
             for (i, _), result in zip(batch, call([r for _, r in batch])):
                 out[i].append(result)
+    release = getattr(model, "release_prefixes", None)  # a backend that keeps per-run prefix caches
+    if release is not None:
+        release()
     return out
 
 

@@ -165,6 +165,23 @@ def test_prefix_reuse_matches_the_plain_forward(tiny_model_dir):
     assert encoded[24] - encoded[4] >= 5 * 2 * (question - 6)  # two of three rows per question skip its tokens
 
 
+def test_a_run_releases_its_prefixes_once_its_requests_are_answered(tiny_model_dir):
+    """The runner releases the backend's kept prefixes once a run's requests are answered, so peak memory holds
+    one run's prefix caches, not the last PREFIX_LRU runs'. Within the run the few-shot prefix was encoded once
+    (fewer tokens through the model than the three prompts hold)."""
+    from helmlite.adaptation import Adapted
+    from helmlite.runner import execute_requests
+
+    model = load_model(str(tiny_model_dir))
+    prefix = "Question: what is two plus two?\nAnswer: four\n\n" * 8
+    prompts = [prefix + f"Question: {k} cats?\nAnswer:" for k in range(3)]
+    adapted = [Adapted(f"id{k}", p, (ScoreRequest(p, (" four", " mat."), (len(prefix),)),), 8, False) for k, p in enumerate(prompts)]
+    model.encoded_tokens = 0
+    execute_requests(adapted, model)
+    assert model.encoded_tokens < sum(len(model.tokenizer(p)["input_ids"]) for p in prompts)
+    assert not model._prefix_lru and not model._prefix_ids
+
+
 def _in_chunks(model, call, requests, chunk, batch, order=None):
     """``call`` (the model's ``score`` or ``generate``) on ``requests`` sent ``chunk`` at a time in ``order``, with
     batch size ``batch`` and an empty prefix cache; the outputs in the requests' own order."""

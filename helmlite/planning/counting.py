@@ -8,14 +8,13 @@ forward calls, and decoding steps. It pools, pads, reuses prefixes and merges on
 exactly as the real backend does, because it *is* the real backend with three methods replaced (a forward, a
 prefix extension, one request's generation). A run's requests are counted in the request cache's chunks
 (:class:`~helmlite.models.cache.CachedModel` sends a run to the model ``chunk_size`` requests at a time); the
-prefix LRU is kept across those calls, as the backend keeps it within a job.
+prefix LRU is kept across those calls and released after the run, as the runner does.
 
 Generation is counted at ``max_tokens`` decoding steps per request (each is decoded on its own) — an upper bound
 (a request stops early at a stop sequence or end of text), so planned generation time errs on the long side.
 """
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass, fields
 from pathlib import Path
 from types import SimpleNamespace
@@ -66,8 +65,7 @@ class WorkCounter(TransformersModel):
             self.tokenizer.pad_token = self.tokenizer.eos_token
         self.work = Work()
         self.on_progress = None
-        self._prefix_lru = OrderedDict()
-        self._prefix_ids = {}
+        self.release_prefixes()
 
     def _forward_logprobs(self, rows, prefix=None, alternatives=None, width=None):
         start = prefix[0] if prefix else 0
@@ -104,6 +102,7 @@ class WorkCounter(TransformersModel):
         for batch, call in ((generations, self.generate), (scores, self.score)):
             for start in range(0, len(batch), chunk_size):
                 call(batch[start:start + chunk_size])
+        self.release_prefixes()  # as the runner does when a run's requests are answered
         counted, self.work = self.work, before
         counted.requests = len(requests)
         return counted
