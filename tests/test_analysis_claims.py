@@ -1,6 +1,8 @@
 """Notebook claims in the shared schema (helmlite.claims): hand-built analysis tables → hand-derived verdicts."""
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import pytest
 
@@ -10,10 +12,13 @@ from helmlite.analyses.sensitivity import claims as sensitivity_claims
 
 
 def test_live_claims_follow_the_schema_and_small_n_is_inconclusive():
-    diff = pd.DataFrame([{"scenario": "mmlu", "difference": 0.9, "ci_low": 0.7, "ci_high": 0.97, "n": 20, "p_value": 2 * 0.5**18,
+    diff = pd.DataFrame([{"scenario": "mmlu", "method": "multiple_choice_joint", "difference": 0.9, "ci_low": 0.7, "ci_high": 0.97, "n": 20, "p_value": 2 * 0.5**18,
                           "discordance": 0.9, "test": "newcombe-score/mcnemar-exact"},
-                         {"scenario": "boolq", "difference": 0.67, "ci_low": 0.1, "ci_high": 0.9, "n": 3, "p_value": 0.25,
-                          "discordance": 2 / 3, "test": "newcombe-score/mcnemar-exact"}])
+                         {"scenario": "boolq", "method": "multiple_choice_joint", "difference": 0.67, "ci_low": 0.1, "ci_high": 0.9,
+                          "n": 3, "p_value": 0.25, "discordance": 2 / 3, "test": "newcombe-score/mcnemar-exact"},
+                         # a generation scenario stays in the model-difference table but makes no claim (no headline claim)
+                         {"scenario": "nq", "method": "generation", "difference": 0.01, "ci_low": -0.2, "ci_high": 0.2,
+                          "n": 8, "p_value": 0.9, "discordance": math.nan, "test": "paired-bootstrap"}])
     deltas = pd.DataFrame([{"model": "m", "scenario": "mmlu", "perturbation": "robustness", "delta": -0.02, "ci_low": -0.1,
                             "ci_high": 0.05, "n": 50, "p_value": 0.6, "discordance": 0.1, "test": "newcombe-score/mcnemar-exact"}])
     calibration = pd.DataFrame([{"model": "m", "scenario": "mmlu", "ece_10": 0.30, "n": 200, "ece_if_calibrated": 0.08,
@@ -22,6 +27,7 @@ def test_live_claims_follow_the_schema_and_small_n_is_inconclusive():
     table = claims.claims_table(helm_claims.live_claims(diff, deltas, calibration))
     claims.check_claims_table(table)
     verdicts = dict(zip(table["quantity"], table["verdict"]))
+    assert "live:model_difference:nq" not in verdicts and len(table) == 4
     # 18 discordant pairs all one way: Holm over 4 claims keeps p far below 0.05
     assert verdicts["live:model_difference:mmlu"] == "supported"
     assert verdicts["live:model_difference:boolq"] == "inconclusive"  # n = 3: no verdict possible
@@ -38,8 +44,9 @@ def test_live_claims_follow_the_schema_and_small_n_is_inconclusive():
 
 
 def test_sensitivity_claims_report_b_minus_a_and_the_weakest_first_step_contrast():
-    spread = pd.DataFrame([{"model": "m", "scenario": "s", "seed_variance": 0.001, "ci_low": -0.002, "ci_high": 0.01,
-                            "p_seeds_matter": 0.4, "n": 100}])
+    spread = pd.DataFrame([{"model": "m", "scenario": "s", "seeds": 3, "seed_variance": 0.001, "seed_sd": 0.001 ** 0.5,
+                            "ci_low": -0.002, "ci_high": 0.01, "sd_ci_low": 0.0, "sd_ci_high": 0.1, "p_seeds_matter": 0.4,
+                            "n": 100, "mde_sd": stats.mde_seed_sd(100, 3, 0.125)}])
     steps = pd.DataFrame([{"model": "m", "scenario": "s", "step": "0→1", "difference": 0.3, "ci_low": 0.2, "ci_high": 0.4,
                            "p_value": 1e-6, "n": 100, "discordance": 0.3, "test": "newcombe-score/mcnemar-exact"}])
     first = pd.DataFrame([{"model": "m", "scenario": "s", "contrast": "(0→1) − (1→2)", "difference": 0.25, "ci_low": 0.1,
@@ -50,7 +57,10 @@ def test_sensitivity_claims_report_b_minus_a_and_the_weakest_first_step_contrast
                            "b": "multiple_choice_separate", "difference": -0.2, "ci_low": -0.3, "ci_high": -0.1,
                            "p_value": 0.001, "n": 100, "discordance": 0.2, "test": "newcombe-score/mcnemar-exact"}])
     table = claims.claims_table(sensitivity_claims.sensitivity_claims(spread, steps, first, tests)).set_index("quantity")
-    assert table.loc["seed_variance:m:s", "verdict"] == "inconclusive"
+    # the seed claim on the SD scale (accuracy points), with the MDE of Cochran's Q at that design (0.078)
+    seed_claim = table.loc["seed_sd:m:s"]
+    assert seed_claim["verdict"] == "inconclusive" and seed_claim["estimate"] == pytest.approx(0.0316, abs=1e-4)
+    assert seed_claim["mde"] == pytest.approx(0.0776, abs=1e-3)
     assert table.loc["shot_step:0→1:m:s", "verdict"] == "supported"
     # the intersection–union test is decided by its weakest contrast, which includes 0
     assert table.loc["first_step_largest:m:s", "estimate"] == pytest.approx(0.05)

@@ -190,7 +190,7 @@ def test_calibration_table_pools_a_models_multiple_choice_runs(mirrored_cache, t
     assert table["p_calibrated"].iloc[2] == pytest.approx(expected.p_value)
     import pandas as pd
 
-    empty = pd.DataFrame(columns=["scenario", "difference", "ci_low", "ci_high", "n", "p_value", "discordance", "test"])
+    empty = pd.DataFrame(columns=["scenario", "method", "difference", "ci_low", "ci_high", "n", "p_value", "discordance", "test"])
     deltas = pd.DataFrame(columns=["model", "scenario", "perturbation", "delta", "ci_low", "ci_high", "n", "p_value",
                                    "discordance", "test"])
     (claim,) = helm_claims.live_claims(empty, deltas, table)
@@ -225,7 +225,7 @@ def test_perturbation_deltas_pool_a_models_perturbed_multiple_choice_runs(mirror
     pooled = deltas.iloc[2]
     assert pooled["n"] == 24 and pooled["delta"] == pytest.approx(expected.estimate)
     assert pooled["p_value"] == pytest.approx(expected.p_value) and pooled["ci_low"] == pytest.approx(expected.ci_low)
-    empty = pd.DataFrame(columns=["scenario", "difference", "ci_low", "ci_high", "n", "p_value", "discordance", "test"])
+    empty = pd.DataFrame(columns=["scenario", "method", "difference", "ci_low", "ci_high", "n", "p_value", "discordance", "test"])
     calibration = pd.DataFrame(columns=["model", "scenario", "calibration_error", "ci_low", "ci_high", "n", "p_calibrated", "mde"])
     (claim,) = helm_claims.live_claims(empty, deltas, calibration)
     assert claim.n == 24 and PERTURBED_POOLED in claim.claim

@@ -94,6 +94,11 @@ def test_seed_spread_reports_the_variance_component_and_labels_raw_spread():
     component = stats.seed_variance_component(items[:, order], n_resamples=500, seed=0)
     assert spread["seed_variance"] == pytest.approx(component.estimate)
     assert spread["p_seeds_matter"] == pytest.approx(stats.seeds_matter_test(items[:, order]))
+    # the SD scale: the square root of the component and of its interval's bounds (clipped at 0); the MDE of
+    # Cochran's Q at the mean within-item variance across seeds (computed here with numpy on the raw matrix)
+    assert spread["seed_sd"] == pytest.approx(max(component.estimate, 0) ** 0.5)
+    assert spread["sd_ci_high"] == pytest.approx(component.ci_high ** 0.5)
+    assert spread["mde_sd"] == pytest.approx(stats.mde_seed_sd(100, 3, items.var(axis=0, ddof=1).mean()))
     means = items.mean(axis=1)
     assert spread["raw_range"] == pytest.approx(np.ptp(means)) and spread["raw_sd"] == pytest.approx(means.std(ddof=1))
 

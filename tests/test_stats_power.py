@@ -146,3 +146,32 @@ def test_correlation_mde_and_required_n():
     assert stats.required_n_correlation(0.5) == 30
     assert stats.mde_correlation(30) <= 0.5 < stats.mde_correlation(29)
     assert stats.mde_correlation(3) == math.inf
+
+
+def test_seed_sd_mde_for_two_seeds_is_the_two_sided_z_tests():
+    """Hand-derived: with two seeds Q is McNemar's χ²(1), and λ* for 80% power at α = 0.05 is (z₀.₉₇₅ + z₀.₈)² =
+    7.849 (less the far tail, < 0.01%); so σ = √(7.849·σ²_w/n). In the accuracy difference of the two seeds
+    (√2·σ) at ψ = 2σ²_w it sits near the exact McNemar MDE (no continuity correction: a little smaller)."""
+    z = Z_A + Z_B
+    assert stats.mde_seed_sd(100, 2, 0.125) == pytest.approx(math.sqrt(z * z * 0.125 / 100), rel=1e-4)
+    exact = stats.mde_proportion(100, paired=True, discordance=0.25)
+    assert 0.9 * exact < math.sqrt(2) * stats.mde_seed_sd(100, 2, 0.125) < exact
+    assert stats.mde_seed_sd(400, 3, 0.125) == pytest.approx(stats.mde_seed_sd(100, 3, 0.125) / 2)  # 1/√n
+    assert stats.mde_seed_sd(1, 3, 0.1) == math.inf and stats.mde_seed_sd(50, 3, 0.0) == math.inf
+
+
+def test_seed_sd_mde_has_its_power_under_statsmodels_cochrans_q():
+    """Simulated: 3 seeds × 150 items, item rates q_i ~ U(0.3, 0.7), seed shifts −σ, 0, σ (SD σ) with σ the MDE at
+    the design's expected within-item variance; statsmodels' Cochran's Q rejects at α = 0.05 in 80% ± 6% of 600 draws."""
+    from statsmodels.stats.contingency_tables import cochrans_q
+
+    generator = np.random.default_rng(7)
+    n, seeds = 150, 3
+    q = generator.uniform(0.3, 0.7, size=n)
+    shape = np.array([-1.0, 0.0, 1.0])  # ddof-1 SD 1
+    sigma = 0.0
+    for _ in range(3):  # σ²_w = E[within-item variance] = mean q(1 − q) + σ²/3 for these shifts (hand-derived)
+        sigma = stats.mde_seed_sd(n, seeds, float(np.mean(q * (1 - q))) + sigma ** 2 / 3)
+    p = np.clip(q[:, None] + sigma * shape[None, :], 0, 1)
+    rejections = [cochrans_q((generator.random((n, seeds)) < p).astype(int)).pvalue < 0.05 for _ in range(600)]
+    assert np.mean(rejections) == pytest.approx(0.8, abs=0.06)

@@ -20,8 +20,13 @@ and the 95% level, with *planning values* where the test's power depends on the 
   of needing *both* parts significant is lower still: these MDEs are optimistic). The length claim compares
   per-context means over the curve's m depths at two lengths: sd √(2·var/m). MDE = (z₀.₉₅ + z₀.₈)·sd/√n, the
   normal approximation the claims schema uses for this scale;
-* the in-context seed claim: the notebook tests a seed variance component (Cochran's Q); the planner gives
-  the MDE of two seeds' paired difference (McNemar at the planning ψ) as a proxy, and says so in the claim.
+* "the 0 → 1 step is the largest" (an intersection–union test: the weakest per-instance contrast of the 0→1 step
+  with a later step decides): the contrast's SD √(2ψ), each step's difference of variance ψ and the steps
+  independent (a step that shares a level with the 0→1 step is negatively correlated with it, which raises the
+  SD: this MDE is optimistic);
+* the in-context seed claim: the between-seed SD of accuracy (the square root of the seed variance component),
+  tested by Cochran's Q; its MDE on that scale from Q's noncentral χ² (:func:`helmlite.stats.mde_seed_sd`) at the
+  within-item variance two seeds show at the planning ψ (ψ/2), as notebook 02 computes it at the observed one.
 
 Requests two runs share (a base configuration that another analysis also runs with a perturbation) cost time
 once, at the first run that asks for them (:mod:`helmlite.planning`); each run's claims still count all its items.
@@ -62,6 +67,24 @@ def calibration(parts: list[tuple[int, int]], seed: int = 0) -> tuple[float, flo
     confidence = np.concatenate([rng.uniform(1 / max(k, 2), 1.0, size=count) for count, k in parts])
     mde = calibration_error_test(confidence, rng.random(n) < confidence, n_simulations=500, seed=seed).mde
     return mde, (math.ceil(n * (mde / EFFECT) ** 2) if math.isfinite(mde) else math.nan)
+
+
+def seed_sd(n: int, seeds: int) -> tuple[float, float]:
+    """(MDE, n needed for :data:`EFFECT`) of the between-seed SD of accuracy under Cochran's Q with ``seeds`` seeds
+    on ``n`` items, at the within-item variance two seeds have at the planning ψ (ψ/2; :func:`helmlite.stats.mde_seed_sd`)."""
+    mde = power.mde_seed_sd(n, seeds, PLANNING_DISCORDANCE / 2)
+    return mde, (math.ceil(n * (mde / EFFECT) ** 2) if math.isfinite(mde) else math.nan)
+
+
+def step_contrast(n: int) -> tuple[float, float]:
+    """(MDE, n needed for :data:`EFFECT`) of the mean per-instance contrast (0→1 step) − (a later step), the
+    paired bootstrap's normal MDE (z₀.₉₇₅ + z₀.₈)·sd/√n with each step's difference of variance ψ (the planning
+    discordance) and the two steps independent: sd = √(2ψ)."""
+    if n < 2:
+        return math.nan, math.nan
+    sd = math.sqrt(2 * PLANNING_DISCORDANCE)
+    z = float(ndtri(1 - (1 - LEVEL) / 2) + ndtri(POWER))
+    return z * sd / math.sqrt(n), math.ceil((z * sd / EFFECT) ** 2)
 
 
 def depth_curve(n: int, baseline: bool, depths: int = 1) -> tuple[float, float]:
@@ -129,11 +152,15 @@ def headline_claims(runs: list[dict]) -> list[dict]:
     for (study, model, label), levels in sorted(cells.items()):
         if study == "seeds" and len(levels) >= 2:
             n = min(r["instances"] for r in levels.values())
-            add("sensitivity", f"in-context seed matters for {model} on {label} ({len(levels)} seeds; MDE of two seeds' "
-                               "paired difference)", n, paired(n))
+            add("sensitivity", f"in-context seed matters for {model} on {label} ({len(levels)} seeds; between-seed SD of "
+                               "accuracy, Cochran's Q)", n, seed_sd(n, len(levels)))
         elif study in studies and studies[study][0] in levels and studies[study][1] in levels:
             n = min(levels[studies[study][0]]["instances"], levels[studies[study][1]]["instances"])
             add("sensitivity", f"{studies[study][2]} changes {model}'s accuracy on {label}", n, paired(n))
+            if study == "shots" and len(levels) >= 3:
+                n = min(r["instances"] for r in levels.values())
+                add("sensitivity", f"the 0 → 1 step is {model}'s largest on {label} (weakest contrast with a later step)", n,
+                    step_contrast(n))
     depth = [r for r in runs if r["analysis"] == "depth"]
     for run in depth:
         baseline = "baseline" in run["perturbations"]

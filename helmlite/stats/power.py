@@ -14,6 +14,10 @@ that test is exact (two-sided at level ``level``, α = 1 − level, power ``powe
 * **two independent samples** of n each — no exact test of this design is run by the kit; Cohen's
   (1988, §6.2) arcsine approximation, a two-sided z test detecting |h| = (z_α + z_β)·√(2/n) with
   h = 2·asin√p₂ − 2·asin√p₁ (statsmodels ``NormalIndPower`` is its reference).
+* **a seed variance component** (S seeds × n items, Cochran's Q) — Q = n·Σⱼ(p̂ⱼ − p̄)²/σ²_w with σ²_w the
+  mean within-item variance across seeds (Cochran's denominator); seed effects of SD σ make Q approximately
+  noncentral χ²(S − 1, λ = n·(S − 1)·σ²/σ²_w) (:func:`mde_seed_sd`; for S = 2 this is McNemar's χ² and
+  σ = |p_a − p_b|/√2).
 * **correlations** — Fisher's z, atanh(r)·√(n − 3) ~ N(atanh(ρ)·√(n − 3), 1): the MDE is
   tanh((z_α + z_β)/√(n − 3)) (Cohen 1988, §3.2).
 
@@ -38,7 +42,7 @@ from functools import lru_cache
 import numpy as np
 from scipy.optimize import brentq
 from scipy.special import ndtri
-from scipy.stats import binom
+from scipy.stats import binom, chi2, ncx2
 
 from ..errors import InputError
 
@@ -257,3 +261,19 @@ def required_n_correlation(r: float, level: float = 0.95, power: float = 0.8) ->
     if not 0 < abs(r) < 1:
         raise InputError(f"required_n_correlation: r must lie in (-1, 1) and be non-zero, got {r}")
     return math.ceil(((z_a + z_b) / math.atanh(abs(r))) ** 2 + 3 - 1e-9)
+
+
+def mde_seed_sd(n_items: int, n_seeds: int, within_variance: float, level: float = 0.95, power: float = 0.8) -> float:
+    """Smallest between-seed SD σ of the expected score that Cochran's Q test (at α = 1 − level, one-sided on Q)
+    detects with ``power`` on ``n_items`` items scored under ``n_seeds`` seeds, when the mean within-item
+    variance across seeds is ``within_variance`` (σ²_w; for 0/1 scores of two seeds, half the share of
+    discordant items). Q ~ χ²(S − 1, λ) with λ = n·(S − 1)·σ²/σ²_w (module docstring), so
+    σ = √(λ*·σ²_w / (n·(S − 1))) where λ* gives the noncentral χ² its power; ``inf`` below 2 items or seeds
+    or without within-item variance."""
+    _check_level(level, power)
+    if n_items < 2 or n_seeds < 2 or not within_variance > 0:
+        return math.inf
+    df = n_seeds - 1
+    critical = float(chi2.ppf(level, df))
+    noncentrality = brentq(lambda lam: float(ncx2.sf(critical, df, lam)) - power, 1e-9, 1e4, xtol=1e-10)
+    return math.sqrt(noncentrality * within_variance / (n_items * df))

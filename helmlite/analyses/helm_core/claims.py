@@ -1,7 +1,8 @@
 """Notebook 01's claims, stated once in the claims schema (:mod:`helmlite.claims`).
 
-Live runs (the embedded models): the instruction-tuned model differs from the base model per scenario
-(paired, exact McNemar on 0/1 metrics); HELM's robustness perturbation lowers accuracy (paired on the
+Live runs (the embedded models): the instruction-tuned model differs from the base model per multiple-choice
+scenario (paired, exact McNemar on 0/1 metrics; generation scenarios — NQ, BOLD — stay in the model-difference
+table, not in the claims or their Holm family: the default sizes no claim on them); HELM's robustness perturbation lowers accuracy (paired on the
 same instances; one claim per model on its perturbed multiple-choice runs pooled, per scenario when it has one
 such run); the model is miscalibrated beyond what a perfectly calibrated model shows at the same n — the test of perfect calibration by its ECE-10 (one-sided Monte-Carlo p, the level it claims) on the
 model's multiple-choice runs pooled (one claim per model; per scenario when it has one such run), with the
@@ -21,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ... import stats
+from ...adaptation import MULTIPLE_CHOICE_METHODS
 from ...claims import Claim, observed_discordance
 from ...seeds import rng
 from .live import PERTURBED_POOLED, POOLED
@@ -34,7 +36,7 @@ def live_claims(model_differences: pd.DataFrame, perturbation_deltas: pd.DataFra
                 calibration: pd.DataFrame) -> list[Claim]:
     """Claims on the live runs, from the tables of :mod:`helmlite.analyses.helm_core.live`."""
     claims = []
-    for row in model_differences.itertuples():
+    for row in model_differences[model_differences["method"].isin(MULTIPLE_CHOICE_METHODS)].itertuples():
         claims.append(Claim(f"The two models differ on {row.scenario} (instruct vs base)", f"live:model_difference:{row.scenario}",
                             row.difference, row.ci_low, row.ci_high, 0.0, int(row.n), "two-sided", p_value=row.p_value,
                             scale="paired-proportion" if "mcnemar" in row.test else "difference",

@@ -90,9 +90,9 @@ def model_differences(runs: list[Run], a: str, b: str, *, seed: int, n_resamples
             continue
         xs, ys = np.array([x[i] for i in shared]), np.array([y[i] for i in shared])
         diff = stats.paired_difference(xs, ys, seed=rng(seed, "model-difference", scenario, run_seed), n_resamples=n_resamples)
-        rows.append({"scenario": scenario, "seed": run_seed, "metric": run.main_metric, a: xs.mean(), b: ys.mean(),
-                     "difference": diff.estimate, **_paired_row(diff)})
-    return pd.DataFrame(rows, columns=["scenario", "seed", "metric", a, b, "difference", *PAIRED])
+        rows.append({"scenario": scenario, "seed": run_seed, "method": run.spec["adapter"]["method"], "metric": run.main_metric,
+                     a: xs.mean(), b: ys.mean(), "difference": diff.estimate, **_paired_row(diff)})
+    return pd.DataFrame(rows, columns=["scenario", "seed", "method", "metric", a, b, "difference", *PAIRED])
 
 
 def perturbation_deltas(runs: list[Run], *, seed: int, n_resamples: int) -> pd.DataFrame:

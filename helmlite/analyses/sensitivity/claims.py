@@ -1,7 +1,7 @@
 """Notebook 02's claims (HELM §8.2, Figs. 31–33), stated in the claims schema (:mod:`helmlite.claims`).
 
-Per model × scenario: the choice of in-context examples matters (seed variance component > 0, tested
-by Cochran's Q); adding the first in-context example helps (paired 0→1 step); the 0→1 step is the
+Per model × scenario: the choice of in-context examples matters (the between-seed SD of accuracy > 0 — the
+square root of the seed variance component — tested by Cochran's Q, with that test's MDE on the SD scale); adding the first in-context example helps (paired 0→1 step); the 0→1 step is the
 largest (every per-instance contrast of the 0→1 step with a later step > 0 — an intersection–union
 test, so the weakest contrast decides); the multiple-choice method matters (joint vs separate, paired);
 the prompt format matters (HELM's default vs the plain format, paired).
@@ -29,9 +29,10 @@ def sensitivity_claims(spread: pd.DataFrame, steps: pd.DataFrame, first_step: pd
     pairwise tests with a ``study`` column)."""
     claims = []
     for r in spread.itertuples():
-        claims.append(Claim(f"The choice of in-context examples changes {r.model}'s accuracy on {r.scenario}",
-                            f"seed_variance:{r.model}:{r.scenario}", r.seed_variance, r.ci_low, r.ci_high, 0.0, int(r.n),
-                            "greater", p_value=r.p_seeds_matter))
+        # on the SD scale (accuracy points), with the MDE of the test that decides it (Cochran's Q)
+        claims.append(Claim(f"The choice of in-context examples changes {r.model}'s accuracy on {r.scenario} "
+                            f"(between-seed SD, {r.seeds} seeds)", f"seed_sd:{r.model}:{r.scenario}", r.seed_sd, r.sd_ci_low,
+                            r.sd_ci_high, 0.0, int(r.n), "greater", p_value=r.p_seeds_matter, mde=r.mde_sd))
     for r in steps[steps["step"].str.startswith("0→")].itertuples():
         claims.append(Claim(f"The first in-context example raises {r.model}'s accuracy on {r.scenario}",
                             f"shot_step:{r.step}:{r.model}:{r.scenario}", r.difference, r.ci_low, r.ci_high, 0.0, int(r.n),

@@ -50,9 +50,11 @@ def _by_model_scenario(runs: list[Run]) -> dict[tuple[str, str], list[Run]]:
 
 def seed_spread(runs: list[Run], *, seed: int, n_resamples: int) -> pd.DataFrame:
     """Per model × scenario over in-context seeds: the seed variance component of the seeds × items design
-    ((MS_seed − MS_residual) / n_items, with an interval that can include 0), the test that seeds matter
-    (Cochran's Q for 0/1 outcomes), and — labelled as raw — the SD and range of the run means, which also
-    carry item noise and overstate the seed effect."""
+    ((MS_seed − MS_residual) / n_items, with an interval that can include 0) and on the SD scale (its square
+    root, the interval's bounds clipped at 0), the test that seeds matter (Cochran's Q for 0/1 outcomes) with its
+    MDE on the SD scale at the observed mean within-item variance across seeds
+    (:func:`helmlite.stats.mde_seed_sd`; floored at one item varying), and — labelled as raw — the SD and range of the
+    run means, which also carry item noise and overstate the seed effect."""
     rows = []
     for (model, scenario), members in _by_model_scenario(runs).items():
         if len(members) < 2:
@@ -60,9 +62,13 @@ def seed_spread(runs: list[Run], *, seed: int, n_resamples: int) -> pd.DataFrame
         shared, matrix = _aligned(sorted(members, key=lambda r: r.seed))
         component = stats.seed_variance_component(matrix, n_resamples=n_resamples, seed=rng(seed, "seed-variance", model, scenario))
         means = matrix.mean(axis=1)
+        within = max(float(matrix.var(axis=0, ddof=1).mean()), 1 / (len(shared) * len(members)))  # ≥ one item varying
         rows.append({"model": model, "scenario": scenario, "seeds": len(members), "n": len(shared),
                      "seed_variance": component.estimate, "seed_sd": float(np.sqrt(max(component.estimate, 0.0))),
                      "ci_low": component.ci_low, "ci_high": component.ci_high, "interval": component.method,
+                     "sd_ci_low": float(np.sqrt(max(component.ci_low, 0.0))), "sd_ci_high": float(np.sqrt(max(component.ci_high, 0.0))),
+                     "within_item_variance": within,
+                     "mde_sd": stats.mde_seed_sd(len(shared), len(members), within),
                      "p_seeds_matter": stats.seeds_matter_test(matrix),
                      "raw_min": means.min(), "raw_max": means.max(), "raw_range": np.ptp(means), "raw_sd": means.std(ddof=1)})
     return pd.DataFrame(rows)
