@@ -332,6 +332,8 @@ def test_prefix_reuse_is_exact_on_the_embedded_models(name):
     different lengths, the context declared shared: prefix reuse gives the plain path's per-token log-probabilities
     and the same greedy generations with their log-probabilities, within 2e-5 (measured up to 1.05e-5: above the
     issue's 1e-5 on Gemma 3; the plain path encodes every prompt whole)."""
+    import torch
+
     from helmlite.models import prepare
 
     model = load_model(str(prepare(name)), batch_size=8)
@@ -351,9 +353,17 @@ def test_prefix_reuse_is_exact_on_the_embedded_models(name):
         for x, y in zip(a.token_logprobs, b.token_logprobs):
             assert x == pytest.approx(y, abs=2e-5)
     assert min(len(model._encode(p)) for p in prompts) > 512  # past Gemma 3's sliding window
+    # the kept caches are forked, never written: Gemma 3's sliding-window layers too (their update keeps only the
+    # window's last positions, on a fork) — every kept tensor is unchanged by the generations over it
+    kept = [(layer, layer.keys, layer.keys.clone(), layer.values.clone()) for _, cache in model._prefix_lru.values()
+            for layer in cache.layers]
+    if name == "gemma3-270m":
+        assert {type(layer).__name__ for layer, *_ in kept} >= {"DynamicSlidingWindowLayer", "DynamicLayer"}
     generations = [GenerationRequest(p, max_tokens=4, prefixes=(len(context),)) for p in prompts]
     for a, b in zip(plain_generations, model.generate(generations)):
         assert a.text == b.text and a.token_logprobs == pytest.approx(b.token_logprobs, abs=2e-5)
+    for layer, tensor, keys, values in kept:
+        assert layer.keys is tensor and torch.equal(layer.keys, keys) and torch.equal(layer.values, values)
 
 
 def test_progress_lines_report_requests_and_an_eta():
