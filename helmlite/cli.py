@@ -8,6 +8,7 @@ on stderr and exit status 2, never a traceback. ``python -m helmlite`` is the sa
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
 from pathlib import Path
@@ -78,6 +79,10 @@ def _run(args) -> None:
     for name in dict.fromkeys(spec.model for spec in specs):  # each model is loaded once for all its runs
         model = CachedModel(load_model(name, threads=args.threads, batch_size=args.batch_size), cache,
                             chunk_size=args.chunk_size, progress="none" if args.quiet else args.progress)
+        # what is alive now (torch, transformers, the model) moves to the collector's permanent generation, so its
+        # full passes during the runs do not walk it: a BBQ run's preparation 0.74 -> 0.39 s (side by side, 2026-12-02)
+        gc.collect()
+        gc.freeze()
         for spec in (s for s in specs if s.model == name):
             calls, hits = model.calls, model.hits
             model.label = spec.run_id
