@@ -1,6 +1,6 @@
 """crfm-helm's own perturbation outputs on the kit's texts, as sha256 hashes the tests hold.
 
-For each of HELM's fairness perturbations as its fairness run configures them (``FAIRNESS_PERTURBATION_SPECS``
+For HELM's robustness perturbation (``ROBUSTNESS_PERTURBATION_SPECS``: ``MildMixPerturbation``), for each of HELM's fairness perturbations as its fairness run configures them (``FAIRNESS_PERTURBATION_SPECS``
 in ``run_expander.py``: dialect SAE → AAVE at prob 1, gender pronouns male → female at prob 1, person names
 White → Black American first names at prob 1 with gender kept) and for its contraction step, this script
 applies crfm-helm 0.5.16's own class to ``N_TEXTS`` inputs — IMDb contrast-set test reviews, each with the
@@ -49,6 +49,7 @@ def main() -> None:
     from helm.benchmark.augmentations.contraction_expansion_perturbation import ContractionPerturbation
     from helm.benchmark.augmentations.dialect_perturbation import DialectPerturbation
     from helm.benchmark.augmentations.gender_perturbation import GenderPerturbation
+    from helm.benchmark.augmentations.mild_mix_perturbation import MildMixPerturbation
     from helm.benchmark.augmentations.person_name_perturbation import PersonNamePerturbation
     from helm.benchmark.scenarios.scenario import Input, Instance, Output, Reference
 
@@ -60,6 +61,7 @@ def main() -> None:
     names_file = str(perturbations._first_available(perturbations.PERSON_NAMES)[0])
     helm = {
         "contraction": ContractionPerturbation(),
+        "robustness": MildMixPerturbation(),  # ROBUSTNESS_PERTURBATION_SPECS: lower-case, contract, misspell, spaces
         "dialect": DialectPerturbation(prob=1.0, source_class="SAE", target_class="AAVE", mapping_file_path=dialect_file),
         "gender": GenderPerturbation(mode="pronouns", prob=1.0, source_class="male", target_class="female"),
         "race": PersonNamePerturbation(prob=1.0, source_class={"race": "white_american"},

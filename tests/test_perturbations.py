@@ -114,6 +114,9 @@ def test_dialect_is_one_pass_with_helms_boundaries(mirrored_cache, monkeypatch):
 # (texts whose input changed, sha256 of every output). Made on 2026-12-01 by that script.
 CRFM_HELM_PERTURBATIONS = {
     "contraction": (152, "7ed982c4111b9f8182cdd36e4eecb1ff41733d20871443a5c77c4bd85348e417"),
+    # MildMixPerturbation (HELM's robustness perturbation; its misspelling table is the one in crfm-helm's package),
+    # added 2026-12-02
+    "robustness": (200, "b6c591909b20c24912d8548cddddc9900dd8aa6a75039ec5e6703e6977bc6d92"),
     "dialect": (200, "11439bb27d07bf9f2d7c6fcdd5069e4b80ffcc79a55d0232ad9a610ea97e8a3b"),
     "gender": (99, "f145cc4b97823cc68423aefcfd9c24477cb22f489524ba901ed2178c0d3d2476"),
     "race": (29, "f39d0d12c293af6663ded44285f0419e01ad13ab5e03a9af672b3dbc977861bb"),
