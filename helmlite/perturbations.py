@@ -11,7 +11,10 @@
   preserved). Inputs *and* references change, and a name is replaced consistently within one instance.
 
 Randomness is seeded per instance from hashlib (instance id + perturbation name), so a perturbed
-instance is the same on every run. Word lists come through the data registry; HELM downloads its
+instance is the same on every run. HELM seeds ``Random(instance.id)`` with its own ids (``id<k>``, the
+running number in its load order): with the same generator every perturbation here gives crfm-helm's
+output byte for byte (``tests/test_perturbations.py``), but the seeds differ, so the misspelled words and
+inserted spaces of one instance do. Word lists come through the data registry; HELM downloads its
 name list and dialect mapping at run time — when those cannot be fetched the mirror's documented
 stand-ins are used and :func:`resources_used` reports it (runs copy this into their manifest).
 """
