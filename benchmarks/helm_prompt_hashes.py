@@ -3,7 +3,8 @@
 ``helm-run --dry-run`` adapts every instance and writes ``scenario_state.json`` without calling the model.
 This script does that for the run specs of issue 25's done criteria — TruthfulQA mc_single (all 654 valid
 items), BBQ Age and Religion (200 test items each) and MMLU US foreign policy (3 train trials), all with
-``method=multiple_choice_joint`` — on the prepared ``smollm2-135m`` directory (its tokenizer decides
+``method=multiple_choice_joint`` — and MMLU and BBQ Age under HELM's robustness perturbation (``data_augmentation=robustness``:
+the perturbed prompts are hashed on their own) — on the prepared ``smollm2-135m`` directory (its tokenizer decides
 truncation; nothing is generated), with the data placed from the mirror in HELM's layout so that crfm-helm
 downloads nothing. It prints, per run spec and train trial, the number of prompts and the sha256 of the
 prompts in HELM's request order joined by ``PROMPT_SEPARATOR``; ``tests/test_helm_prompts.py`` holds these
@@ -42,7 +43,10 @@ PROMPT_SEPARATOR = "\n\x1e\n"  # between prompts before hashing (a record separa
 ENTRIES = [("truthful_qa:task=mc_single,method=multiple_choice_joint", 1000, 1),
            ("bbq:subject=Age,method=multiple_choice_joint", 200, 1),
            ("bbq:subject=Religion,method=multiple_choice_joint", 200, 1),
-           ("mmlu:subject=us_foreign_policy,method=multiple_choice_joint", 1000, 3)]
+           ("mmlu:subject=us_foreign_policy,method=multiple_choice_joint", 1000, 3),
+           # HELM's robustness perturbation (MildMixPerturbation) of the evaluated instances, seeded as HELM seeds it
+           ("mmlu:subject=us_foreign_policy,method=multiple_choice_joint,data_augmentation=robustness", 1000, 1),
+           ("bbq:subject=Age,method=multiple_choice_joint,data_augmentation=robustness", 200, 1)]
 
 
 def prompt_hash(prompts: list[str]) -> str:
@@ -61,12 +65,13 @@ def place_data(output: Path) -> None:
         shutil.copyfile(data.fetch(f"helm/datasets/bbq/{category}.jsonl"), target)
 
 
-def helm_prompts(run_dir: Path) -> dict[int, list[str]]:
-    """Train trial → prompts in crfm-helm's request order (``scenario_state.json``)."""
+def helm_prompts(run_dir: Path) -> dict[tuple[int, str], list[str]]:
+    """(train trial, perturbation name or "identity") → prompts in crfm-helm's request order (``scenario_state.json``)."""
     state = json.loads((run_dir / "scenario_state.json").read_text())
-    out: dict[int, list[str]] = {}
+    out: dict[tuple[int, str], list[str]] = {}
     for request_state in state["request_states"]:
-        out.setdefault(int(request_state.get("train_trial_index", 0)), []).append(request_state["request"]["prompt"])
+        perturbation = (request_state["instance"].get("perturbation") or {}).get("name", "identity")
+        out.setdefault((int(request_state.get("train_trial_index", 0)), perturbation), []).append(request_state["request"]["prompt"])
     return out
 
 
@@ -88,8 +93,8 @@ def main() -> None:
         with open(work / "helm-run.log", "a") as log:
             subprocess.run(command, cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT, check=True)
         run_dir = work / "benchmark_output" / "runs" / "prompts" / f"{entry},model={DEPLOYMENT.replace('/', '_')}"
-        for trial, prompts in sorted(helm_prompts(run_dir).items()):
-            results[f"{entry}|trial={trial}"] = {"prompts": len(prompts), "sha256": prompt_hash(prompts)}
+        for (trial, perturbation), prompts in sorted(helm_prompts(run_dir).items()):
+            results[f"{entry}|trial={trial}|{perturbation}"] = {"prompts": len(prompts), "sha256": prompt_hash(prompts)}
     print(json.dumps(results, indent=1))
 
 

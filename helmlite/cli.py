@@ -103,8 +103,8 @@ def _prompts(args) -> None:
         adapter["method"] = args.method
     spec = RunSpec.from_dict({"scenario": args.scenario, "model": "none", "max_instances": args.max_instances,
                               "data_seed": args.data_seed, "args": dict(_key_value(a) for a in args.arg or ()),
-                              "adapter": adapter})
-    for instance_id, prompt in adapted_prompts(spec):
+                              "adapter": adapter, "perturbations": [args.perturbation] if args.perturbation else []})
+    for instance_id, prompt in adapted_prompts(spec, variant=args.perturbation or "identity"):
         sys.stdout.write(json.dumps({"id": instance_id, "prompt": prompt}, ensure_ascii=False) + "\n")
 
 
@@ -317,6 +317,8 @@ def build_parser() -> argparse.ArgumentParser:
                               "hashed: helmlite's hashed, letter-balanced selection")
     prompts.add_argument("--seed", type=int, default=0, help="in-context selection seed (HELM's train trial index)")
     prompts.add_argument("--data-seed", type=int, default=0, help="test subsampling seed (HELM always uses 0)")
+    prompts.add_argument("--perturbation", help="the prompts under this perturbation (e.g. robustness: HELM's MildMix, "
+                                                "seeded as crfm-helm seeds it under helm_compat)")
     prompts.set_defaults(func=_prompts)
     leaderboard = sub.add_parser("leaderboard", help="statistics of a leaderboard table (HELM JSON/CSV export or long format)")
     board = leaderboard.add_subparsers(dest="action", required=True)

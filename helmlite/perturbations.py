@@ -10,11 +10,11 @@
   mode is not part of its fairness runs) and race (White → Black American first names, gender
   preserved). Inputs *and* references change, and a name is replaced consistently within one instance.
 
-Randomness is seeded per instance from hashlib (instance id + perturbation name), so a perturbed
-instance is the same on every run. HELM seeds ``Random(instance.id)`` with its own ids (``id<k>``, the
-running number in its load order): with the same generator every perturbation here gives crfm-helm's
-output byte for byte (``tests/test_perturbations.py``), but the seeds differ, so the misspelled words and
-inserted spaces of one instance do. Word lists come through the data registry; HELM downloads its
+Randomness is seeded per instance, so a perturbed instance is the same on every run: under
+``adapter.selection: helm_compat`` as crfm-helm seeds it, ``Random("id<k>")`` with the instance's running
+number in load order (:func:`helmlite.runner.helm_perturbation_seeds`), else from hashlib (instance id +
+perturbation name). With the same generator every perturbation here gives crfm-helm's output byte for byte
+(``tests/test_perturbations.py``). Word lists come through the data registry; HELM downloads its
 name list and dialect mapping at run time — when those cannot be fetched the mirror's documented
 stand-ins are used and :func:`resources_used` reports it (runs copy this into their manifest).
 """
@@ -250,10 +250,11 @@ def perturbation(name: str) -> Perturbation:
     return PERTURBATIONS[name]
 
 
-def perturb_instance(instance: Instance, name: str) -> Instance:
-    """The instance under one perturbation (seeded by instance id and perturbation name)."""
+def perturb_instance(instance: Instance, name: str, seed: str | None = None) -> Instance:
+    """The instance under one perturbation, its generator seeded with ``seed`` (crfm-helm's: the instance's HELM id
+    ``id<k>``, :func:`helmlite.runner.helm_perturbation_seeds`) or, without one, by its id and the perturbation's name."""
     spec = perturbation(name)
-    rng = random.Random(derive_seed(instance.id, name))
+    rng = random.Random(seed if seed is not None else derive_seed(instance.id, name))
     text, references = perturb_texts(spec, instance.input, instance.references, rng)
     return replace(instance, id=f"{instance.id}#{name}", input=text, references=references, contrast=None)
 

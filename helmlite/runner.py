@@ -38,15 +38,23 @@ from .shared_prefixes import declare_shared_prefixes
 RESULTS_DIR = Path("results/runs")
 
 
-def load_instances(spec: RunSpec, model: LanguageModel) -> tuple[list[Instance], list[Instance]]:
-    """The run's training pool and its (subsampled) test instances."""
+def _load_all(spec: RunSpec, model: LanguageModel) -> list[Instance]:
+    """Every instance of the run's scenario, in its loader's order."""
     info = scenario(spec.scenario)
     kwargs = dict(spec.args)
     info.check_args(kwargs)
     parameters = inspect.signature(info.load).parameters
     if "count_tokens" in parameters:
         kwargs["count_tokens"] = model.count_tokens
-    instances = info.load(**kwargs)
+    return info.load(**kwargs)
+
+
+def load_instances(spec: RunSpec, model: LanguageModel) -> tuple[list[Instance], list[Instance]]:
+    """The run's training pool and its (subsampled) test instances."""
+    return _split(spec, _load_all(spec, model))
+
+
+def _split(spec: RunSpec, instances: list[Instance]) -> tuple[list[Instance], list[Instance]]:
     train = [i for i in instances if i.split == TRAIN]
     test = [i for i in instances if i.split == TEST]
     if not test:
@@ -87,24 +95,30 @@ class _WhitespaceTokens:
         raise RunError("prompts: a chat template needs the model's tokenizer; drop chat_template to see the raw prompts")
 
 
-def adapted_prompts(spec: RunSpec, model: LanguageModel | None = None) -> list[tuple[str, str]]:
+def adapted_prompts(spec: RunSpec, model: LanguageModel | None = None, variant: str = "identity") -> list[tuple[str, str]]:
     """``(instance id, prompt)`` for every (subsampled) test instance of ``spec`` without running a model —
-    HELM's dry run, lm-eval's ``--write_out``. With no ``model`` a whitespace stand-in counts tokens, so
-    nothing is truncated and scenarios that size inputs in tokens count words instead. For separate
-    multiple choice and ranking the prompt is the text before the scored continuation."""
+    HELM's dry run, lm-eval's ``--write_out`` — as given or under one of the spec's perturbations (``variant``).
+    With no ``model`` a whitespace stand-in counts tokens, so nothing is truncated and scenarios that size inputs in
+    tokens count words instead. For separate multiple choice and ranking the prompt is the text before the scored
+    continuation."""
     model = model or _WhitespaceTokens()
-    train, test = load_instances(spec, model)
+    if variant != "identity" and variant not in spec.perturbations:
+        raise RunError(f"prompts: the run has no perturbation {variant!r} (it has {list(spec.perturbations) or 'none'})")
+    instances = _load_all(spec, model)
+    train, test = _split(spec, instances)
     examples = in_context_examples(spec, train)
-    return [(instance.id, adapt(instance, examples, spec.adapter, model).prompt) for instance in test]
+    chosen = _variants(spec, test, helm_perturbation_seeds(spec, instances))[variant]
+    return [(instance.id, adapt(instance, examples, spec.adapter, model).prompt) for instance in chosen if instance is not None]
 
 
 def prepare_requests(spec: RunSpec, model: LanguageModel) -> tuple[list[Instance], list[Instance], dict, list, list[Adapted]]:
     """Everything a run sends to the model, without sending it: the test instances, the in-context examples,
     the variants (perturbations), the (variant, index, instance) jobs and each job's adapted requests.
     :func:`execute` runs these; the planner (:mod:`helmlite.planning`) counts their tokens."""
-    train, test = load_instances(spec, model)
+    instances = _load_all(spec, model)
+    train, test = _split(spec, instances)
     examples = in_context_examples(spec, train)
-    variants = _variants(spec, test)
+    variants = _variants(spec, test, helm_perturbation_seeds(spec, instances))
     # instance by instance, each with its variants: a perturbed or baseline prompt follows the prompt it varies, so
     # the prefix they declare shared (shared_prefixes) is still in the backend's prefix cache when it is asked again
     jobs = [(name, k, items[k]) for k in range(len(test)) for name, items in variants.items() if items[k] is not None]
@@ -129,15 +143,28 @@ def execute_requests(adapted: list[Adapted], model: LanguageModel) -> list[list]
     return out
 
 
-def _variants(spec: RunSpec, test: list[Instance]) -> dict[str, list[Instance | None]]:
+def helm_perturbation_seeds(spec: RunSpec, instances: list[Instance]) -> dict[str, str] | None:
+    """Under ``adapter.selection: helm_compat``, each instance's perturbation seed as crfm-helm's: HELM seeds a
+    perturbation's ``Random`` with the instance's id, ``id<k>``, its running number over the scenario's instances in
+    load order (``with_instance_ids``; ``Perturbation.get_rng``). That is HELM's own seed wherever the loader lists
+    the instances in HELM's order (MMLU when the data have no valid split, BBQ per category: the perturbed prompts
+    are tested against ``helm-run --dry-run``); None under ``hashed`` selection (a hash of the instance id and the
+    perturbation seeds it)."""
+    if spec.adapter.selection != "helm_compat":
+        return None
+    return {instance.id: f"id{k}" for k, instance in enumerate(instances)}
+
+
+def _variants(spec: RunSpec, test: list[Instance], seeds: dict[str, str] | None = None) -> dict[str, list[Instance | None]]:
     """The test set as given and under each requested perturbation or scenario-supplied variant (contrast,
-    baseline; None where an instance has none)."""
+    baseline; None where an instance has none); ``seeds``: each instance's perturbation seed
+    (:func:`helm_perturbation_seeds`)."""
     variants: dict[str, list[Instance | None]] = {"identity": list(test)}
     for name in spec.perturbations:
         if name in SCENARIO_VARIANTS:
             variants[name] = [getattr(i, SCENARIO_VARIANTS[name]) for i in test]
         else:
-            variants[name] = [perturb_instance(i, name) for i in test]
+            variants[name] = [perturb_instance(i, name, seeds[i.id] if seeds else None) for i in test]
     return variants
 
 

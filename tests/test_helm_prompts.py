@@ -29,6 +29,25 @@ CRFM_HELM = {
 }
 
 
+# HELM's robustness perturbation (``data_augmentation=robustness``: MildMixPerturbation of the evaluated instances),
+# the perturbed prompts alone, in crfm-helm's order: (prompts, sha256) from crfm-helm 0.5.16, 2026-12-02
+CRFM_HELM_ROBUSTNESS = {
+    ("mmlu", (("subject", "us_foreign_policy"),), 1000): (100, "035e055556a3680c9952cc20e4bd9f07c225e5d0d5ed54e43c66945f0a06601f"),
+    ("bbq", (("category", "Age"),), 200): (200, "ff912db9abc929e07607fb2933adaff22342e4e1b17d67a5fa3bce5b6354a484"),
+}
+
+
+@pytest.mark.parametrize("key", list(CRFM_HELM_ROBUSTNESS), ids=[k[0] for k in CRFM_HELM_ROBUSTNESS])
+def test_perturbed_prompts_are_crfm_helms(mirrored_cache, key):
+    """Under helm_compat the robustness perturbation is seeded as crfm-helm seeds it (``Random("id<k>")``, the
+    instance's running number in load order), so the perturbed prompts are HELM's byte for byte."""
+    name, args, max_instances = key
+    spec = RunSpec.from_dict({"scenario": name, "model": "smollm2-135m", "args": dict(args), "max_instances": max_instances,
+                              "perturbations": ["robustness"], "adapter": {"method": "multiple_choice_joint", "selection": "helm_compat"}})
+    prompts = [prompt for _, prompt in adapted_prompts(spec, variant="robustness")]
+    assert (len(prompts), prompt_hash(prompts)) == CRFM_HELM_ROBUSTNESS[key]
+
+
 @pytest.mark.parametrize("key", list(CRFM_HELM), ids=[f"{k[0]}-{dict(k[1])}-trial{k[3]}" for k in CRFM_HELM])
 def test_prompts_are_crfm_helms(mirrored_cache, key):
     name, args, max_instances, trial = key
