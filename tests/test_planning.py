@@ -161,16 +161,23 @@ def test_headline_claims_follow_the_runs():
     assert not any("largest" in claim for claim in two)
 
 
-def test_plan_lists_exactly_the_workflow_runs(monkeypatch, tmp_path):
-    """Dry run, `helmlite config` and `helmlite plan` agree on the run ids (the Snakemake side:
-    test_config.test_snakemake_plans_exactly_the_runs_of_the_config_it_is_given)."""
+def _plan_with_fixed_rates(name: str, monkeypatch, tmp_path):
+    """(config, plan) of ``config/<name>`` with fixed rates (no calibration); skips without the embedded models."""
     from helmlite import planning
 
     if not all(planning._model_path(m) for m in ("smollm2-135m", "gemma3-270m")):
         pytest.skip("embedded models not prepared (make venv prepares them)")
     monkeypatch.setattr(planning, "model_rates", lambda *a, **k: (rates.Rates(0.003, 0.05, 0.05, 0.1, 1.0), False))
-    config = workflow.load_config(REPO / "config" / "test.yaml")
-    result = planning.plan(config, rates_file=tmp_path / "rates.json")
+    config = workflow.load_config(REPO / "config" / name)
+    return config, planning.plan(config, rates_file=tmp_path / "rates.json")
+
+
+def test_plan_lists_exactly_the_workflow_runs(monkeypatch, tmp_path):
+    """Dry run, `helmlite config` and `helmlite plan` agree on the run ids (the Snakemake side:
+    test_config.test_snakemake_plans_exactly_the_runs_of_the_config_it_is_given)."""
+    from helmlite import planning
+
+    config, result = _plan_with_fixed_rates("test.yaml", monkeypatch, tmp_path)
     assert sorted(result.runs["run_id"]) == sorted(workflow.run_specs(config))
     # two run jobs at once on two cores: each run's model seconds × the measured slowdown, the overhead unchanged
     shared = planning.plan(config, rates_file=tmp_path / "rates.json", cores=2).runs.set_index("run_id")["predicted_s"]
@@ -205,13 +212,7 @@ def test_the_default_plan_lists_its_runs_and_every_headline_claim_is_decidable(m
     and every planned headline claim has MDE <= 0.15 (the issue's bar for the default profile). paper.yaml's plan
     (~20 min of token counting here) is not run in the suite; its run list is the same function's
     (``workflow.runs_by_analysis``), which test_config checks against Snakemake's dry run for all three configs."""
-    from helmlite import planning
-
-    if not all(planning._model_path(m) for m in ("smollm2-135m", "gemma3-270m")):
-        pytest.skip("embedded models not prepared (make venv prepares them)")
-    monkeypatch.setattr(planning, "model_rates", lambda *a, **k: (rates.Rates(0.003, 0.05, 0.05, 0.1, 1.0), False))
-    config = workflow.load_config(REPO / "config" / "config.yaml")
-    result = planning.plan(config, rates_file=tmp_path / "rates.json")
+    config, result = _plan_with_fixed_rates("config.yaml", monkeypatch, tmp_path)
     assert sorted(result.runs["run_id"]) == sorted(workflow.run_specs(config))
     undecided = result.claims[~result.claims["decidable"]]
     assert undecided.empty, undecided[["claim", "n", "mde"]].to_string()
