@@ -21,9 +21,8 @@ and the 95% level, with *planning values* where the test's power depends on the 
   per-context means over the curve's m depths at two lengths: sd √(2·var/m). MDE = (z₀.₉₅ + z₀.₈)·sd/√n, the
   normal approximation the claims schema uses for this scale;
 * "the 0 → 1 step is the largest" (an intersection–union test: the weakest per-instance contrast of the 0→1 step
-  with a later step decides): the contrast's SD √(2ψ), each step's difference of variance ψ and the steps
-  independent (a step that shares a level with the 0→1 step is negatively correlated with it, which raises the
-  SD: this MDE is optimistic);
+  with a later step decides): the contrast with the next step, which shares the 1-shot level, has SD √(3ψ)
+  (:func:`step_contrast`);
 * the in-context seed claim: the between-seed SD of accuracy (the square root of the seed variance component),
   tested by Cochran's Q; its MDE on that scale from Q's noncentral χ² (:func:`helmlite.stats.mde_seed_sd`) at the
   within-item variance two seeds show at the planning ψ (ψ/2), as notebook 02 computes it at the observed one.
@@ -76,25 +75,27 @@ def seed_sd(n: int, seeds: int) -> tuple[float, float]:
     return mde, (math.ceil(n * (mde / EFFECT) ** 2) if math.isfinite(mde) else math.nan)
 
 
-def step_contrast(n: int) -> tuple[float, float]:
-    """(MDE, n needed for :data:`EFFECT`) of the mean per-instance contrast (0→1 step) − (a later step), the
-    paired bootstrap's normal MDE (z₀.₉₇₅ + z₀.₈)·sd/√n with each step's difference of variance ψ (the planning
-    discordance) and the two steps independent: sd = √(2ψ)."""
+def _normal(n: int, sd: float, one_sided: bool) -> tuple[float, float]:
+    """(MDE, n needed for :data:`EFFECT`) of a mean of ``n`` paired per-unit scores of SD ``sd``: (z_α + z₀.₈)·sd/√n,
+    z_α one-sided at :data:`LEVEL` or two-sided (the interval a claim reads)."""
     if n < 2:
         return math.nan, math.nan
-    sd = math.sqrt(2 * PLANNING_DISCORDANCE)
-    z = float(ndtri(1 - (1 - LEVEL) / 2) + ndtri(POWER))
+    z = float(ndtri(LEVEL if one_sided else 1 - (1 - LEVEL) / 2) + ndtri(POWER))
     return z * sd / math.sqrt(n), math.ceil((z * sd / EFFECT) ** 2)
+
+
+def step_contrast(n: int) -> tuple[float, float]:
+    """(MDE, n needed for :data:`EFFECT`) of the mean per-instance contrast (x₁ − x₀) − (x₂ − x₁) of the 0→1 step with
+    the next step, which shares the 1-shot level: with every pair of levels disagreeing on a share ψ of the items
+    (the planning discordance) each step's difference has variance ψ and the two steps covariance −ψ/2, so the
+    contrast's variance is 3ψ (the weakest contrast decides the claim; a later step not sharing a level gives 2ψ)."""
+    return _normal(n, math.sqrt(3 * PLANNING_DISCORDANCE), one_sided=False)
 
 
 def depth_curve(n: int, baseline: bool, depths: int = 1) -> tuple[float, float]:
     """(MDE, contexts needed for :data:`EFFECT`) of a one-sided paired contrast over ``n`` contexts: end − start
     of a curve (``depths=1``), or the difference of per-context means over ``depths`` depths at two lengths."""
-    if n < 2:
-        return math.nan, math.nan
-    sd = math.sqrt(2 * (PLANNING_SCORE_SD ** 2 if baseline else 0.25) / depths)
-    z = float(ndtri(LEVEL) + ndtri(POWER))
-    return z * sd / math.sqrt(n), math.ceil((z * sd / EFFECT) ** 2)
+    return _normal(n, math.sqrt(2 * (PLANNING_SCORE_SD ** 2 if baseline else 0.25) / depths), one_sided=True)
 
 
 def _label(run: dict) -> str:

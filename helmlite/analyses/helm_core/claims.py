@@ -1,8 +1,9 @@
 """Notebook 01's claims, stated once in the claims schema (:mod:`helmlite.claims`).
 
 Live runs (the embedded models): the instruction-tuned model differs from the base model per multiple-choice
-scenario (paired, exact McNemar on 0/1 metrics; generation scenarios — NQ, BOLD — stay in the model-difference
-table, not in the claims or their Holm family: the default sizes no claim on them); HELM's robustness perturbation lowers accuracy (paired on the
+scenario (paired, exact McNemar on 0/1 metrics). In every profile, generation and ranking scenarios (NQ, BOLD,
+``nq_ranking``) stay in the model-difference table and out of the claims and their Holm family: notebook 01's headline
+claims are the multiple-choice ones, which the configs size; HELM's robustness perturbation lowers accuracy (paired on the
 same instances; one claim per model on its perturbed multiple-choice runs pooled, per scenario when it has one
 such run); the model is miscalibrated beyond what a perfectly calibrated model shows at the same n — the test of perfect calibration by its ECE-10 (one-sided Monte-Carlo p, the level it claims) on the
 model's multiple-choice runs pooled (one claim per model; per scenario when it has one such run), with the
