@@ -80,7 +80,8 @@ def _run(args) -> None:
         model = CachedModel(load_model(name, threads=args.threads, batch_size=args.batch_size), cache,
                             chunk_size=args.chunk_size, progress="none" if args.quiet else args.progress)
         # what is alive now (torch, transformers, the model) moves to the collector's permanent generation, so its
-        # full passes during the runs do not walk it: a BBQ run's preparation 0.74 -> 0.39 s (side by side, 2026-12-02)
+        # full passes during the runs do not walk it: a BBQ run's preparation 0.74 -> 0.39 s (side by side, 2026-12-02);
+        # unfrozen after this model's runs, so the next model's load can collect what this one leaves
         gc.collect()
         gc.freeze()
         for spec in (s for s in specs if s.model == name):
@@ -92,6 +93,7 @@ def _run(args) -> None:
             shown = f"{main.mean:.3f} [{main.ci_low:.3f}, {main.ci_high:.3f}]" if main else "n/a"
             print(f"{spec.run_id}: {stats.main_metric} = {shown} (n={stats.n_instances}; model calls {model.calls - calls}, "
                   f"cache hits {model.hits - hits}) -> {out}", flush=True)
+        gc.unfreeze()
 
 
 def _prompts(args) -> None:

@@ -104,21 +104,24 @@ def adapted_prompts(spec: RunSpec, model: LanguageModel | None = None, variant: 
     model = model or _WhitespaceTokens()
     if variant != "identity" and variant not in spec.perturbations:
         raise RunError(f"prompts: the run has no perturbation {variant!r} (it has {list(spec.perturbations) or 'none'})")
+    _, examples, variants = _test_examples_variants(spec, model)
+    return [(instance.id, adapt(instance, examples, spec.adapter, model).prompt) for instance in variants[variant]
+            if instance is not None]
+
+
+def _test_examples_variants(spec: RunSpec, model: LanguageModel) -> tuple[list[Instance], list[Instance], dict]:
+    """The run's test instances, its in-context examples and the test set's variants (perturbations seeded by
+    :func:`helm_perturbation_seeds` over the scenario's whole load order)."""
     instances = _load_all(spec, model)
     train, test = _split(spec, instances)
-    examples = in_context_examples(spec, train)
-    chosen = _variants(spec, test, helm_perturbation_seeds(spec, instances))[variant]
-    return [(instance.id, adapt(instance, examples, spec.adapter, model).prompt) for instance in chosen if instance is not None]
+    return test, in_context_examples(spec, train), _variants(spec, test, helm_perturbation_seeds(spec, instances))
 
 
 def prepare_requests(spec: RunSpec, model: LanguageModel) -> tuple[list[Instance], list[Instance], dict, list, list[Adapted]]:
     """Everything a run sends to the model, without sending it: the test instances, the in-context examples,
     the variants (perturbations), the (variant, index, instance) jobs and each job's adapted requests.
     :func:`execute` runs these; the planner (:mod:`helmlite.planning`) counts their tokens."""
-    instances = _load_all(spec, model)
-    train, test = _split(spec, instances)
-    examples = in_context_examples(spec, train)
-    variants = _variants(spec, test, helm_perturbation_seeds(spec, instances))
+    test, examples, variants = _test_examples_variants(spec, model)
     # instance by instance, each with its variants: a perturbed or baseline prompt follows the prompt it varies, so
     # the prefix they declare shared (shared_prefixes) is still in the backend's prefix cache when it is asked again
     jobs = [(name, k, items[k]) for k in range(len(test)) for name, items in variants.items() if items[k] is not None]
