@@ -103,6 +103,16 @@ def test_seed_spread_reports_the_variance_component_and_labels_raw_spread():
     assert spread["raw_range"] == pytest.approx(np.ptp(means)) and spread["raw_sd"] == pytest.approx(means.std(ddof=1))
 
 
+def test_seed_spread_mde_is_floored_at_one_item_varying():
+    """Seeds that agree on every item leave no within-item variance (Cochran's Q has nothing to test): the MDE is
+    then that of a design in which one item varies, within variance 1/(n·seeds) = 1/300 — finite, not 0."""
+    items = np.tile(np.r_[np.ones(60), np.zeros(40)], (3, 1))
+    spread = sensitivity.seed_spread([run("m", "s", f"seed {k}", items[k], seed=k) for k in range(3)],
+                                     seed=0, n_resamples=200).iloc[0]
+    assert spread["within_item_variance"] == pytest.approx(1 / 300)
+    assert spread["mde_sd"] == pytest.approx(stats.mde_seed_sd(100, 3, 1 / 300)) and 0 < spread["mde_sd"] < 0.05
+
+
 def test_shot_steps_and_first_step_contrasts_hand_derived():
     zero, one, two = np.zeros(100), np.r_[np.ones(60), np.zeros(40)], np.r_[np.ones(70), np.zeros(30)]
     shot_runs = [run("m", "s", str(k), v, max_train_instances=k) for k, v in ((0, zero), (1, one), (2, two))]
