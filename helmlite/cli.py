@@ -53,6 +53,7 @@ def _models(args) -> None:
 
 
 def _run(args) -> None:
+    from .metrics import families
     from .models import load_model
     from .models.cache import CachedModel, RequestCache
     from .results import read_run
@@ -76,6 +77,7 @@ def _run(args) -> None:
         raise UserError("run spec: expected a mapping (scenario, model, ...) or a non-empty list of them")
     specs = [RunSpec.from_dict(item) for item in items]
     cache = RequestCache(args.cache)
+    families.import_libraries(specs)  # the job's start-up pays the metrics' imports, not its first run
     for name in dict.fromkeys(spec.model for spec in specs):  # each model is loaded once for all its runs
         model = CachedModel(load_model(name, threads=args.threads, batch_size=args.batch_size), cache,
                             chunk_size=args.chunk_size, progress="none" if args.quiet else args.progress)

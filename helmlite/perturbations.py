@@ -82,9 +82,43 @@ def resources_used(perturbations) -> dict[str, str]:
 
 
 @lru_cache(maxsize=None)
-def _misspellings() -> tuple[dict, re.Pattern]:
+def _misspellings() -> tuple[dict, dict[str, tuple[str, ...]]]:
+    """HELM's misspelling table and, per leading word, the keys that start with it in the table's order (every key
+    starts with a word character; a few span several words, "a lot", or end in one that is not, "countries'")."""
     table = _json(MISSPELLINGS)
-    return table, re.compile(r"\b({})\b".format("|".join(map(re.escape, table))))
+    by_lead: dict[str, list[str]] = {}
+    for key in table:
+        by_lead.setdefault(_WORD_RUN.match(key).group(), []).append(key)
+    return table, {lead: tuple(keys) for lead, keys in by_lead.items()}
+
+
+_WORD_RUN = re.compile(r"\w+")
+_WORD_CHAR = re.compile(r"\w")
+
+
+def _at_boundary(text: str, end: int) -> bool:
+    """Whether ``\\b`` holds at ``end`` of ``text`` (between a word character and one that is not, or the text's end)."""
+    before = bool(_WORD_CHAR.match(text, end - 1))
+    return before != bool(end < len(text) and _WORD_CHAR.match(text, end))
+
+
+def _misspelling_matches(text: str, by_lead: dict[str, tuple[str, ...]]):
+    """``(start, key)`` of every match of HELM's pattern ``\\b(key1|key2|…)\\b`` (the table's keys in order),
+    as ``re.sub`` finds them, without its 6,523-way alternation (compiled and tried at every position, it was most of
+    a robustness run's preparation): a key starts with a word character, so a match starts where a run of word
+    characters does, and only keys whose leading word is that whole run can match there; the first of them, in
+    the table's order, that the text holds with a boundary after it is the alternation's match, and the scan goes on
+    after it (tested against the alternation itself)."""
+    resume = 0
+    for run in _WORD_RUN.finditer(text):
+        start = run.start()
+        if start < resume:
+            continue
+        for key in by_lead.get(run.group(), ()):
+            if text.startswith(key, start) and _at_boundary(text, start + len(key)):
+                yield start, key
+                resume = start + len(key)
+                break
 
 
 @lru_cache(maxsize=None)
@@ -144,13 +178,14 @@ def contraction(text: str, rng: random.Random, memory: dict) -> str:
 
 
 def misspelling(text: str, rng: random.Random, memory: dict, prob: float = 0.1) -> str:
-    table, pattern = _misspellings()
-
-    def sub(m: re.Match) -> str:
-        word = m.group(1)
-        return match_case(word, str(rng.choice(table[word]))) if rng.random() < prob else word
-
-    return pattern.sub(sub, text)
+    """HELM's ``MisspellingPerturbation.perturb``: each match of its table's words (:func:`_misspelling_matches`)
+    draws uniform < ``prob`` and then one of the word's listed misspellings, in the word's case."""
+    table, by_lead = _misspellings()
+    pieces, last = [], 0
+    for start, word in _misspelling_matches(text, by_lead):
+        pieces += [text[last:start], match_case(word, str(rng.choice(table[word]))) if rng.random() < prob else word]
+        last = start + len(word)
+    return "".join(pieces) + text[last:]
 
 
 def extra_space(text: str, rng: random.Random, memory: dict, max_spaces: int = 3) -> str:

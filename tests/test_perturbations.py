@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import pytest
 
@@ -37,6 +38,42 @@ def test_misspelling_golden_where_the_table_has_one_option(golden):
         if len(table.get(key, [])) == 1:
             assert mine == theirs
 
+
+def _misspelling_by_alternation(text: str, rng: random.Random, prob: float) -> str:
+    """The reference: crfm-helm's ``MisspellingPerturbation.perturb`` as HELM writes it — one ``re.sub`` over the
+    pattern ``\\b(key1|key2|…)\\b`` of the table's keys in order."""
+    table, _ = P._misspellings()
+    pattern = re.compile(r"\b({})\b".format("|".join(map(re.escape, table))))
+
+    def sub(m: re.Match) -> str:
+        word = m.group(1)
+        return P.match_case(word, str(rng.choice(table[word]))) if rng.random() < prob else word
+
+    return pattern.sub(sub, text)
+
+
+def test_misspelling_scan_equals_the_alternation(mirror, mirrored_cache):
+    """The scanner finds what HELM's alternation finds, in order, with the same draws: on every BBQ Age context and
+    question (lower-cased, as the robustness composite gives them) and on texts made of the table's own keys —
+    multi-word keys ("a lot"), a key ending in an apostrophe ("countries'"), keys inside longer words ("a lottery"),
+    underscores, digits and non-ASCII letters next to them."""
+    table, _ = P._misspellings()
+    texts = []
+    for line in (mirror / "helm/datasets/bbq/Age.jsonl").read_text().splitlines()[:400]:
+        item = json.loads(line)
+        texts += [item["context"].lower(), item["question"]]
+    keys = list(table)
+    rng = random.Random(7)
+    glue = [" ", ", ", "-", "'", "_", "9", "é", ". ", "  ", "\n"]
+    for _ in range(400):
+        texts.append("".join(rng.choice(keys) + rng.choice(glue) for _ in range(12)))
+    texts += ["a lottery a lot", "countries'x countries' countries'", "About a About about_a", "a lot,a lot"]
+    changed = 0
+    for k, text in enumerate(texts):
+        ours = P.misspelling(text, random.Random(f"id{k}"), {}, prob=0.5)
+        assert ours == _misspelling_by_alternation(text, random.Random(f"id{k}"), 0.5), text
+        changed += ours != text
+    assert changed > 500  # the texts do exercise the table
 
 def test_race_names_are_consistent_within_an_instance_and_keep_gender(golden):
     case = golden[("person_name", None)]

@@ -273,3 +273,19 @@ def test_nq_questions_in_helms_layout(mirrored_cache):
     closed, opened = scenario("nq_closed_book").load()[0], scenario("nq_open_book").load()[0]
     question = helm_question(closed.metadata["question"])
     assert closed.input == question and opened.input.endswith(f"\n\nQuestion: {question}")
+
+
+def test_niah_numbers_are_the_seeded_draw_of_seven_digit_numbers(mirrored_cache):
+    """The needle and its distractors are ``choice(np.arange(1_000_000, 10_000_000), replace=False)`` from the
+    context's seeded generator (computed here that way; the loader draws indices and shifts them)."""
+    import numpy as np
+
+    from helmlite.seeds import derive_seed
+
+    instances = scenario("niah").load(target_tokens=128, n_contexts=2, distractors=5, count_tokens=WordModel().count_tokens)
+    for context in range(2):
+        rng = np.random.default_rng(derive_seed("niah", 0, 128, context))
+        drawn = [str(x) for x in rng.choice(np.arange(1_000_000, 10_000_000), size=6, replace=False)]
+        instance = next(i for i in instances if i.metadata["context"] == context)
+        assert instance.first_correct == drawn[0]
+        assert {r.output for r in instance.references[1:]} <= set(drawn[1:])
