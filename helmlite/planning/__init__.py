@@ -36,7 +36,7 @@ from .rates import RATES_FILE, Rates, model_rates
 #: of those runs is applied when at least two jobs run at once (``cores`` ≥ 2 and ≥ 2 run jobs): any factor in
 #: that range then leaves the prediction within −13% / +11% of it.
 CONCURRENT_SLOWDOWN = 1.11
-PER_RUN_OVERHEAD_S = 0.26  # all but model calls per run: the median measured by workflow_time.sh (2026-12-02); goal 0.5
+PER_RUN_OVERHEAD_S = 0.12  # all but model calls per run: the median measured by workflow_time.sh (2026-12-03); goal 0.5
 IMPORT_S = 4.0  # a run job's Python start-up (torch, transformers, helmlite) before the model loads (measured here: 3-5 s)
 
 
