@@ -66,7 +66,7 @@ ROWS: dict[str, dict[str, tuple[str, str, str]]] = {
         "dataset": ("RAFT (Alex et al. 2021), 11 subsets, the 50 labelled train examples",
                     "the same 50 labelled examples (mirror)", "same"),
         "split": ("datasets' train_test_split(test_size=0.8, seed=42): 10 train, 40 evaluated",
-                  "a seeded 40% evaluated (~20), the rest trains", "differs"),
+                  "the same split (helmlite.scenarios.raft.helm_split, tested against datasets itself)", "same"),
         "prompt layout": ("the subset's task instructions, fields as in RAFT's prompt settings, 'Label:', 30 tokens",
                           "no task instructions, the fields, 'Label:'; labels scored by log-probability", "differs"),
     },
