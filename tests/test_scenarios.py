@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import csv
+import json
+import random
 
 import pytest
 
@@ -75,12 +77,23 @@ def test_truthfulqa_and_raft_splits(mirror, mirrored_cache):
         (mirror / "helm/datasets/raft/ade_corpus_v2/train.csv").open(newline="")) if r["ID"] == "12")["Sentence"]
 
 
-def test_contrast_partners_flip_or_keep_labels(mirrored_cache):
+def test_contrast_partners_flip_or_keep_labels(mirror, mirrored_cache):
     imdb = [i for i in scenario("imdb").load() if i.split == TEST]
     assert all(i.contrast is not None for i in imdb)
     assert sum(i.first_correct != i.contrast.first_correct for i in imdb) > 400  # contrast reviews flip sentiment
     boolq = scenario("boolq").load()
-    assert len(boolq) == 69 and sum(i.contrast is not None for i in boolq) == 68  # one passage has no valid perturbation
+    # crfm-helm's BoolQScenario keeps only perturbed questions whose answer flips: counted by hand in the file, 64 of
+    # the 69 originals have at least one (five have none: every perturbed answer equals theirs, or the question is empty)
+    assert len(boolq) == 69 and sum(i.contrast is not None for i in boolq) == 64
+    assert all(i.first_correct != i.contrast.first_correct for i in boolq if i.contrast is not None)
+    rows = [r for r in json.loads((mirror / "helm/datasets/contrast_sets/BoolQ/boolq_perturbed.json").read_text())["data"]
+            if r["title"] != "Title"]
+    for k in (0, 30, 68):  # ContrastSetsPerturbation: Random(seed).choice(range(n)) among the flipping questions
+        flipping = [p["perturbed_q"] for p in rows[k]["perturbed_questions"]
+                    if p["perturbed_q"] and (p["answer"] == "TRUE") != (rows[k]["answer"] == "TRUE")]
+        if boolq[k].contrast is not None:
+            chosen = flipping[random.Random(f"boolq/{k}").choice(range(len(flipping)))]
+            assert boolq[k].contrast.input.endswith(f"Question: {chosen.strip().capitalize()}?")
 
 
 def test_bbq_metadata_for_bias_scores(mirrored_cache):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import json
+import random
 
 from .. import data
 from .._jsonl import DataFormatError
@@ -29,13 +30,25 @@ def _boolq_instance(iid: str, passage: str, question: str, answer: str, split: s
     return Instance(iid, text, (Reference("Yes", gold == "Yes"), Reference("No", gold == "No")), split)
 
 
+def _helm_contrast_questions(row: dict) -> list[dict]:
+    """The perturbed questions crfm-helm's ``BoolQScenario`` keeps as contrasts of an original: those with a question
+    whose answer differs from the original's (an answer is "Yes" when it reads "TRUE", else "No")."""
+    original = "Yes" if row["answer"] == "TRUE" else "No"
+    return [p for p in row.get("perturbed_questions") or []
+            if p.get("perturbed_q") and ("Yes" if p.get("answer") == "TRUE" else "No") != original]
+
+
 @register("boolq", main_metric="quasi_exact_match", default_method="multiple_choice_separate", data=(BOOLQ,),
           adapter={"input_prefix": "Passage: "})
 def load_boolq(train_share: float = 0.3) -> list[Instance]:
-    """BoolQ contrast-set originals (yes/no), each with its first perturbed question as contrast partner.
+    """BoolQ contrast-set originals (yes/no), each with one contrast partner chosen as HELM chooses it.
 
-    The file holds 69 passages (after its template row); the first ``train_share`` of them (in file
-    order) supply in-context examples, the rest are evaluated.
+    HELM keeps every perturbed question whose answer flips (:func:`_helm_contrast_questions`; 64 of the 69 originals
+    have one) and its contrast-set perturbation picks one per instance, ``Random(seed).choice(range(n))``
+    (``ContrastSetsPerturbation.apply``); HELM seeds it with its instance id over the whole BoolQ train and dev files,
+    which are not obtainable here, so the seed is the instance's own id (``boolq/<k>``). The file holds 69 passages
+    (after its template row); the first ``train_share`` of them (in file order) supply in-context examples, the rest
+    are evaluated.
     """
     path = data.fetch(BOOLQ)
     rows = json.loads(path.read_text(encoding="utf-8"))["data"]
@@ -46,11 +59,10 @@ def load_boolq(train_share: float = 0.3) -> list[Instance]:
         where = f"{path}, entry {k + 1}"
         split = TRAIN if k < n_train else TEST
         original = _boolq_instance(f"boolq/{k}", row["paragraph"], row["question"], row["answer"], split, where)
-        # the first perturbed question with a TRUE/FALSE answer (5 of 340 in the file have none)
-        perturbed = [p for p in row.get("perturbed_questions") or [] if p.get("answer", "").upper() in _YES_NO]
+        flipping = _helm_contrast_questions(row)
         contrast = None
-        if perturbed:
-            p = perturbed[0]
+        if flipping:
+            p = flipping[random.Random(original.id).choice(range(len(flipping)))]
             contrast = _boolq_instance(f"boolq/{k}/contrast", row["paragraph"], p["perturbed_q"], p["answer"], split, where)
         out.append(Instance(original.id, original.input, original.references, split, {"title": row["title"]}, contrast))
     return out

@@ -2,8 +2,9 @@
 
 HELM's side is cited from crfm-helm v0.5.16 (``src/helm/benchmark/run_specs/classic_run_specs.py`` and
 ``lite_run_specs.py`` for the method and the prompt layout; ``src/helm/benchmark/scenarios/*_scenario.py``
-for the data and the splits) and from HELM Classic v0.4.0's presentation schema for the main metric
-(``main_name``; a test reads it from the mirrored ``schema.yaml``). helmlite's main metric and default
+for the data and the splits) and from HELM's presentation schema for the main metric (``main_name``; a test reads
+it from the mirrored v0.1.0 ``schema.yaml``, the paper release's; these groups' main metrics are the same in the
+schemas of v0.2.2 and v0.5.16). helmlite's main metric and default
 method are read from the scenario registry (:mod:`helmlite.scenarios`) and
 :func:`helmlite.runner.main_metric`, so the table cannot drift from the code; its other cells describe the loaders in :mod:`helmlite.scenarios` (each loader's docstring says
 the same). ``same`` is ``same``, ``differs`` or ``partly`` (e.g. the same layout, other data).
@@ -21,7 +22,7 @@ from ...scenarios import scenario
 
 ASPECTS = ("dataset", "split", "method", "main metric", "prompt layout")
 
-# HELM group name (presentation schema) of each live scenario, and HELM's main metric there (schema v0.4.0).
+# HELM group name (presentation schema) of each live scenario, and HELM's main metric there (schema v0.1.0, unchanged since).
 HELM_GROUP = {"mmlu": "mmlu", "truthfulqa": "truthful_qa", "bbq": "bbq", "raft": "raft", "boolq": "boolq", "imdb": "imdb",
               "nq_closed_book": "natural_qa_closedbook", "nq_open_book": "natural_qa_openbook_longans",
               "nq_ranking": "msmarco_regular", "bold": "bold"}
@@ -72,8 +73,9 @@ ROWS: dict[str, dict[str, tuple[str, str, str]]] = {
     },
     "boolq": {
         "dataset": ("BoolQ (Clark et al. 2019), train/dev (~12.7k); as contrasts, every perturbed question whose "
-                    "answer differs", "only the contrast-set originals (Gardner et al. 2020), each with its first "
-                    "perturbed question whether or not the answer flips: a subset", "differs"),
+                    "answer differs", "only the contrast-set originals (Gardner et al. 2020): a subset; as contrasts, HELM's rule (every "
+                    "perturbed question whose answer flips, one drawn per instance as ContrastSetsPerturbation draws it, "
+                    "seeded by helmlite's instance id: HELM's ids need the full BoolQ files)", "differs"),
         "split": ("train trains, valid (dev) is evaluated", "the first contrast-set originals train, the rest are evaluated",
                   "differs"),
         "prompt layout": ("'Passage: <passage>\\nQuestion: <Question>?' with the question capitalised, 'Answer:' "
