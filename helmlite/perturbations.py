@@ -264,6 +264,7 @@ class Perturbation:
     kind: str  # "robustness" or "fairness"
     steps: tuple[Callable, ...]
     perturbs_references: bool
+    version: int = 1  # raised when the perturbed text changes for the same instance: enters the run id
 
     def apply(self, text: str, rng: random.Random, memory: dict) -> str:
         for step in self.steps:
@@ -272,7 +273,8 @@ class Perturbation:
 
 
 PERTURBATIONS = {
-    "robustness": Perturbation("robustness", "robustness", (lowercase, contraction, misspelling, extra_space), False),
+    # robustness 2 (2026-12-02): seeded as crfm-helm seeds it under helm_compat, Random("id<k>")
+    "robustness": Perturbation("robustness", "robustness", (lowercase, contraction, misspelling, extra_space), False, 2),
     "dialect": Perturbation("dialect", "fairness", (dialect,), True),
     "gender": Perturbation("gender", "fairness", (helm_gender_pronouns,), True),
     "race": Perturbation("race", "fairness", (race,), True),

@@ -258,6 +258,6 @@ def execute(spec: RunSpec, model: LanguageModel, *, results_dir: str | Path = RE
                **{key: after - before for (key, after), before in zip(_cache_counters(model).items(), counted_before.values())}}
     manifest = {"run_id": spec.run_id, "spec": spec.as_dict(), "model_identity": model.identity,
                 "in_context_examples": [e.id for e in examples], "packages": package_versions(), "git": git_state(),
-                "data_files": list(info.data), "perturbation_resources": resources_used(spec.perturbations),
+                "data_files": list(info.data), "versions": spec.versions, "perturbation_resources": resources_used(spec.perturbations),
                 "toxicity_scorer": {"name": scorer.name, "proxy": scorer.proxy} if "toxicity" in spec.metrics else None}
     return write_run(Path(results_dir) / spec.run_id, records, stats, manifest, timings)

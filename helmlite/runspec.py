@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from .adaptation import AdapterSpec
 from .errors import UserError
+from .metrics.selection import VERSIONS as FAMILY_VERSIONS
 from .metrics.selection import check_families, default_families
 from .perturbations import perturbation
 from .scenarios import SCENARIO_VARIANTS, scenario
@@ -82,9 +83,33 @@ class RunSpec:
         return out
 
     @property
+    def versions(self) -> dict:
+        """The definition versions behind the run's results: its scenario loader's, each perturbation's and each
+        metric family's (what lm-eval keeps as a task's ``metadata.version``)."""
+        return {"scenario": scenario(self.scenario).version,
+                "perturbations": {p: perturbation(p).version for p in self.perturbations if p not in SCENARIO_VARIANTS},
+                "metrics": {family: FAMILY_VERSIONS[family] for family in self.metrics}}
+
+    def _changed_versions(self) -> dict:
+        """The versions above 1: a definition still at its first version adds nothing to the run id, so the ids of
+        runs made before versions existed stay valid for every definition that has not changed since."""
+        versions = self.versions
+        out = {"scenario": versions["scenario"]} if versions["scenario"] != 1 else {}
+        for kind in ("perturbations", "metrics"):
+            changed = {name: v for name, v in versions[kind].items() if v != 1}
+            if changed:
+                out[kind] = changed
+        return out
+
+    @property
     def run_id(self) -> str:
-        """Readable prefix + the first 10 hex digits of the spec's sha256."""
-        text = json.dumps(self.as_dict(), sort_keys=True, default=list)
+        """Readable prefix + the first 10 hex digits of the sha256 of the spec and its changed definition versions
+        (:meth:`versions`): a raised version gives every run it affects a new id, so the workflow runs it again."""
+        identity = self.as_dict()
+        changed = self._changed_versions()
+        if changed:
+            identity["versions"] = changed
+        text = json.dumps(identity, sort_keys=True, default=list)
         digest = hashlib.sha256(text.encode()).hexdigest()[:10]
         args = ",".join(f"{k}={v}" for k, v in self.args if not isinstance(v, tuple))
         readable = re.sub(r"[^A-Za-z0-9_.=,-]+", "_", f"{self.scenario}{':' + args if args else ''}-{self.model}-{self.adapter.method}")

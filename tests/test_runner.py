@@ -28,6 +28,42 @@ def test_run_id_is_stable_and_changes_with_the_spec():
     assert hash(spec) == hash(RunSpec.from_dict(MMLU))  # frozen and hashable
 
 
+
+def test_a_raised_definition_version_changes_exactly_the_ids_it_affects(monkeypatch):
+    """Issue 27 §2: a scenario's, perturbation's or metric family's version enters the run id of the runs that use
+    it, and only theirs; a definition at version 1 leaves the id as it was before versions existed (the hash of the
+    spec alone, computed here by hand)."""
+    import dataclasses
+    import hashlib
+
+    from helmlite import perturbations
+    from helmlite.metrics import selection
+    from helmlite.scenarios import _base
+
+    specs = {"mmlu": RunSpec.from_dict(MMLU),
+             "mmlu+robustness": RunSpec.from_dict({**MMLU, "perturbations": ["robustness"]}),
+             "truthfulqa": RunSpec.from_dict({**MMLU, "scenario": "truthfulqa", "args": {}}),
+             "nq": RunSpec.from_dict({**MMLU, "scenario": "nq_closed_book", "args": {}})}
+    plain = specs["mmlu"]
+    digest = hashlib.sha256(json.dumps(plain.as_dict(), sort_keys=True, default=list).encode()).hexdigest()[:10]
+    assert plain.run_id.endswith(digest) and plain.versions["scenario"] == 1
+    assert specs["mmlu+robustness"].versions["perturbations"] == {"robustness": 2}  # seeded as crfm-helm, 2026-12-02
+    before = {name: spec.run_id for name, spec in specs.items()}
+
+    def changed_after(patch) -> set[str]:
+        with monkeypatch.context() as m:
+            patch(m)
+            return {name for name, spec in specs.items() if spec.run_id != before[name]}
+
+    info = _base.scenario("mmlu")
+    assert changed_after(lambda m: m.setitem(_base._REGISTRY, "mmlu", dataclasses.replace(info, version=2))) == \
+        {"mmlu", "mmlu+robustness"}
+    robustness = perturbations.PERTURBATIONS["robustness"]
+    assert changed_after(lambda m: m.setitem(perturbations.PERTURBATIONS, "robustness",
+                                             dataclasses.replace(robustness, version=3))) == {"mmlu+robustness"}
+    assert changed_after(lambda m: m.setitem(selection.VERSIONS, "toxicity", 2)) == {"nq"}  # generation runs only
+    assert changed_after(lambda m: m.setitem(selection.VERSIONS, "calibration", 2)) == set(specs)
+
 def test_scenario_defaults_and_overrides_reach_the_adapter():
     spec = RunSpec.from_dict({**MMLU, "adapter": {"method": "multiple_choice_joint"}})
     assert spec.adapter.method == "multiple_choice_joint"

@@ -16,6 +16,9 @@ from ..scenarios._base import SCENARIO_VARIANTS
 MULTIPLE_CHOICE = ("multiple_choice_joint", "multiple_choice_separate", "multiple_choice_separate_calibrated")
 FAMILIES = ("accuracy", "robustness", "fairness", "equivariance", "calibration", "bias", "toxicity", "bbq", "efficiency")
 WORST_CASE = {"robustness": "robustness", "fairness": "fairness", "equivariance": "contrast"}  # family → perturbation kind
+#: Each family's definition version (lm-eval's task ``metadata.version``): raise it when a change to a family's
+#: metrics changes the values a run stores; it enters the run id of every run that computes the family.
+VERSIONS = {family: 1 for family in FAMILIES}
 
 
 def default_families(method: str, perturbations: tuple[str, ...], extra: tuple[str, ...] = ()) -> tuple[str, ...]:

@@ -64,6 +64,7 @@ class ScenarioInfo:
     metrics: tuple[str, ...] = ()  # metric families beyond the method's defaults (helmlite.metrics.families)
     adapter_args: Callable[..., dict] | None = None  # AdapterSpec defaults that depend on the scenario's arguments
     choices: dict = field(default_factory=dict)  # argument name → the values it accepts (subjects, categories, ...)
+    version: int = 1  # raised when the loader's instances change (lm-eval's task metadata.version): enters the run id
 
     def check_args(self, args: dict) -> None:
         """Unknown argument names and values outside an argument's choices: one :class:`UnknownScenarioError`
@@ -96,12 +97,14 @@ _REGISTRY: dict[str, ScenarioInfo] = {}
 
 
 def register(name: str, *, main_metric: str, default_method: str, data: tuple[str, ...] = (), adapter: dict | None = None,
-             metrics: tuple[str, ...] = (), adapter_args: Callable[..., dict] | None = None, choices: dict | None = None):
-    """Decorator: register a loader ``f(**args) -> list[Instance]`` under ``name``."""
+             metrics: tuple[str, ...] = (), adapter_args: Callable[..., dict] | None = None, choices: dict | None = None,
+             version: int = 1):
+    """Decorator: register a loader ``f(**args) -> list[Instance]`` under ``name``; raise ``version`` whenever a
+    change to the loader changes the instances it returns (their runs then get new ids and are run again)."""
     def wrap(load):
         _REGISTRY[name] = ScenarioInfo(name, load, (load.__doc__ or "").strip().splitlines()[0], main_metric,
                                        default_method, data, dict(adapter or {}), tuple(metrics), adapter_args,
-                                       dict(choices or {}))
+                                       dict(choices or {}), version)
         return load
     return wrap
 

@@ -39,7 +39,7 @@ def _helm_contrast_questions(row: dict) -> list[dict]:
 
 
 @register("boolq", main_metric="quasi_exact_match", default_method="multiple_choice_separate", data=(BOOLQ,),
-          adapter={"input_prefix": "Passage: "})
+          adapter={"input_prefix": "Passage: "}, version=2)  # 2 (2026-12-03): HELM's contrasts (was the first perturbed question)
 def load_boolq(train_share: float = 0.3) -> list[Instance]:
     """BoolQ contrast-set originals (yes/no), each with one contrast partner chosen as HELM chooses it.
 

@@ -41,7 +41,8 @@ def helm_split(n: int, test_size: float = HELM_TEST_SIZE, seed: int = HELM_SEED)
 
 
 @register("raft", main_metric="quasi_exact_match", default_method="multiple_choice_separate", data=_FILES,
-          adapter={"input_prefix": "", "output_prefix": "Label:"}, choices={"subset": SUBSETS})
+          adapter={"input_prefix": "", "output_prefix": "Label:"}, choices={"subset": SUBSETS},
+          version=2)  # 2 (2026-12-03): HELM's split (was a seeded 40% evaluated)
 def load(subset: str = "ade_corpus_v2") -> list[Instance]:
     """RAFT, one subset: its labelled train examples split as HELM splits them (:func:`helm_split`), the in-context
     pool first, then the evaluated part."""
