@@ -260,6 +260,20 @@ def shared_request_waits(config: dict) -> dict[str, list[str]]:
     return {job: sorted(earlier) for job, earlier in sorted(waits.items())}
 
 
+def run_job_marker(config: dict, job: str) -> str:
+    """The file a run job touches when all its runs are written, beside its log: what a job that waits for it
+    (:func:`shared_request_waits`) lists as input, a path of the job id alone."""
+    return f"{output_dirs(config)['logs']}/runs/{job}.done"
+
+
+def run_job_waits(config: dict) -> dict[str, list[str]]:
+    """Run job id → the done-markers (:func:`run_job_marker`) of the jobs it waits for
+    (:func:`shared_request_waits`): its ``after`` inputs in the Snakefile. Paths of job ids alone, so a run added
+    to a waited-on job changes no input of the job that waits (Snakemake re-runs a job whose set of inputs changes,
+    ``ancient`` or not)."""
+    return {job: [run_job_marker(config, earlier) for earlier in waits] for job, waits in shared_request_waits(config).items()}
+
+
 def plan_summary(config: dict) -> str:
     """'N runs in J run jobs (analysis n, ...)': what the workflow will run, as README and `helmlite config` say it."""
     counts = ", ".join(f"{a.key} {len(analysis_runs(config, a))}" for a in enabled(config) if a.grid)

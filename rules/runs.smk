@@ -13,8 +13,10 @@ BATCHES = hw.run_batches(config)
 # with a plan, ready jobs start longest critical path first (hw.run_job_priorities); without one, waited-on jobs, then those of more runs
 PRIORITY = hw.run_job_priorities(config, PLANNED_S)
 # a job whose runs ask requests an earlier analysis's job also asks starts after it and reads them from the cache
-# (helmlite.workflow.shared_request_waits); ancient(): the order only, never a re-run trigger
-WAITS = hw.shared_request_waits(config)
+# (helmlite.workflow.shared_request_waits). It waits on that job's done-marker, whose path depends on the job id
+# alone, so runs added to or changed in the waited-on job leave this job's inputs as they are; ancient(): the
+# order only, never a re-run trigger
+WAITS = hw.run_job_waits(config)
 for batch_id, batch in BATCHES.items():
 
     rule:
@@ -23,8 +25,9 @@ for batch_id, batch in BATCHES.items():
         input:
             models=sorted({marker for spec in batch for marker in model_marker(spec.model)}),
             data=sorted({cached(name) for spec in batch for name in hw.run_data(spec)}),
-            after=[ancient(run_file(spec.run_id, STATS)) for job in WAITS.get(batch_id, []) for spec in BATCHES[job]],
+            after=[ancient(marker) for marker in WAITS.get(batch_id, [])],
         output:
+            done=touch(hw.run_job_marker(config, batch_id)),
             instances=[run_file(spec.run_id, INSTANCES) for spec in batch],
             stats=[run_file(spec.run_id, STATS) for spec in batch],
             manifest=[run_file(spec.run_id, MANIFEST) for spec in batch],

@@ -90,8 +90,10 @@ def test_run_batches_cover_every_run_once_per_model_and_analysis(per_analysis):
         assert len(batches) == len(jobs)
 
 
-def _job_parameters(config: dict) -> dict[str, list[str]]:
-    return {job: [spec.run_id for spec in batch] for job, batch in workflow.run_batches(config).items()}
+def _job_parameters(config: dict) -> dict[str, tuple]:
+    """Per run job, what Snakemake compares to decide a re-run: its runs (the params) and its waits (inputs)."""
+    waits = workflow.run_job_waits(config)
+    return {job: ([spec.run_id for spec in batch], waits.get(job, [])) for job, batch in workflow.run_batches(config).items()}
 
 
 @pytest.mark.parametrize("configfile, per_analysis", [("config/config.yaml", 4), ("config/config.yaml", 16),
@@ -100,18 +102,21 @@ def test_adding_a_scenario_leaves_every_other_job_unchanged(configfile, per_anal
     """Stable assignment (issue 24 §1): a scenario added to a config lands its runs in some jobs; every
     job that got none of them keeps exactly the runs it had (its Snakemake parameters are unchanged, so it
     is not re-run), and the jobs that got them only gained the new runs. With several jobs per analysis, so that
-    round-robin dealing (which shifts every later run to another job) would fail it."""
+    round-robin dealing (which shifts every later run to another job) would fail it. A job that waits for a
+    changed one keeps its inputs too (it waits on a marker of the job, not on that job's run files)."""
     config = workflow.load_config(REPO / configfile)
     config["engine"]["jobs_per_analysis"] = per_analysis
     assert max(len(batch) for batch in workflow.run_batches(config).values()) < len(workflow.run_specs(config))
     before = _job_parameters(config)
     config["helm_core"]["scenarios"].append({"scenario": "mmlu", "args": {"subject": "econometrics"}})
     after = _job_parameters(config)
-    new_runs = set(workflow.run_specs(config)) - {r for runs in before.values() for r in runs}
+    new_runs = set(workflow.run_specs(config)) - {r for runs, _ in before.values() for r in runs}
     assert new_runs, "the added scenario must add runs"
     changed = {job for job in after if after[job] != before.get(job)}
-    assert changed and all(set(after[job]) - set(before.get(job, [])) <= new_runs for job in changed)
-    assert all(set(before.get(job, [])) <= set(after[job]) for job in changed)
+    assert changed and all(set(after[job][0]) - set(before.get(job, ([], []))[0]) <= new_runs for job in changed)
+    assert all(set(before.get(job, ([], []))[0]) <= set(after[job][0]) for job in changed)
+    assert all(after[job][1] == before.get(job, ([], after[job][1]))[1] for job in changed)
+    assert any(after[job][1] for job in after), "some job waits for another (notebook 02's for notebook 01's)"
     assert {job: runs for job, runs in after.items() if job not in changed} == \
         {job: runs for job, runs in before.items() if job not in changed}
 
