@@ -270,3 +270,18 @@ def test_run_jobs_start_longest_critical_path_first():
     assert runs == {"gemma3_270m_depth_1": 2, "gemma3_270m_helm_core_1": 5, "smollm2_135m_depth_1": 2,
                     "smollm2_135m_helm_core_1": 5, "smollm2_135m_sensitivity_1": 7}
     assert workflow.run_job_priorities(config, planned) == {**runs, "smollm2_135m_helm_core_1": 5 + 7}
+
+
+def test_the_paper_plan_lists_exactly_the_workflow_runs(monkeypatch):
+    """config/paper.yaml through the planner with no model to count (the plan's path for a model without local
+    weights) and each run's instances stubbed (its ~20 min of token counting is not run here): its run ids are the
+    ones `helmlite config` and Snakemake list (test_config checks those two agree for all three configs)."""
+    from helmlite import planning, runner
+    from helmlite.scenarios import TEST, Instance, Reference
+
+    monkeypatch.setattr(planning, "_model_path", lambda name: None)
+    monkeypatch.setattr(runner, "load_instances", lambda spec, model: ([], [Instance("x", "q", (Reference("a", True),), TEST)]))
+    config = workflow.load_config(REPO / "config" / "paper.yaml")
+    result = planning.plan(config)
+    assert sorted(result.runs["run_id"]) == sorted(workflow.run_specs(config)) and len(result.runs) > 100
+    assert result.runs["predicted_s"].isna().all()

@@ -181,9 +181,11 @@ def render(result: Plan, cores: int) -> str:
              f"Headline claims: n and minimum detectable effect (80% power, 95% level; decidable = mde ≤ {TARGET_MDE})", ""]
     if len(result.claims):
         lines.append(result.claims.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
-    slow = result.runs.sort_values("predicted_s", ascending=False).head(8)
-    lines += ["", "Slowest runs", "", slow[["analysis", "model", "scenario_label", "method", "instances", "tokens_to_encode",
-                                           "tokens_to_generate", "predicted_s"]].to_string(index=False, float_format=lambda v: f"{v:,.1f}")]
+    runs = result.runs.sort_values(["analysis", "predicted_s"], ascending=[True, False], kind="stable")
+    runs = runs.assign(setting=[", ".join(f"{study}: {level}" for study, level in labels) or "-" for labels in runs["labels"]])
+    lines += ["", "Every run (slowest first within each analysis; run ids: --format csv --table runs)", "",
+              runs[["analysis", "model", "scenario_label", "method", "setting", "perturbations", "instances", "tokens_to_encode",
+                    "tokens_to_generate", "predicted_s"]].to_string(index=False, float_format=lambda v: f"{v:,.1f}")]
     uncounted = sorted(set(result.runs.loc[result.runs["predicted_s"].isna(), "model"]))
     if uncounted:
         lines += ["", f"(not counted — no local weights or tokenizer: {', '.join(uncounted)}; their runs show NaN tokens and seconds)"]
