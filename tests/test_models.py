@@ -144,22 +144,28 @@ def test_transformers_backend_on_a_local_model_directory(tiny_model_dir):
 
 def test_prefix_reuse_matches_the_plain_forward(tiny_model_dir):
     """Encoding the shared few-shot prefix once — and, one level down, each question once for its three
-    answers — gives the same log-probabilities as full forwards of every row."""
+    answers — gives the same per-token log-probabilities as full forwards of every row, within 1e-5; so do one-row
+    requests (a joint prompt's one-token letters) batched in a padded width bucket over the prefix."""
     model = load_model(str(tiny_model_dir))
     prefix = "Question: what is two plus two?\nAnswer: four\n\n" * 8
     requests = [ScoreRequest(prefix + f"Question: {k} cats sat on {k} mats in Paris?\nAnswer:", (" four", " mat.", " Paris is"),
                              (len(prefix),)) for k in range(5)]  # the few-shot prefix declared, as the adapter does
+    letters = [ScoreRequest(prefix + f"Question: {k} cats sat on {'many ' * k}mats?\nAnswer:", (" cat", " mat", " is", " two"),
+                            (len(prefix),)) for k in range(5)]  # one row each, pooled over the prefix
     model.reuse_prefixes = False
     plain = model.score(requests)
     encoded = {0: model.encoded_tokens}
+    plain += model.score(letters)
     for min_prefix in (24, 4):  # 24: the few-shot prefix only; 4: each question's tokens are shared too
         model.reuse_prefixes, model.min_group_tokens = True, min_prefix
+        model.release_prefixes()
         model.encoded_tokens = 0
         reused = model.score(requests)
         encoded[min_prefix] = model.encoded_tokens
+        reused += model.score(letters)
         for a, b in zip(plain, reused):
             assert a.token_counts == b.token_counts
-            assert all(math.isclose(x, y, abs_tol=1e-4) for x, y in zip(a.logprobs, b.logprobs))
+            assert all(math.isclose(x, y, abs_tol=1e-5) for u, v in zip(a.token_logprobs, b.token_logprobs) for x, y in zip(u, v))
     question = len(model.tokenizer("Question: 1 cats sat on 1 mats in Paris?\nAnswer:")["input_ids"])
     assert encoded[24] < encoded[0] / 3
     assert encoded[24] - encoded[4] >= 5 * 2 * (question - 6)  # two of three rows per question skip its tokens
