@@ -202,7 +202,7 @@ class OpenAIModel:
         −0.5; SmolLM2-135M through transformers −0.34 per token, measured 2026-12-01). llama-cpp-python's server
         (0.3.36, with or without ``--logits_all``) reports for each echoed token its log-probability under the
         distribution that predicts the *next* token (its ``top_logprobs`` show it: after " capital" the top entry
-        is " of"), so the last cycle scores far below (measured on the same weights: −3.2 per token). Then every log-probability score would be
+        is " of"; upstream issue abetlen/llama-cpp-python#1983, open), so the last cycle scores far below (measured on the same weights: −3.2 per token). Then every log-probability score would be
         wrong: refuse with one error instead of returning them."""
         if self._echo_checked:
             return
