@@ -186,9 +186,3 @@ DEPTH = Analysis(
 )
 
 ANALYSES: dict[str, Analysis] = {a.key: a for a in (HELM_CORE, SENSITIVITY, HELMET, DEPTH, HELPSTEER2)}
-
-
-def analysis(key: str) -> Analysis:
-    if key not in ANALYSES:
-        raise KeyError(f"unknown analysis {key!r}; known: {', '.join(ANALYSES)}")
-    return ANALYSES[key]

@@ -109,12 +109,34 @@ def test_mde_and_n_needed_from_the_interval_for_a_generic_difference():
     assert f"about n = {math.ceil(100 * (mde / 0.05) ** 2)} needed to detect the claimed effect" in claimed["evidence"]
 
 
-def test_paired_proportion_n_needed_uses_connor():
-    """Reference: helmlite.stats.required_n(paired=True) (Connor 1987) for the claimed 5-point gain."""
+def _exact_mcnemar_power(n: int, delta: float, psi: float, alpha: float = 0.05) -> float:
+    """The reference: the power of the exact McNemar test (statsmodels' ``mcnemar(exact=True)``: a two-sided binomial
+    test at 1/2 on the discordant pairs) at n items with discordance ψ and paired difference δ, summed exactly with
+    scipy over the number of discordant pairs D ~ Bin(n, ψ) and, given D = d, B ~ Bin(d, (ψ + δ)/(2ψ))."""
+    from scipy.stats import binom
+
+    d, k = np.arange(n + 1), np.arange(n + 1)
+    lower = binom.cdf(k[None, :], d[:, None], 0.5)
+    lower[k[None, :] > d[:, None]] = np.inf
+    k_low = (lower <= alpha / 2).sum(axis=1) - 1  # the largest b that rejects in the lower tail (−1: none)
+    q = (psi + delta) / (2 * psi)
+    rejects = np.where(k_low >= 0, binom.cdf(k_low, d, q) + binom.sf(d - k_low - 1, d, q), 0.0)
+    return float(np.sum(binom.pmf(d, n, psi) * rejects))
+
+
+def test_paired_proportion_n_needed_is_where_exact_mcnemar_power_reaches_80_percent():
+    """The verdict's n for the claimed 5-point gain at discordance 0.2 is the smallest n from which the exact McNemar
+    test's power, computed independently with scipy (:func:`_exact_mcnemar_power`: 0.79996 at 657, 0.8006 at 658),
+    stays at or above 0.8; the MDE is helmlite's at n = 200."""
     row = verdict(Claim("A beats B", "acc(A) − acc(B)", 0.02, -0.03, 0.07, 0, 200, p_value=0.4,
                         scale="paired-proportion", claimed_effect=0.05, discordance=0.2))
     assert row["mde"] == pytest.approx(stats.mde_proportion(200, paired=True, discordance=0.2))
-    assert f"about n = {stats.required_n(0.05, paired=True, discordance=0.2)} needed" in row["evidence"]
+    assert "about n = 658 needed" in row["evidence"]
+    assert _exact_mcnemar_power(657, 0.05, 0.2) < 0.8 <= min(_exact_mcnemar_power(n, 0.05, 0.2) for n in range(658, 690))
+    from statsmodels.stats.contingency_tables import mcnemar  # the reference's rejection region is statsmodels' test's
+
+    for d, k_low in ((20, 5), (40, 13)):
+        assert mcnemar([[0, k_low], [d - k_low, 0]], exact=True).pvalue <= 0.05 < mcnemar([[0, k_low + 1], [d - k_low - 1, 0]], exact=True).pvalue
 
 
 def _family(p_values):

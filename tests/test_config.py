@@ -258,3 +258,31 @@ def test_schema_accepts_what_a_run_spec_accepts_and_names_the_registries():
     assert RunSpec.from_dict(spec).perturbations == ("robustness",)
     with pytest.raises(Exception, match="runs"):
         workflow.validate_config({**config, "runs": [{**spec, "metrics": ["nonsense"]}]}, "test")
+
+
+def test_the_schemas_other_name_lists_are_the_registries():
+    """One source of names (issue 27 §3), the lists the test above does not cover: the analyses enum is the
+    catalog's, the sensitivity methods are the adapter's multiple-choice methods, the depth methods are adapter
+    methods, the depth scenarios are the registered loaders that size a context in tokens (``target_tokens``), and
+    every key the workflow treats as a run-grid key is a key of some analysis section."""
+    import inspect
+    from importlib import resources
+
+    import yaml
+
+    from helmlite.adaptation import METHODS, MULTIPLE_CHOICE_METHODS
+    from helmlite.catalog import ANALYSES
+    from helmlite.scenarios import scenarios
+
+    schema = yaml.safe_load(resources.files("helmlite").joinpath("schema.yaml").read_text(encoding="utf-8"))
+    sections = schema["properties"]
+    assert sections["analyses"]["items"]["enum"] == list(ANALYSES)
+    assert tuple(sections["sensitivity"]["properties"]["methods"]["items"]["enum"]) == MULTIPLE_CHOICE_METHODS
+    depth = sections["depth"]["properties"]
+    assert set(depth["methods"]["items"]["enum"]) <= set(METHODS)
+    task = depth["tasks"]["items"]["properties"]
+    assert task["methods"]["items"]["enum"] == depth["methods"]["items"]["enum"]
+    sized = {name for name, info in scenarios().items() if "target_tokens" in inspect.signature(info.load).parameters}
+    assert set(task["scenario"]["enum"]) == sized
+    analysis_keys = {key for name in ANALYSES for key in sections[name].get("properties", {})}
+    assert set(workflow.GRID_KEYS) <= analysis_keys

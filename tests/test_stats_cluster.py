@@ -84,8 +84,10 @@ def test_bootstrap_weighted_equals_the_bootstrap_of_the_resampled_items():
 
 
 def test_bootstrap_weighted_drops_undefined_resamples():
-    """Hand-derived: the spread is undefined (NaN) when a resample holds a single distinct item; those
-    resamples are dropped, the rest give an interval inside the range of the items."""
+    """Hand-derived: the spread is undefined (NaN) when a resample holds a single distinct item (3 of the 27 equally
+    likely draws of three items from three); those resamples are dropped. Of the other 24 draws, 6 give spread 1
+    ({1, 2}), 6 spread 2 ({2, 4}) and 12 spread 3 ({1, 4} or all three), so the percentile interval's 2.5% and
+    97.5% points are 1 and 3."""
     values = np.array([1.0, 2.0, 4.0])
 
     def spread(weights):
@@ -93,7 +95,7 @@ def test_bootstrap_weighted_drops_undefined_resamples():
         return np.where((weights > 0).sum(axis=-1) >= 2, np.nanmax(drawn, axis=-1) - np.nanmin(drawn, axis=-1), np.nan)
 
     est = stats.bootstrap_weighted(3, spread, n_resamples=999, seed=0)
-    assert est.estimate == 3.0 and 1.0 <= est.ci_low <= est.ci_high <= 3.0
+    assert est.estimate == 3.0 and (est.ci_low, est.ci_high) == (1.0, 3.0)
     empty = stats.bootstrap_weighted(0, spread, n_resamples=999)
     assert empty.n == 0 and math.isnan(empty.estimate)
 

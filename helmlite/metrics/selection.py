@@ -9,11 +9,11 @@ the worst-case family of their kind; a scenario may add its own (BBQ's bias scor
 from __future__ import annotations
 
 from .._names import did_you_mean
+from ..adaptation import MULTIPLE_CHOICE_METHODS
 from ..errors import InputError
 from ..perturbations import perturbation
 from ..scenarios._base import SCENARIO_VARIANTS
 
-MULTIPLE_CHOICE = ("multiple_choice_joint", "multiple_choice_separate", "multiple_choice_separate_calibrated")
 FAMILIES = ("accuracy", "robustness", "fairness", "equivariance", "calibration", "bias", "toxicity", "bbq", "efficiency")
 WORST_CASE = {"robustness": "robustness", "fairness": "fairness", "equivariance": "contrast"}  # family → perturbation kind
 #: Each family's definition version (lm-eval's task ``metadata.version``): raise it when a change to a family's
@@ -24,7 +24,7 @@ VERSIONS = {family: 1 for family in FAMILIES}
 def default_families(method: str, perturbations: tuple[str, ...], extra: tuple[str, ...] = ()) -> tuple[str, ...]:
     """HELM's metric families for a method and perturbation list (plus the scenario's own, e.g. ``bbq``)."""
     chosen = {"accuracy", "efficiency", *extra}
-    if method in MULTIPLE_CHOICE:
+    if method in MULTIPLE_CHOICE_METHODS:
         chosen.add("calibration")
     if method == "generation":
         chosen |= {"bias", "toxicity", "calibration"}  # HELM: ECE from exp(the completion's log-probability)

@@ -3,8 +3,15 @@
 Every loader reads its files through :mod:`helmlite.data` and registers itself by name; use
 :func:`scenario` to look one up (``scenario("mmlu").load(subject="econometrics")``).
 """
-from . import bbq, blimp, bold, contrast_sets, litm_qa, mmlu, nq, raft, reasoning, synthetic, truthfulqa  # noqa: F401  (registration)
+import importlib
+import pkgutil
+
 from ._base import SCENARIO_VARIANTS, TEST, TRAIN, Instance, Reference, ScenarioInfo, UnknownScenarioError, scenario, scenarios
+
+# every loader module registers itself on import: import them all, without a hand-kept list
+for _module in pkgutil.iter_modules(__path__):
+    if not _module.name.startswith("_"):
+        importlib.import_module(f"{__name__}.{_module.name}")
 
 __all__ = ["SCENARIO_VARIANTS", "TEST", "TRAIN", "Instance", "Reference", "ScenarioInfo", "UnknownScenarioError", "scenario",
            "scenarios"]
