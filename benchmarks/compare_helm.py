@@ -199,26 +199,27 @@ def main() -> None:
     runs = {s: work / "benchmark_output" / "runs" / f"compare{args.repeats - 1}" /
             f"mmlu:subject={s},method=multiple_choice_joint,model=helmlite_{MODEL}" for s in args.subjects}
 
+    from helmlite.results import read_run
     from helmlite.runner import adapted_prompts
     from helmlite.runspec import RunSpec
 
     totals = {"items": 0, "prompts": 0, "dry_prompts": 0, "predictions": 0, "helm_correct": 0, "ours_correct": 0}
     for subject, spec in zip(args.subjects, specs):
         run_id = RunSpec.from_dict(spec).run_id
-        ours = [json.loads(line) for line in (results / run_id / "instances.jsonl").read_text().splitlines()]
+        ours = read_run(results, run_id).records
         theirs = helm_results(runs[subject])
         n_dev = sum(1 for _ in csv.DictReader(open(data.fetch(f"helm/datasets/mmlu/dev/{subject}_dev.csv"), encoding="utf-8")))
         dry = dict(adapted_prompts(RunSpec.from_dict(spec)))  # what `helmlite prompts` prints (no model)
         same_prompt = same_dry = same_prediction = 0
         for record in ours:
-            helm = theirs.get(n_dev + int(record["id"].rsplit("/", 1)[1]))
+            helm = theirs.get(n_dev + int(record.id.rsplit("/", 1)[1]))
             if helm is None:
                 continue
-            same_prompt += helm["prompt"] == record["prompt"]
-            same_dry += helm["prompt"] == dry.get(record["id"])
-            same_prediction += helm["prediction"] == (record["prediction"] or "")
+            same_prompt += helm["prompt"] == record.prompt
+            same_dry += helm["prompt"] == dry.get(record.id)
+            same_prediction += helm["prediction"] == (record.prediction or "")
         helm_acc = sum(h["correct"] for h in theirs.values())
-        ours_acc = sum(bool(r["correct"]) for r in ours)
+        ours_acc = sum(bool(r.correct) for r in ours)
         print(f"{subject:18} items {len(ours):4}  identical prompts {same_prompt:4}  identical predictions {same_prediction:4}  "
               f"accuracy crfm-helm {helm_acc / max(1, len(theirs)):.3f} helmlite {ours_acc / max(1, len(ours)):.3f}")
         if len(theirs) != len(ours):

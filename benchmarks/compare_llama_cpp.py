@@ -37,12 +37,14 @@ def echo(url: str, text: str) -> dict:
     return body["choices"][0]["logprobs"]
 
 
-def mmlu_joint_run(model: str, results: Path, n: int, env: dict) -> list[dict]:
+def mmlu_joint_run(model: str, results: Path, n: int, env: dict) -> list:
     """One helmlite run of HELM's 5-shot MMLU (us_foreign_policy), the answer letter generated; its records."""
     import json
     import os
     import subprocess
     import sys
+
+    from helmlite.results import read_run
 
     spec = {"scenario": "mmlu", "args": {"subject": "us_foreign_policy"}, "model": model, "max_instances": n,
             "adapter": JOINT}
@@ -50,7 +52,7 @@ def mmlu_joint_run(model: str, results: Path, n: int, env: dict) -> list[dict]:
                     "--cache", str(results / "cache.sqlite"), "--progress", "none", "--quiet"], check=True,
                    env={**os.environ, **env})
     (run,) = [p for p in results.iterdir() if p.is_dir()]
-    return [json.loads(line) for line in (run / "instances.jsonl").read_text().splitlines()]
+    return read_run(results, run.name).records
 
 
 def main() -> None:
@@ -77,15 +79,15 @@ def main() -> None:
             theirs = mmlu_joint_run("openai:smollm2", work / "served", args.instances,
                                     {"HELMLITE_OPENAI_BASE_URL": url, "HELMLITE_OPENAI_TOKENIZER": str(local.path)})
         ours = mmlu_joint_run("smollm2-135m", work / "local", args.instances, {})
-    by_id = {r["id"]: r for r in theirs}
+    by_id = {r.id: r for r in theirs}
     n = len(ours)
-    same_prompt = sum(a["prompt"] == by_id[a["id"]]["prompt"] for a in ours)
-    agree = sum(a["prediction"] == by_id[a["id"]]["prediction"] for a in ours)
+    same_prompt = sum(a.prompt == by_id[a.id].prompt for a in ours)
+    agree = sum(a.prediction == by_id[a.id].prediction for a in ours)
     print(f"\nMMLU us_foreign_policy (HELM's 5-shot joint prompt, the letter generated greedily), {n} instances:")
     print(f"  identical prompts: {same_prompt} of {n}")
     print(f"  same predicted letter: {agree} of {n} ({agree / n:.0%})")
-    print(f"  accuracy: transformers fp32 {np.mean([bool(a['correct']) for a in ours]):.3f}, "
-          f"llama.cpp Q4_1 {np.mean([bool(r['correct']) for r in theirs]):.3f}")
+    print(f"  accuracy: transformers fp32 {np.mean([bool(a.correct) for a in ours]):.3f}, "
+          f"llama.cpp Q4_1 {np.mean([bool(r.correct) for r in theirs]):.3f}")
 
 
 if __name__ == "__main__":

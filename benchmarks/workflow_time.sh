@@ -19,13 +19,13 @@ snakemake --cores all --configfile "$CONFIG" --quiet all > /tmp/helmlite-workflo
 noop=$(echo "$(date +%s.%N) - $start" | bc)
 printf "cold run: %.0f s (budget 900 s)\nno-op re-run: %.1f s (budget 5 s)\n\n" "$cold" "$noop"
 .venv/bin/python - "$CONFIG" <<'PY'
-import json
 import sys
 from pathlib import Path
 
 import pandas as pd
 
 from helmlite import workflow
+from helmlite.results import read_run
 
 config = workflow.load_config(sys.argv[1])
 jobs = pd.DataFrame([{"kind": "run job" if path.parent.name == "runs" else "notebook", "job": path.stem,
@@ -39,11 +39,11 @@ print("peak RSS per run job (Snakemake benchmark max_rss, MiB):")
 print(rss.sort_values("job").round(0).to_string(index=False))
 print()
 runs = []
+measured = {run_id: read_run(config["engine"]["results_dir"], run_id) for run_id in workflow.run_specs(config)}
 for run_id, spec in workflow.run_specs(config).items():
-    folder = Path(config["engine"]["results_dir"]) / run_id
-    timings = json.loads((folder / "timings.json").read_text())
+    timings = measured[run_id].timings
     runs.append({"analysis_scenario": spec.scenario, "model": spec.model, "seconds": timings["wall_s"],
-                 "instances": json.loads((folder / "stats.json").read_text())["n_instances"],
+                 "instances": measured[run_id].stats.n_instances,
                  "overhead_s": timings.get("overhead_s"), "model_share": timings.get("model_s", float("nan")) / timings["wall_s"],
                  "model_calls": timings.get("model_calls", 0)})
 runs = pd.DataFrame(runs)
@@ -57,7 +57,7 @@ print("compute per scenario (each run's own wall time, summed over its settings;
 print(runs.pivot_table(index="analysis_scenario", columns="model", values="seconds", aggfunc=["count", "sum"]).round(1).to_string())
 print(f"\nrun compute {runs.seconds.sum():.0f} s; job start-up and the rest {jobs[jobs.kind == 'run job'].seconds.sum() - runs.seconds.sum():.0f} s")
 plan = pd.read_csv("/tmp/helmlite-plan-runs.csv")
-plan["measured_s"] = [json.loads((Path(config["engine"]["results_dir"]) / r / "timings.json").read_text())["wall_s"] for r in plan.run_id]
+plan["measured_s"] = [measured[r].timings["wall_s"] for r in plan.run_id]
 by_analysis = plan.groupby("analysis")[["predicted_s", "measured_s"]].sum()
 by_analysis["predicted/measured"] = by_analysis["predicted_s"] / by_analysis["measured_s"]
 print("\nhelmlite plan vs measured run compute per analysis (goal: within ±25%):")

@@ -29,7 +29,7 @@ from .metrics.toxicity import default_scorer
 from .models import GenerationRequest, LanguageModel, ScoreRequest
 from .perturbations import perturb_instance, resources_used
 from .provenance import git_state, package_versions
-from .results import InstanceRecord, MetricStat, PerturbedOutcome, RunStats, write_run
+from .results import InstanceRecord, PerturbedOutcome, write_run
 from .runspec import RunError, RunSpec
 from .scenarios import SCENARIO_VARIANTS, TEST, TRAIN, Instance, scenario
 from .seeds import rng
@@ -243,13 +243,10 @@ def execute(spec: RunSpec, model: LanguageModel, *, results_dir: str | Path = RE
     if "toxicity" in spec.metrics:
         scorer = toxicity or default_scorer()
         families.add_toxicity(records, scorer)
-    computed = families.compute(spec.metrics, records, run_id=spec.run_id, seed=seed, n_resamples=n_resamples)
+    stats = families.run_stats(spec.metrics, records, run_id=spec.run_id, scenario=spec.scenario, model=spec.model,
+                               method=method, main_metric=main, n_train=len(examples), decision=decision_rules(spec),
+                               seed=seed, n_resamples=n_resamples)
     latencies = [sum(o.latency_s for o in interpreted[("identity", k)][1]) for k in range(len(test))]
-    stats = RunStats(
-        run_id=spec.run_id, scenario=spec.scenario, model=spec.model, method=method, main_metric=main,
-        metric_families=spec.metrics, n_instances=len(records), n_train_examples=len(examples),
-        metrics={name: MetricStat(e.estimate, e.ci_low, e.ci_high, e.n, e.method) for name, e in computed["metrics"].items()},
-        efficiency=computed["efficiency"], bootstrap={"n_resamples": n_resamples, "seed": seed}, decision=decision_rules(spec))
     finished = time.perf_counter()
     # where the run's time went (issue 24 §4: per-run overhead, share of wall time in model calls); writing the
     # folder comes after and is not counted

@@ -12,7 +12,7 @@ from .. import __version__
 from .._jsonl import DataFormatError
 from ..data import sha256_of
 from ..metrics import families
-from ..results import InstanceRecord, MetricStat, RunStats, write_run
+from ..results import InstanceRecord, write_run
 
 MISSING = object()
 
@@ -81,12 +81,8 @@ def write_imported(results_dir: str | Path, *, rid: str, records: list[InstanceR
         raise ImportFormatError(f"{source.get('folder') or source.get('file')}: no evaluated instance to import")
     if not any(main_metric in r.metrics for r in records):
         raise ImportFormatError(f"{source.get('folder') or source.get('file')}: no instance has the main metric {main_metric!r}")
-    computed = families.compute(metric_families, records, run_id=rid, seed=seed, n_resamples=n_resamples)
-    stats = RunStats(
-        run_id=rid, scenario=scenario, model=model, method=method, main_metric=main_metric,
-        metric_families=metric_families, n_instances=len(records), n_train_examples=n_train,
-        metrics={name: MetricStat(e.estimate, e.ci_low, e.ci_high, e.n, e.method) for name, e in computed["metrics"].items()},
-        efficiency=computed["efficiency"], bootstrap={"n_resamples": n_resamples, "seed": seed}, decision=decision)
+    stats = families.run_stats(metric_families, records, run_id=rid, scenario=scenario, model=model, method=method,
+                               main_metric=main_metric, n_train=n_train, decision=decision, seed=seed, n_resamples=n_resamples)
     manifest = {"run_id": rid, "spec": spec, "imported_from": source, "imported_by": {"helmlite": __version__},
                 "model_identity": {"backend": source["tool"], "model": model}}
     return write_run(Path(results_dir) / rid, records, stats, manifest, timings)

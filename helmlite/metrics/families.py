@@ -194,3 +194,18 @@ def compute(families: tuple[str, ...], records, *, run_id: str, seed: int, n_res
         efficiency = {"mean_prompt_tokens": float(np.mean([r.prompt_tokens for r in records])),
                       "mean_output_tokens": float(np.mean([r.output_tokens for r in records]))}
     return {"metrics": out, "efficiency": efficiency}
+
+
+def run_stats(families: tuple[str, ...], records, *, run_id: str, scenario: str, model: str, method: str,
+              main_metric: str, n_train: int, decision: dict, seed: int, n_resamples: int):
+    """A run's ``stats.json`` (:class:`~helmlite.results.RunStats`) from its records: every metric of ``families``
+    (:func:`compute`) with its interval — the one builder for native runs (:func:`helmlite.runner.execute`) and
+    imported ones (:mod:`helmlite.imports`)."""
+    from ..results import MetricStat, RunStats
+
+    computed = compute(families, records, run_id=run_id, seed=seed, n_resamples=n_resamples)
+    return RunStats(
+        run_id=run_id, scenario=scenario, model=model, method=method, main_metric=main_metric,
+        metric_families=families, n_instances=len(records), n_train_examples=n_train,
+        metrics={name: MetricStat(e.estimate, e.ci_low, e.ci_high, e.n, e.method) for name, e in computed["metrics"].items()},
+        efficiency=computed["efficiency"], bootstrap={"n_resamples": n_resamples, "seed": seed}, decision=decision)
