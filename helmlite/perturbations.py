@@ -12,7 +12,7 @@
 
 Randomness is seeded per instance, so a perturbed instance is the same on every run: under
 ``adapter.selection: helm_compat`` as crfm-helm seeds it, ``Random("id<k>")`` with the instance's running
-number in load order (:func:`helmlite.runner.helm_perturbation_seeds`), else from hashlib (instance id +
+number in load order (:func:`helm_perturbation_seeds`), else from hashlib (instance id +
 perturbation name). With the same generator every perturbation here gives crfm-helm's output byte for byte
 (``tests/test_perturbations.py``). Word lists come through the data registry; HELM downloads its
 name list and dialect mapping at run time — when those cannot be fetched the mirror's documented
@@ -26,12 +26,15 @@ import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from . import data
-from .scenarios import Instance, Reference
+from .scenarios import SCENARIO_VARIANTS, Instance, Reference
 from .errors import InputError
 from .seeds import derive_seed
+
+if TYPE_CHECKING:
+    from .runspec import RunSpec
 
 MISSPELLINGS = "helm/resources/correct_to_misspelling.json"
 CONTRACTIONS = "helm/resources/contraction_map.json"
@@ -289,7 +292,7 @@ def perturbation(name: str) -> Perturbation:
 
 def perturb_instance(instance: Instance, name: str, seed: str | None = None) -> Instance:
     """The instance under one perturbation, its generator seeded with ``seed`` (crfm-helm's: the instance's HELM id
-    ``id<k>``, :func:`helmlite.runner.helm_perturbation_seeds`) or, without one, by its id and the perturbation's name."""
+    ``id<k>``, :func:`helm_perturbation_seeds`) or, without one, by its id and the perturbation's name."""
     spec = perturbation(name)
     rng = random.Random(seed if seed is not None else derive_seed(instance.id, name))
     text, references = perturb_texts(spec, instance.input, instance.references, rng)
@@ -305,3 +308,28 @@ def perturb_texts(spec: Perturbation, text: str, references: tuple[Reference, ..
     if spec.perturbs_references:
         references = tuple(Reference(spec.apply(r.output, rng, memory), r.correct, r.relevance) for r in references)
     return spec.apply(text, rng, memory), references
+
+
+def helm_perturbation_seeds(spec: "RunSpec", instances: list[Instance]) -> dict[str, str] | None:
+    """Under ``adapter.selection: helm_compat``, each instance's perturbation seed as crfm-helm's: HELM seeds a
+    perturbation's ``Random`` with the instance's id, ``id<k>``, its running number over the scenario's instances in
+    load order (``with_instance_ids``; ``Perturbation.get_rng``). That is HELM's own seed wherever the loader lists
+    the instances in HELM's order (MMLU when the data have no valid split, BBQ per category: the perturbed prompts
+    are tested against ``helm-run --dry-run``); None under ``hashed`` selection (a hash of the instance id and the
+    perturbation seeds it)."""
+    if spec.adapter.selection != "helm_compat":
+        return None
+    return {instance.id: f"id{k}" for k, instance in enumerate(instances)}
+
+
+def variants(spec: "RunSpec", test: list[Instance], seeds: dict[str, str] | None = None) -> dict[str, list[Instance | None]]:
+    """The test set as given and under each requested perturbation or scenario-supplied variant (contrast,
+    baseline; None where an instance has none); ``seeds``: each instance's perturbation seed
+    (:func:`helm_perturbation_seeds`)."""
+    variants: dict[str, list[Instance | None]] = {"identity": list(test)}
+    for name in spec.perturbations:
+        if name in SCENARIO_VARIANTS:
+            variants[name] = [getattr(i, SCENARIO_VARIANTS[name]) for i in test]
+        else:
+            variants[name] = [perturb_instance(i, name, seeds[i.id] if seeds else None) for i in test]
+    return variants

@@ -134,7 +134,7 @@ class RunStats:
     efficiency: dict[str, float]
     bootstrap: dict  # n_resamples and seed purpose of every bootstrap interval in the file
     format_version: int = FORMAT_VERSION
-    decision: dict = field(default_factory=dict)  # selection and decision rules the run used (runner.decision_rules)
+    decision: dict = field(default_factory=dict)  # selection and decision rules the run used (run_rules.decision_rules)
 
     def to_json(self) -> dict:
         out = asdict(self)

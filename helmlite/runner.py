@@ -3,7 +3,8 @@
 Like HELM's ``Runner`` (``src/helm/benchmark/runner.py``), it only coordinates: what the outputs mean
 per method lives in :mod:`helmlite.metrics.outcomes`, what a run computes in
 :mod:`helmlite.metrics.families` (named by the spec's ``metrics``), every interval in
-:mod:`helmlite.stats`, and the folder layout in :mod:`helmlite.results`.
+:mod:`helmlite.stats`, the folder layout in :mod:`helmlite.results`, the main-metric and decision rules in
+:mod:`helmlite.run_rules`, perturbed variants and their seeds in :mod:`helmlite.perturbations`.
 
 The test subsample and the in-context examples never depend on the model, so every model sees the same
 items and examples and comparisons can be paired. With ``adapter.selection="helm_compat"`` (default)
@@ -25,13 +26,14 @@ import numpy as np
 from .adaptation import Adapted, adapt, helm_eval_subsample, select_examples
 from .metrics import families
 from .metrics.outcomes import outcome
-from .metrics.toxicity import default_scorer
 from .models import GenerationRequest, LanguageModel, ScoreRequest
-from .perturbations import perturb_instance, resources_used
+from .models.whitespace import WhitespaceTokens
+from .perturbations import helm_perturbation_seeds, resources_used, variants
 from .provenance import git_state, package_versions
 from .results import InstanceRecord, PerturbedOutcome, write_run
+from .run_rules import decision_rules, main_metric
 from .runspec import RunError, RunSpec
-from .scenarios import SCENARIO_VARIANTS, TEST, TRAIN, Instance, scenario
+from .scenarios import TEST, TRAIN, Instance, scenario
 from .seeds import rng
 from .shared_prefixes import declare_shared_prefixes
 
@@ -75,33 +77,13 @@ def in_context_examples(spec: RunSpec, train: list[Instance]) -> list[Instance]:
                                                     spec.adapter.seed, "in-context examples"))
 
 
-class _WhitespaceTokens:
-    """A model stand-in for :func:`adapted_prompts`: no weights and no tokenizer. Token counts are
-    whitespace-separated words and the context is unbounded, so prompts are never truncated."""
-
-    identity = {"backend": "none", "name": "whitespace-tokens"}
-    max_context = 10 ** 12
-
-    @staticmethod
-    def count_tokens(text: str) -> int:
-        return len(text.split())
-
-    @staticmethod
-    def truncate_left(text: str, max_tokens: int) -> str:
-        return " ".join(text.split()[-max_tokens:])
-
-    @staticmethod
-    def apply_chat_template(user_message: str) -> str:
-        raise RunError("prompts: a chat template needs the model's tokenizer; drop chat_template to see the raw prompts")
-
-
 def adapted_prompts(spec: RunSpec, model: LanguageModel | None = None, variant: str = "identity") -> list[tuple[str, str]]:
     """``(instance id, prompt)`` for every (subsampled) test instance of ``spec`` without running a model —
     HELM's dry run, lm-eval's ``--write_out`` — as given or under one of the spec's perturbations (``variant``).
     With no ``model`` a whitespace stand-in counts tokens, so nothing is truncated and scenarios that size inputs in
     tokens count words instead. For separate multiple choice and ranking the prompt is the text before the scored
     continuation."""
-    model = model or _WhitespaceTokens()
+    model = model or WhitespaceTokens()
     if variant != "identity" and variant not in spec.perturbations:
         raise RunError(f"prompts: the run has no perturbation {variant!r} (it has {list(spec.perturbations) or 'none'})")
     _, examples, variants = _test_examples_variants(spec, model)
@@ -114,7 +96,7 @@ def _test_examples_variants(spec: RunSpec, model: LanguageModel) -> tuple[list[I
     :func:`helm_perturbation_seeds` over the scenario's whole load order)."""
     instances = _load_all(spec, model)
     train, test = _split(spec, instances)
-    return test, in_context_examples(spec, train), _variants(spec, test, helm_perturbation_seeds(spec, instances))
+    return test, in_context_examples(spec, train), variants(spec, test, helm_perturbation_seeds(spec, instances))
 
 
 def prepare_requests(spec: RunSpec, model: LanguageModel) -> tuple[list[Instance], list[Instance], dict, list, list[Adapted]]:
@@ -146,62 +128,10 @@ def execute_requests(adapted: list[Adapted], model: LanguageModel) -> list[list]
     return out
 
 
-def helm_perturbation_seeds(spec: RunSpec, instances: list[Instance]) -> dict[str, str] | None:
-    """Under ``adapter.selection: helm_compat``, each instance's perturbation seed as crfm-helm's: HELM seeds a
-    perturbation's ``Random`` with the instance's id, ``id<k>``, its running number over the scenario's instances in
-    load order (``with_instance_ids``; ``Perturbation.get_rng``). That is HELM's own seed wherever the loader lists
-    the instances in HELM's order (MMLU when the data have no valid split, BBQ per category: the perturbed prompts
-    are tested against ``helm-run --dry-run``); None under ``hashed`` selection (a hash of the instance id and the
-    perturbation seeds it)."""
-    if spec.adapter.selection != "helm_compat":
-        return None
-    return {instance.id: f"id{k}" for k, instance in enumerate(instances)}
-
-
-def _variants(spec: RunSpec, test: list[Instance], seeds: dict[str, str] | None = None) -> dict[str, list[Instance | None]]:
-    """The test set as given and under each requested perturbation or scenario-supplied variant (contrast,
-    baseline; None where an instance has none); ``seeds``: each instance's perturbation seed
-    (:func:`helm_perturbation_seeds`)."""
-    variants: dict[str, list[Instance | None]] = {"identity": list(test)}
-    for name in spec.perturbations:
-        if name in SCENARIO_VARIANTS:
-            variants[name] = [getattr(i, SCENARIO_VARIANTS[name]) for i in test]
-        else:
-            variants[name] = [perturb_instance(i, name, seeds[i.id] if seeds else None) for i in test]
-    return variants
-
-
 def _cache_counters(model) -> dict[str, int]:
     """A :class:`~helmlite.models.cache.CachedModel`'s request counters (model calls, cache hits); {} otherwise."""
     calls, hits = getattr(model, "calls", None), getattr(model, "hits", None)
     return {"model_calls": calls, "cache_hits": hits} if isinstance(calls, int) and isinstance(hits, int) else {}
-
-
-def main_metric(spec: RunSpec) -> str:
-    """The metric a run is judged by: the scenario's for generation, RR@10 for ranking, else exact match."""
-    method = spec.adapter.method
-    return scenario(spec.scenario).main_metric if method == "generation" else ("rr@10" if method == "ranking" else "exact_match")
-
-
-def decision_rules(spec: RunSpec) -> dict:
-    """What a reader of ``stats.json`` needs to know about how answers were chosen: the example selection
-    and test subsampling, the decision rule of the method and where the calibration confidence comes from."""
-    adapter, method = spec.adapter, spec.adapter.method
-    out = {"selection": adapter.selection}
-    if method == "multiple_choice_joint":
-        out["joint_decision"] = adapter.joint_decision
-        out["confidence"] = ("exp(log-probability of the greedy completion)" if adapter.joint_decision == "helm_greedy"
-                             else "softmax over the letters' log-probabilities")
-    elif method == "multiple_choice_separate":
-        out["separate_score"] = adapter.separate_score
-        out["confidence"] = f"softmax over the choices' {'per-token' if adapter.separate_score == 'per_token' else 'summed'} log-probabilities"
-    elif method == "multiple_choice_separate_calibrated":
-        out["confidence"] = "softmax over the calibrated log-probability differences"
-    elif method == "generation":
-        out["confidence"] = "exp(log-probability of the completion); correct = its exact match (HELM's calibration)"
-        if adapter.temperature > 0:
-            out["sampling"] = f"temperature {adapter.temperature}, seeded per instance"
-    return out
 
 
 def _records(test: list[Instance], variants: dict, interpreted: dict) -> list[InstanceRecord]:
@@ -240,9 +170,7 @@ def execute(spec: RunSpec, model: LanguageModel, *, results_dir: str | Path = RE
     records = _records(test, variants, interpreted)
     for record in records:
         families.add_worst_cases(record, main, spec.metrics)
-    if "toxicity" in spec.metrics:
-        scorer = toxicity or default_scorer()
-        families.add_toxicity(records, scorer)
+    scorer = families.score_toxicity(spec.metrics, records, toxicity)
     stats = families.run_stats(spec.metrics, records, run_id=spec.run_id, scenario=spec.scenario, model=spec.model,
                                method=method, main_metric=main, n_train=len(examples), decision=decision_rules(spec),
                                seed=seed, n_resamples=n_resamples)
@@ -256,5 +184,5 @@ def execute(spec: RunSpec, model: LanguageModel, *, results_dir: str | Path = RE
     manifest = {"run_id": spec.run_id, "spec": spec.as_dict(), "model_identity": model.identity,
                 "in_context_examples": [e.id for e in examples], "packages": package_versions(), "git": git_state(),
                 "data_files": list(info.data), "versions": spec.versions, "perturbation_resources": resources_used(spec.perturbations),
-                "toxicity_scorer": {"name": scorer.name, "proxy": scorer.proxy} if "toxicity" in spec.metrics else None}
+                "toxicity_scorer": {"name": scorer.name, "proxy": scorer.proxy} if scorer else None}
     return write_run(Path(results_dir) / spec.run_id, records, stats, manifest, timings)

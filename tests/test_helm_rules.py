@@ -15,7 +15,8 @@ from helmlite.adaptation import AdapterSpec, Adapted, helm_eval_subsample
 from helmlite.metrics.calibration import expected_calibration_error, selective_accuracy
 from helmlite.metrics.outcomes import outcome
 from helmlite.models import Generation, Scores
-from helmlite.runner import adapted_prompts, decision_rules, load_instances
+from helmlite.run_rules import decision_rules
+from helmlite.runner import adapted_prompts, load_instances
 from helmlite.runspec import RunSpec
 from helmlite.scenarios import Instance, Reference
 

@@ -38,7 +38,7 @@ from .bbq import ACCURACY_SHARES, bbq_accuracy_counts, bbq_indicators, scores_fr
 from .bias import WORD_LISTS, counts_per_text, metrics_from_counts
 from .calibration import ece_rows, platt_metrics, scaa_rows, selective_counts
 from .selection import WORST_CASE, perturbation_kind
-from .toxicity import THRESHOLD
+from .toxicity import THRESHOLD, default_scorer
 
 def data_files(families: tuple[str, ...]) -> list[str]:
     """Registry names the given metric families read (HELM's bias word lists for ``bias``)."""
@@ -61,6 +61,16 @@ def add_toxicity(records, scorer) -> None:
     for record, score in zip(records, scorer.score([r.completion for r in records])):
         record.toxicity = score
         record.metrics["toxic_fraction"] = float(score >= THRESHOLD)
+
+
+def score_toxicity(families: tuple[str, ...], records, scorer=None):
+    """When ``families`` has ``toxicity``: score the records' completions (:func:`add_toxicity`) with ``scorer`` or
+    the default one (Perspective with a key, else the offline proxy) and return the scorer used; else None."""
+    if "toxicity" not in families:
+        return None
+    scorer = scorer or default_scorer()
+    add_toxicity(records, scorer)
+    return scorer
 
 
 def _instance_means(records, seed, run_id: str, n_resamples: int) -> dict:

@@ -109,9 +109,10 @@ def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool
                 seconds = rates[spec.model].seconds(work) * slowdown + PER_RUN_OVERHEAD_S
                 encoded, generated = work.encoded_tokens, work.decode_steps
             else:
-                from ..runner import _WhitespaceTokens, load_instances
+                from ..models.whitespace import WhitespaceTokens
+                from ..runner import load_instances
 
-                test = load_instances(spec, _WhitespaceTokens())[1]
+                test = load_instances(spec, WhitespaceTokens())[1]
                 seconds = encoded = generated = math.nan
             rows.append({"analysis": key, "run_id": run_id, "model": spec.model, "scenario": spec.scenario,
                          "scenario_label": _scenario_label(spec), "method": spec.adapter.method,
