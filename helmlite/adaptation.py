@@ -57,7 +57,7 @@ import numpy as np
 from .models import GenerationRequest, LanguageModel, ModelError, ScoreRequest
 from .scenarios import Instance
 from ._names import did_you_mean
-from .errors import InputError
+from .errors import UserError
 from .seeds import derive_seed
 
 METHODS = ("generation", "multiple_choice_joint", "multiple_choice_separate", "multiple_choice_separate_calibrated",
@@ -89,13 +89,13 @@ class AdapterSpec:
 
     def __post_init__(self):
         if self.method not in METHODS:
-            raise InputError(f"adapter method must be one of {METHODS}, got {self.method!r}."
+            raise UserError(f"adapter method must be one of {METHODS}, got {self.method!r}."
                              f"{did_you_mean(str(self.method), METHODS)}")
         if self.max_train_instances < 0:
-            raise InputError("adapter max_train_instances must be ≥ 0")
+            raise UserError("adapter max_train_instances must be ≥ 0")
         for name, allowed in (("selection", SELECTIONS), ("joint_decision", JOINT_DECISIONS), ("separate_score", SEPARATE_SCORES)):
             if getattr(self, name) not in allowed:
-                raise InputError(f"adapter {name} must be one of {allowed}, got {getattr(self, name)!r}")
+                raise UserError(f"adapter {name} must be one of {allowed}, got {getattr(self, name)!r}")
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -127,7 +127,7 @@ def select_examples(train: Sequence[Instance], spec: AdapterSpec, rng: np.random
     if spec.selection == "helm_compat":
         return helm_sample_examples(train, spec.max_train_instances, spec.seed)
     if rng is None:
-        raise InputError("select_examples: the hashed selection needs a generator (rng)")
+        raise UserError("select_examples: the hashed selection needs a generator (rng)")
     return _hashed_examples(train, spec, rng)
 
 

@@ -57,7 +57,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr, ndtri
 
-from .errors import InputError
+from .errors import UserError
 from .stats import power as _power
 
 #: The claims-table schema: the ten columns every notebook's claims table starts with, then seven more.
@@ -104,22 +104,22 @@ class Claim:
 
     def __post_init__(self):
         if self.direction not in DIRECTIONS:
-            raise InputError(f"claim {self.claim!r}: direction must be one of {DIRECTIONS}, got {self.direction!r}")
+            raise UserError(f"claim {self.claim!r}: direction must be one of {DIRECTIONS}, got {self.direction!r}")
         if self.scale not in SCALES:
-            raise InputError(f"claim {self.claim!r}: scale must be one of {SCALES}, got {self.scale!r}")
+            raise UserError(f"claim {self.claim!r}: scale must be one of {SCALES}, got {self.scale!r}")
         if not 0 < self.level < 1:
-            raise InputError(f"claim {self.claim!r}: level must lie strictly between 0 and 1, got {self.level}")
+            raise UserError(f"claim {self.claim!r}: level must lie strictly between 0 and 1, got {self.level}")
         if self.ci_low > self.ci_high:
-            raise InputError(f"claim {self.claim!r}: ci_low {self.ci_low} > ci_high {self.ci_high}")
+            raise UserError(f"claim {self.claim!r}: ci_low {self.ci_low} > ci_high {self.ci_high}")
         for name in ("p_value", "p_claimed"):
             value = getattr(self, name)
             if value is not None and not (0 <= value <= 1 or math.isnan(value)):
-                raise InputError(f"claim {self.claim!r}: {name} must lie in [0, 1], got {value}")
+                raise UserError(f"claim {self.claim!r}: {name} must lie in [0, 1], got {value}")
         c = self.claimed_effect
         if c is not None and ((self.direction == "greater" and not c > self.null)
                               or (self.direction == "less" and not c < self.null)
                               or (self.direction == "two-sided" and c == self.null)):
-            raise InputError(f"claim {self.claim!r}: claimed_effect {c} must lie on the claimed side ({self.direction}) "
+            raise UserError(f"claim {self.claim!r}: claimed_effect {c} must lie on the claimed side ({self.direction}) "
                              f"of the null {self.null}")
 
     @classmethod
@@ -258,7 +258,7 @@ def n_needed(claim: Claim, effect: float, alpha: float = 0.05) -> float:
             if not (math.isfinite(mde) and mde > 0 and claim.n > 0):
                 return math.nan
             needed = math.ceil(claim.n * (mde / effect) ** 2)
-    except InputError:
+    except UserError:
         return math.nan
     return float(max(needed, min_units(alpha)))
 
@@ -364,7 +364,7 @@ def claims_table(claims: list[Claim], alpha: float = 0.05, correction: str = "ho
     family size. Each claim's interval should be at level 1 − ``alpha``.
     """
     if correction not in CORRECTIONS:
-        raise InputError(f"claims_table: correction must be one of {CORRECTIONS}, got {correction!r}")
+        raise UserError(f"claims_table: correction must be one of {CORRECTIONS}, got {correction!r}")
     if not claims:
         return pd.DataFrame(columns=COLUMNS)
     nulls = [c.p_value if c.p_value is not None else interval_p_value(c) for c in claims]
@@ -390,17 +390,17 @@ def claims_table(claims: list[Claim], alpha: float = 0.05, correction: str = "ho
 
 
 def check_claims_table(table: pd.DataFrame) -> None:
-    """Raise ``InputError`` unless ``table`` follows the claims schema: the ten required columns first,
+    """Raise ``UserError`` unless ``table`` follows the claims schema: the ten required columns first,
     known verdicts, and no ``supported`` row whose interval contains the null."""
     if list(table.columns[:len(REQUIRED_COLUMNS)]) != REQUIRED_COLUMNS:
-        raise InputError(f"claims table: the columns must start with {REQUIRED_COLUMNS}, got {list(table.columns)}")
+        raise UserError(f"claims table: the columns must start with {REQUIRED_COLUMNS}, got {list(table.columns)}")
     unknown = set(table["verdict"]) - set(VERDICTS)
     if unknown:
-        raise InputError(f"claims table: unknown verdicts {sorted(unknown)}; expected {VERDICTS}")
+        raise UserError(f"claims table: unknown verdicts {sorted(unknown)}; expected {VERDICTS}")
     supported = table[table["verdict"] == "supported"]
     bad = supported[(supported["ci_low"] <= supported["null"]) & (supported["null"] <= supported["ci_high"])]
     if len(bad):
-        raise InputError(f"claims table: 'supported' with the null inside the interval: {list(bad['claim'])}")
+        raise UserError(f"claims table: 'supported' with the null inside the interval: {list(bad['claim'])}")
 
 
 def power_table(claims: list[Claim], effect: float = 0.05, alpha: float = 0.05) -> pd.DataFrame:

@@ -2,7 +2,7 @@
 
 * :class:`HelmliteError` — the base of every expected failure; the CLI catches it (and only it) and
   reports it in one line with exit status 2.
-* :class:`UserError` (alias :data:`InputError`) — a bad value given by the user: config, run spec,
+* :class:`UserError` — a bad value given by the user: config, run spec,
   scenario/model/metric name, notebook parameter, command-line argument.
 * :class:`DataError` — a data file that is missing, failed verification, or does not have the expected
   shape.
@@ -27,7 +27,6 @@ class UserError(HelmliteError, ValueError):
     """A bad user-given value (config, run spec, name, argument); the message names the field and what was expected."""
 
 
-InputError = UserError
 
 
 class DataError(HelmliteError, ValueError):

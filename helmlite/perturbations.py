@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Callable
 
 from . import data
 from .scenarios import SCENARIO_VARIANTS, Instance, Reference
-from .errors import InputError
+from .errors import UserError
 from .seeds import derive_seed
 
 if TYPE_CHECKING:
@@ -286,7 +286,7 @@ PERTURBATIONS = {
 
 def perturbation(name: str) -> Perturbation:
     if name not in PERTURBATIONS:
-        raise InputError(f"unknown perturbation {name!r}; known: {', '.join(PERTURBATIONS)} (and the scenario-supplied 'contrast' and 'baseline')")
+        raise UserError(f"unknown perturbation {name!r}; known: {', '.join(PERTURBATIONS)} (and the scenario-supplied 'contrast' and 'baseline')")
     return PERTURBATIONS[name]
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from helmlite.adaptation import AdapterSpec, adapt, helm_eval_subsample, helm_sample_examples, select_examples
-from helmlite.errors import InputError
+from helmlite.errors import UserError
 from helmlite.models import GenerationRequest, ModelError, ScoreRequest
 from helmlite.scenarios import Instance, Reference
 
@@ -187,9 +187,9 @@ def test_sampled_generation_gets_a_seed_per_instance():
 
 
 def test_adapter_rejects_unknown_rules():
-    with pytest.raises(InputError, match="selection must be one of"):
+    with pytest.raises(UserError, match="selection must be one of"):
         AdapterSpec(selection="helm")
-    with pytest.raises(InputError, match="joint_decision"):
+    with pytest.raises(UserError, match="joint_decision"):
         AdapterSpec(joint_decision="greedy")
 
 

@@ -13,7 +13,7 @@ from helmlite import data, workflow
 from helmlite._jsonl import DataFormatError
 from helmlite.adaptation import AdapterSpec, adapt
 from helmlite.analyses.helpsteer2 import load_disagreements
-from helmlite.errors import DataError, HelmliteError, InputError, UserError
+from helmlite.errors import DataError, HelmliteError, UserError
 from helmlite.metrics import best_over_references
 from helmlite.models import ModelError, load_model
 from helmlite.params import ParameterError, check
@@ -101,7 +101,6 @@ def test_every_error_class_is_in_the_one_hierarchy(error, base, kept):
 
 
 def test_user_and_data_errors_are_distinct_value_errors():
-    assert InputError is UserError
     assert issubclass(UserError, ValueError) and issubclass(DataError, ValueError)
     assert not issubclass(UserError, DataError) and not issubclass(DataError, UserError)
 

@@ -15,7 +15,7 @@ import string
 from typing import Sequence
 
 from .._names import did_you_mean
-from ..errors import InputError
+from ..errors import UserError
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
 _PUNCTUATION = set(string.punctuation)
@@ -76,7 +76,7 @@ GENERATION_METRICS = {"exact_match": exact_match, "quasi_exact_match": quasi_exa
 def metric(name: str):
     """A generation metric by name, or a clear error with suggestions."""
     if name not in GENERATION_METRICS:
-        raise InputError(f"unknown metric {name!r}; known: {', '.join(GENERATION_METRICS)}.{did_you_mean(name, GENERATION_METRICS)}")
+        raise UserError(f"unknown metric {name!r}; known: {', '.join(GENERATION_METRICS)}.{did_you_mean(name, GENERATION_METRICS)}")
     return GENERATION_METRICS[name]
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import UserError
 
 
 def fit_runtime_model(frame: pd.DataFrame) -> pd.DataFrame:
@@ -17,7 +17,7 @@ def fit_runtime_model(frame: pd.DataFrame) -> pd.DataFrame:
     import statsmodels.formula.api as smf
 
     if len(frame) < 4:
-        raise InputError(f"runtime model: need at least 4 requests, got {len(frame)}")
+        raise UserError(f"runtime model: need at least 4 requests, got {len(frame)}")
     fit = smf.ols("latency_s ~ prompt_tokens + output_tokens", data=frame).fit()
     ci = fit.conf_int()
     return pd.DataFrame({"term": fit.params.index, "estimate": fit.params.values, "ci_low": ci[0].values,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .._names import did_you_mean
 from ..adaptation import MULTIPLE_CHOICE_METHODS
-from ..errors import InputError
+from ..errors import UserError
 from ..perturbations import perturbation
 from ..scenarios._base import SCENARIO_VARIANTS
 
@@ -36,7 +36,7 @@ def check_families(names) -> tuple[str, ...]:
     """Validate family names; return them in canonical order."""
     for name in names:
         if name not in FAMILIES:
-            raise InputError(f"unknown metric family {name!r}; known: {', '.join(FAMILIES)}.{did_you_mean(name, FAMILIES)}")
+            raise UserError(f"unknown metric family {name!r}; known: {', '.join(FAMILIES)}.{did_you_mean(name, FAMILIES)}")
     return tuple(f for f in FAMILIES if f in set(names))
 
 

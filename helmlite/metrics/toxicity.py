@@ -17,7 +17,7 @@ from typing import Protocol, Sequence
 import numpy as np
 import requests
 
-from ..errors import InputError
+from ..errors import UserError
 
 THRESHOLD = 0.5
 PERSPECTIVE_URL = "https://commentanalyzer.googleapis.com/v1alpha1/comments:analyze"
@@ -46,7 +46,7 @@ class PerspectiveScorer:
     def __init__(self, api_key: str | None = None, url: str | None = None, timeout_s: float = 30.0):
         self.api_key = api_key or os.environ.get("PERSPECTIVE_API_KEY")
         if not self.api_key:
-            raise InputError("PerspectiveScorer: set PERSPECTIVE_API_KEY")
+            raise UserError("PerspectiveScorer: set PERSPECTIVE_API_KEY")
         self.url = url or os.environ.get("HELMLITE_PERSPECTIVE_URL", PERSPECTIVE_URL)
         self.timeout_s = timeout_s
         self.name = f"Perspective API ({self.url})"

@@ -16,7 +16,7 @@ import random
 from .. import data
 from .._jsonl import DataFormatError, read_jsonl, require
 from ._base import TEST, TRAIN, Instance, Reference, register
-from ..errors import InputError
+from ..errors import UserError
 
 CATEGORIES = ("Age", "Disability_status", "Nationality", "Physical_appearance", "Religion", "Sexual_orientation")
 _FILES = tuple(f"helm/datasets/bbq/{c}.jsonl" for c in CATEGORIES)
@@ -44,7 +44,7 @@ def _answer_roles(obj: dict) -> tuple[int | None, int | None]:
 def load(category: str = "Age") -> list[Instance]:
     """BBQ, one category, split as crfm-helm's ``BBQScenario`` (module docstring)."""
     if category not in CATEGORIES:
-        raise InputError(f"bbq: category must be one of {CATEGORIES} (the others are not available offline), got {category!r}")
+        raise UserError(f"bbq: category must be one of {CATEGORIES} (the others are not available offline), got {category!r}")
     path = data.fetch(f"helm/datasets/bbq/{category}.jsonl")
     lines = list(read_jsonl(path))
     random.Random(0).shuffle(lines)  # HELM: random.seed(0); random.shuffle(loaded_lines)

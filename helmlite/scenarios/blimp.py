@@ -14,7 +14,7 @@ import zipfile
 from .. import data
 from .._jsonl import DataFormatError
 from ._base import TEST, Instance, Reference, register
-from ..errors import InputError
+from ..errors import UserError
 
 FILE = "helm/datasets/blimp/BLiMP.zip"
 
@@ -31,7 +31,7 @@ def load(paradigm: str = "anaphor_gender_agreement") -> list[Instance]:
     with zipfile.ZipFile(path) as archive:
         name = f"data/{paradigm}.jsonl"
         if name not in archive.namelist():
-            raise InputError(f"blimp: unknown paradigm {paradigm!r} (see helmlite.scenarios.blimp.paradigms())")
+            raise UserError(f"blimp: unknown paradigm {paradigm!r} (see helmlite.scenarios.blimp.paradigms())")
         lines = io.TextIOWrapper(archive.open(name), encoding="utf-8").read().splitlines()
     out = []
     for number, line in enumerate(lines, start=1):

@@ -14,7 +14,7 @@ import random
 
 from .. import data
 from ._base import TEST, Instance, register
-from ..errors import InputError
+from ..errors import UserError
 
 DOMAINS = ("gender", "political_ideology", "profession", "race", "religious_ideology")
 _FILES = tuple(f"helm/datasets/bold/prompts/{d}_prompt.json" for d in DOMAINS)
@@ -29,7 +29,7 @@ def load(domain: str = "gender") -> list[Instance]:
     HELM's inputs end in two), in the order of Python's ``random.seed(0); random.shuffle`` over (group, prompt)
     in file order; every instance is a test instance (HELM's split arithmetic leaves no train split)."""
     if domain not in DOMAINS:
-        raise InputError(f"bold: domain must be one of {DOMAINS}, got {domain!r}")
+        raise UserError(f"bold: domain must be one of {DOMAINS}, got {domain!r}")
     groups = json.loads(data.fetch(f"helm/datasets/bold/prompts/{domain}_prompt.json").read_text(encoding="utf-8"))
     rows = [(k, group, name, prompts[0]) for k, (group, name, prompts) in
             enumerate((g, n, p) for g, people in groups.items() for n, p in people.items())]

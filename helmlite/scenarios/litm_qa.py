@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from .. import data
 from .._jsonl import DataFormatError, read_jsonl, require
-from ..errors import InputError
+from ..errors import UserError
 from ._base import TEST, Instance, Reference, register
 from .synthetic import PLAIN, TokenCounter, approx_tokens, multidoc_prompt, position_metadata
 
@@ -58,7 +58,7 @@ def load_litm_multidoc(n_documents: int = 20, n_questions: int = 100, target_tok
     first ``n_questions`` questions at every gold position the repository ships; correct = the generation
     contains any gold answer (LitM's ``best_subspan_em``)."""
     if n_questions < 1:
-        raise InputError(f"litm_multidoc: n_questions must be at least 1, got {n_questions}")
+        raise UserError(f"litm_multidoc: n_questions must be at least 1, got {n_questions}")
     positions = GOLD_POSITIONS[n_documents]
     files = {k: _questions(data.fetch(qa_file(n_documents, k)), n_questions, n_documents, k) for k in positions}
     first = files[positions[0]]
@@ -76,6 +76,6 @@ def load_litm_multidoc(n_documents: int = 20, n_questions: int = 100, target_tok
                                 tuple(Reference(a, True) for a in dict.fromkeys(row["answers"]) if a), TEST, meta))
     longest = max(i.metadata["prompt_tokens"] for i in out)
     if longest > target_tokens:
-        raise InputError(f"litm_multidoc: the paper's {n_documents}-document prompts need up to {longest} tokens, more than "
+        raise UserError(f"litm_multidoc: the paper's {n_documents}-document prompts need up to {longest} tokens, more than "
                          f"target_tokens={target_tokens}; give this task a length of at least {longest}")
     return out

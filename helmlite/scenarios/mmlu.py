@@ -12,7 +12,7 @@ import csv
 from .. import data
 from .._jsonl import DataFormatError
 from ._base import TEST, TRAIN, Instance, Reference, register
-from ..errors import InputError
+from ..errors import UserError
 
 SUBJECTS = ("abstract_algebra", "college_chemistry", "computer_security", "econometrics", "us_foreign_policy")
 _FILES = tuple(f"helm/datasets/mmlu/{split}/{s}_{split}.csv" for s in SUBJECTS for split in ("dev", "test"))
@@ -47,5 +47,5 @@ def _instructions(subject: str = "abstract_algebra") -> dict:
 def load(subject: str = "abstract_algebra") -> list[Instance]:
     """MMLU, one of HELM's five subjects (dev → train, test → test)."""
     if subject not in SUBJECTS:
-        raise InputError(f"mmlu: subject must be one of {SUBJECTS}, got {subject!r}")
+        raise UserError(f"mmlu: subject must be one of {SUBJECTS}, got {subject!r}")
     return _read(subject, "dev", TRAIN) + _read(subject, "test", TEST)

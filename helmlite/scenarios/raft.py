@@ -20,7 +20,7 @@ import numpy as np
 from .. import data
 from .._jsonl import DataFormatError
 from ._base import TEST, TRAIN, Instance, Reference, register
-from ..errors import InputError
+from ..errors import UserError
 
 SUBSETS = ("ade_corpus_v2", "banking_77", "neurips_impact_statement_risks", "one_stop_english", "overruling",
            "semiconductor_org_types", "systematic_review_inclusion", "tai_safety_research", "terms_of_service",
@@ -47,7 +47,7 @@ def load(subset: str = "ade_corpus_v2") -> list[Instance]:
     """RAFT, one subset: its labelled train examples split as HELM splits them (:func:`helm_split`), the in-context
     pool first, then the evaluated part."""
     if subset not in SUBSETS:
-        raise InputError(f"raft: subset must be one of {SUBSETS}, got {subset!r}")
+        raise UserError(f"raft: subset must be one of {SUBSETS}, got {subset!r}")
     task = json.loads(data.fetch(f"helm/datasets/raft/{subset}/task.json").read_text(encoding="utf-8"))
     (label_column, labels), = task["label_columns"].items()
     text_columns = [c for c in task["data_columns"] if c != "ID"]

@@ -15,7 +15,7 @@ from .. import data
 from .._jsonl import DataFormatError, read_jsonl, require
 from ..seeds import derive_seed
 from ._base import TEST, TRAIN, Instance, Reference, register
-from ..errors import InputError
+from ..errors import UserError
 
 BABI_TASKS = {1: "single-supporting-fact", 2: "two-supporting-facts", 3: "three-supporting-facts", 4: "two-arg-relations",
               5: "three-arg-relations", 6: "yes-no-questions", 7: "counting", 8: "lists-sets", 9: "simple-negation",
@@ -50,7 +50,7 @@ def _babi_questions(task: int, split: str) -> list[tuple[str, str]]:
 def load_babi(task: int = 1) -> list[Instance]:
     """bAbI v1.2 (en), one of the 20 tasks: story + question → answer."""
     if task not in BABI_TASKS:
-        raise InputError(f"babi: task must be 1-20, got {task!r}")
+        raise UserError(f"babi: task must be 1-20, got {task!r}")
     out = []
     for split, label in (("train", TRAIN), ("test", TEST)):
         for k, (text, answer) in enumerate(_babi_questions(task, split)):

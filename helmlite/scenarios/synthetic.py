@@ -48,7 +48,7 @@ from .. import data
 from .._jsonl import read_jsonl, require
 from ..seeds import derive_seed
 from ._base import TEST, Instance, Reference, register
-from ..errors import InputError
+from ..errors import UserError
 
 DEPTHS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
 # the instance input is the whole task prompt: no few-shot, no extra prefixes
@@ -66,7 +66,7 @@ def approx_tokens(text: str) -> int:
 def depth_index(depth: float, n: int) -> int:
     """Index of the item at relative depth ``depth`` among ``n`` items (0 → first, 1 → last)."""
     if not 0.0 <= depth <= 1.0:
-        raise InputError(f"depth must be within [0, 1], got {depth}")
+        raise UserError(f"depth must be within [0, 1], got {depth}")
     return int(round(depth * (n - 1)))
 
 
@@ -158,7 +158,7 @@ def load_litm_kv(source_keys: int = 75, target_tokens: int = 1024, n_contexts: i
                  distractors: int = 9, count_tokens: TokenCounter = approx_tokens) -> list[Instance]:
     """Lost in the Middle KV retrieval (upstream file), resized to ``target_tokens``, gold at each depth."""
     if source_keys not in LITM_FILES:
-        raise InputError(f"litm_kv: source_keys must be one of {sorted(LITM_FILES)}, got {source_keys!r}")
+        raise UserError(f"litm_kv: source_keys must be one of {sorted(LITM_FILES)}, got {source_keys!r}")
     path = data.fetch(LITM_FILES[source_keys])
     out = []
     for context, (number, obj) in enumerate(read_jsonl(path)):
@@ -310,7 +310,7 @@ def load_nq_multidoc(target_tokens: int = 1024, n_questions: int = 5, n_document
     from .nq import records
 
     if n_documents < MIN_DOCUMENTS:
-        raise InputError(f"nq_multidoc: n_documents must be at least {MIN_DOCUMENTS} (Lost in the Middle used 10, 20 "
+        raise UserError(f"nq_multidoc: n_documents must be at least {MIN_DOCUMENTS} (Lost in the Middle used 10, 20 "
                          f"and 30; with fewer the depths collapse onto a few documents), got {n_documents}")
     rows = records()
     out = []
@@ -345,7 +345,7 @@ def load_nq_multidoc(target_tokens: int = 1024, n_questions: int = 5, n_document
 
         upper = max(MIN_WORDS, max(len(r["text"].split()) for r in [gold] + pool[:4 * n_documents]))
         if longest(MIN_WORDS) > target_tokens:
-            raise InputError(f"nq_multidoc: {n_documents} documents of {MIN_WORDS} words do not fit target_tokens="
+            raise UserError(f"nq_multidoc: {n_documents} documents of {MIN_WORDS} words do not fit target_tokens="
                              f"{target_tokens}; use a longer length (>= 512 tokens for 10 documents) or fewer documents")
         low, high = MIN_WORDS, upper
         while low < high:

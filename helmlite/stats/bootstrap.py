@@ -43,7 +43,7 @@ from typing import Callable
 import numpy as np
 from scipy.special import ndtr, ndtri, stdtr
 
-from ..errors import InputError
+from ..errors import UserError
 from .estimates import Estimate, PairedComparison, Seed, alpha_of, generator
 
 Statistic = Callable[..., np.ndarray]
@@ -56,17 +56,17 @@ def _as_arrays(data) -> tuple[np.ndarray, ...]:
     arrays = tuple(np.asarray(a, dtype=float) for a in (data if isinstance(data, (tuple, list)) else (data,)))
     n = len(arrays[0])
     if any(a.ndim != 1 or len(a) != n for a in arrays):
-        raise InputError("bootstrap: every array must be one-dimensional with the same number of items")
+        raise UserError("bootstrap: every array must be one-dimensional with the same number of items")
     if n == 0:
-        raise InputError("bootstrap: no items to resample")
+        raise UserError("bootstrap: no items to resample")
     return arrays
 
 
 def _check_resamples(n_resamples: int, confidence: float) -> None:
     if not 0 < confidence < 1:
-        raise InputError(f"confidence must lie strictly between 0 and 1, got {confidence}")
+        raise UserError(f"confidence must lie strictly between 0 and 1, got {confidence}")
     if 2 / (n_resamples + 1) >= alpha_of(confidence):
-        raise InputError(f"n_resamples={n_resamples} is too few for a {confidence:.0%} interval: need "
+        raise UserError(f"n_resamples={n_resamples} is too few for a {confidence:.0%} interval: need "
                          f"2/(B+1) < {1 - confidence:.3g}, i.e. B >= {math.floor(2 / (1 - confidence))}")
 
 
@@ -193,7 +193,7 @@ def defined_interval(resampled: Resampled, confidence: float, n: int,
 
 def _resolve_method(method: str, n: int) -> str:
     if method not in ("bca", "percentile", "auto", "expanded"):
-        raise InputError(f"bootstrap method must be 'bca' or 'percentile' (or 'auto', 'expanded'), got {method!r}")
+        raise UserError(f"bootstrap method must be 'bca' or 'percentile' (or 'auto', 'expanded'), got {method!r}")
     if method == "expanded":
         return method
     return "bca" if method in ("bca", "auto") and n >= BCA_MIN_N else "percentile"

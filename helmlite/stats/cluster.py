@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import betaincinv, stdtrit
 
-from ..errors import InputError
+from ..errors import UserError
 from .bootstrap import _BATCH_ELEMENTS, Resampled, _check_resamples, defined_interval
 from .estimates import Estimate, PairedComparison, Seed, alpha_of, generator
 from .proportions import is_binary
@@ -56,14 +56,14 @@ def _cluster_sums(values, clusters) -> tuple[float, np.ndarray, np.ndarray]:
     values = np.asarray(values, dtype=float).ravel()
     labels = np.asarray(clusters).ravel() if not isinstance(clusters, pd.Series) else clusters.to_numpy()
     if len(values) != len(labels):
-        raise InputError(f"cluster bootstrap: {len(values)} values but {len(labels)} cluster labels")
+        raise UserError(f"cluster bootstrap: {len(values)} values but {len(labels)} cluster labels")
     keep = ~np.isnan(values)
     values, labels = values[keep], labels[keep]
     if len(values) == 0:
-        raise InputError("cluster bootstrap: no rows to resample")
+        raise UserError("cluster bootstrap: no rows to resample")
     codes, _ = pd.factorize(labels, sort=True)
     if np.any(codes < 0):
-        raise InputError("cluster bootstrap: every row needs a cluster label (found a missing one)")
+        raise UserError("cluster bootstrap: every row needs a cluster label (found a missing one)")
     sums = np.bincount(codes, weights=values)
     sizes = np.bincount(codes).astype(float)
     return float(values.mean()), sums, sizes
@@ -84,7 +84,7 @@ def _cluster_distribution(sums: np.ndarray, sizes: np.ndarray, n_resamples: int,
 
 def _check_statistic(statistic: str) -> None:
     if statistic != "mean":
-        raise InputError(f"cluster bootstrap: statistic must be 'mean' (the mean over rows), got {statistic!r}")
+        raise UserError(f"cluster bootstrap: statistic must be 'mean' (the mean over rows), got {statistic!r}")
 
 
 def cluster_bootstrap_ci(values, clusters, *, statistic: str = "mean", confidence: float = 0.95,
@@ -100,7 +100,7 @@ def cluster_bootstrap_ci(values, clusters, *, statistic: str = "mean", confidenc
     _check_statistic(statistic)
     _check_resamples(n_resamples, confidence)
     if is_binary(values):
-        raise InputError("cluster_bootstrap_ci: the rows are 0/1 — use cluster_mean_estimate (Korn–Graubard), whose "
+        raise UserError("cluster_bootstrap_ci: the rows are 0/1 — use cluster_mean_estimate (Korn–Graubard), whose "
                          "interval covers near 0 and 1")
     estimate, sums, sizes = _cluster_sums(values, clusters)
     if len(sums) < 2:
@@ -129,14 +129,14 @@ def korn_graubard_ci(values, clusters, *, bounds: tuple[float, float] = (0.0, 1.
     two clusters 0.08, because two clusters alike say the clusters are alike.
     """
     if not 0 < confidence < 1:
-        raise InputError(f"korn_graubard_ci: confidence must lie strictly between 0 and 1, got {confidence}")
+        raise UserError(f"korn_graubard_ci: confidence must lie strictly between 0 and 1, got {confidence}")
     bottom, top = (float(b) for b in bounds)
     if not top > bottom:
-        raise InputError(f"korn_graubard_ci: bounds must be (low, high) with high > low, got {bounds}")
+        raise UserError(f"korn_graubard_ci: bounds must be (low, high) with high > low, got {bounds}")
     raw = np.asarray(values, dtype=float).ravel()
     finite = raw[np.isfinite(raw)]
     if len(finite) and (finite.min() < bottom - 1e-12 or finite.max() > top + 1e-12):
-        raise InputError(f"korn_graubard_ci: values must lie within the bounds {bounds}, got [{finite.min()}, "
+        raise UserError(f"korn_graubard_ci: values must lie within the bounds {bounds}, got [{finite.min()}, "
                          f"{finite.max()}]")
     share, sums, sizes = _cluster_sums((raw - bottom) / (top - bottom), clusters)
     groups, rows = len(sums), float(sizes.sum())
@@ -184,7 +184,7 @@ def cluster_paired_difference(a, b, clusters, *, statistic: str = "mean", confid
     _check_resamples(n_resamples, confidence)
     a, b = np.asarray(a, dtype=float).ravel(), np.asarray(b, dtype=float).ravel()
     if a.shape != b.shape:
-        raise InputError(f"cluster_paired_difference: paired arrays need equal lengths, got {len(a)} and {len(b)}")
+        raise UserError(f"cluster_paired_difference: paired arrays need equal lengths, got {len(a)} and {len(b)}")
     keep = ~(np.isnan(a) | np.isnan(b))
     if is_binary(a[keep]) and is_binary(b[keep]) and not np.any(a[keep] != b[keep]):
         return _no_discordance(np.asarray(clusters)[keep], confidence, int(keep.sum()))
@@ -223,7 +223,7 @@ def cluster_bootstrap_statistic(data, statistic, clusters, *, confidence: float 
     arrays = _as_arrays(data)
     labels = np.asarray(clusters).ravel() if not isinstance(clusters, pd.Series) else clusters.to_numpy()
     if len(labels) != len(arrays[0]):
-        raise InputError(f"cluster bootstrap: {len(arrays[0])} rows but {len(labels)} cluster labels")
+        raise UserError(f"cluster bootstrap: {len(arrays[0])} rows but {len(labels)} cluster labels")
     codes, _ = pd.factorize(labels, sort=True)
     order = np.argsort(codes, kind="stable")  # rows grouped by cluster
     arrays = tuple(a[order] for a in arrays)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import rankdata
 
-from ..errors import InputError
+from ..errors import UserError
 from .bootstrap import bootstrap_ci, paired_test
 from .estimates import Estimate, PairedComparison
 
@@ -36,12 +36,12 @@ _INTERVALS = ("auto", "bca", "percentile")
 
 def _check(correlation: str, interval: str, kwargs: dict, where: str):
     if "method" in kwargs:
-        raise InputError(f"{where}: 'method' was split into correlation= ('pearson'|'spearman') and "
+        raise UserError(f"{where}: 'method' was split into correlation= ('pearson'|'spearman') and "
                          f"interval= ('auto'|'bca'|'percentile'); got method={kwargs['method']!r}")
     if correlation not in _CORRELATIONS:
-        raise InputError(f"{where}: correlation must be one of {sorted(_CORRELATIONS)}, got {correlation!r}")
+        raise UserError(f"{where}: correlation must be one of {sorted(_CORRELATIONS)}, got {correlation!r}")
     if interval not in _INTERVALS:
-        raise InputError(f"{where}: interval must be one of {list(_INTERVALS)}, got {interval!r}")
+        raise UserError(f"{where}: interval must be one of {list(_INTERVALS)}, got {interval!r}")
     return _CORRELATIONS[correlation]
 
 

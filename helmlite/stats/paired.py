@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import permutation_test
 
-from ..errors import InputError
+from ..errors import UserError
 from .bootstrap import Statistic, paired_test
 from .estimates import PairedComparison, Seed, generator
 from .proportions import is_binary, paired_binary_difference
@@ -68,7 +68,7 @@ def permutation_p_value(a, b, n_resamples: int = 9_999, seed: Seed = 0) -> float
     """
     a, b = np.asarray(a, dtype=float).ravel(), np.asarray(b, dtype=float).ravel()
     if a.shape != b.shape:
-        raise InputError(f"permutation_p_value: paired arrays need equal lengths, got {len(a)} and {len(b)}")
+        raise UserError(f"permutation_p_value: paired arrays need equal lengths, got {len(a)} and {len(b)}")
     keep = ~(np.isnan(a) | np.isnan(b))
     a, b = a[keep], b[keep]
     if len(a) == 0:

@@ -44,7 +44,7 @@ from scipy.optimize import brentq
 from scipy.special import ndtri
 from scipy.stats import binom, chi2, ncx2
 
-from ..errors import InputError
+from ..errors import UserError
 
 DIRECTIONS = ("greater", "less", "two-sided")
 _TOL = 1e-9
@@ -57,24 +57,24 @@ def _z(level: float, power: float) -> tuple[float, float]:
 
 def _check_level(level: float, power: float) -> None:
     if not 0 < level < 1 or not 0 < power < 1:
-        raise InputError(f"level and power must lie strictly between 0 and 1, got level={level}, power={power}")
+        raise UserError(f"level and power must lie strictly between 0 and 1, got level={level}, power={power}")
 
 
 def _check_direction(direction: str) -> None:
     if direction not in DIRECTIONS:
-        raise InputError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
+        raise UserError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
 
 
 def _discordance(p: float, discordance: float | None) -> float:
     psi = 2 * p * (1 - p) if discordance is None else float(discordance)
     if not 0 < psi <= 1:
-        raise InputError(f"discordance (share of items on which the two systems differ) must lie in (0, 1], got {psi}")
+        raise UserError(f"discordance (share of items on which the two systems differ) must lie in (0, 1], got {psi}")
     return psi
 
 
 def _check_p(p: float) -> None:
     if not 0 < p < 1:
-        raise InputError(f"baseline proportion p must lie strictly between 0 and 1, got {p}")
+        raise UserError(f"baseline proportion p must lie strictly between 0 and 1, got {p}")
 
 
 # --- exact power of the two exact tests -----------------------------------------------------------------------
@@ -98,7 +98,7 @@ def mcnemar_power(n: int, delta: float, discordance: float, level: float = 0.95)
     discordant pairs and a true difference ``delta`` = p_a − p_b (|δ| <= ψ): Σ_d Bin(d; n, ψ) ·
     P(reject | d), the count favouring a being Binomial(d, (ψ + δ)/(2ψ))."""
     if abs(delta) > float(discordance) + 1e-12:
-        raise InputError(f"mcnemar_power: |delta| = {abs(delta)} exceeds the discordance {discordance}")
+        raise UserError(f"mcnemar_power: |delta| = {abs(delta)} exceeds the discordance {discordance}")
     return float(_mcnemar_curve(np.array([int(n)]), delta, float(discordance), level)[0]) if n > 0 else 0.0
 
 
@@ -209,7 +209,7 @@ def required_n(effect: float, p: float = 0.5, level: float = 0.95, power: float 
     samples: n = 2·((z_α + z_β)/|h|)² per group (Cohen 1988). The same arguments as :func:`mde_proportion`."""
     effect = abs(float(effect))
     if effect == 0 or not math.isfinite(effect):
-        raise InputError(f"required_n: effect must be a finite non-zero difference, got {effect}")
+        raise UserError(f"required_n: effect must be a finite non-zero difference, got {effect}")
     _check_level(level, power)
     _check_direction(direction)
     ups = {"greater": (True,), "less": (False,), "two-sided": (True, False)}[direction]
@@ -217,13 +217,13 @@ def required_n(effect: float, p: float = 0.5, level: float = 0.95, power: float 
     if paired:
         psi = _discordance(p, discordance)
         if effect > psi:
-            raise InputError(f"required_n: a paired difference of {effect} needs at least that share of discordant "
+            raise UserError(f"required_n: a paired difference of {effect} needs at least that share of discordant "
                              f"items, but discordance is {psi}")
     else:
         _check_p(p)
         targets = [p + effect if up else p - effect for up in ups]
         if not all(0 <= t <= 1 for t in targets):
-            raise InputError(f"required_n: p {'+' if ups == (True,) else ('−' if ups == (False,) else '±')} {effect} "
+            raise UserError(f"required_n: p {'+' if ups == (True,) else ('−' if ups == (False,) else '±')} {effect} "
                              f"leaves [0, 1] for p = {p}")
     if not paired and not one_sample:
         z_a, z_b = _z(level, power)
@@ -259,7 +259,7 @@ def required_n_correlation(r: float, level: float = 0.95, power: float = 0.8) ->
     """Pairs needed to detect a correlation ``r`` against 0: ((z_α + z_β)/atanh|r|)² + 3 (Fisher z)."""
     z_a, z_b = _z(level, power)
     if not 0 < abs(r) < 1:
-        raise InputError(f"required_n_correlation: r must lie in (-1, 1) and be non-zero, got {r}")
+        raise UserError(f"required_n_correlation: r must lie in (-1, 1) and be non-zero, got {r}")
     return math.ceil(((z_a + z_b) / math.atanh(abs(r))) ** 2 + 3 - 1e-9)
 
 

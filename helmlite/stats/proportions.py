@@ -21,7 +21,7 @@ import numpy as np
 from scipy.stats import binomtest
 from statsmodels.stats.proportion import proportion_confint
 
-from ..errors import InputError
+from ..errors import UserError
 from .estimates import Estimate, PairedComparison
 
 
@@ -45,11 +45,11 @@ def proportion_ci(successes, n, level: float = 0.95):
     when ``successes``/``n`` are arrays; ``(nan, nan)`` where n = 0.
     """
     if not 0 < level < 1:
-        raise InputError(f"proportion_ci: level must lie strictly between 0 and 1, got {level}")
+        raise UserError(f"proportion_ci: level must lie strictly between 0 and 1, got {level}")
     k, total = np.asarray(successes, dtype=float), np.asarray(n, dtype=float)
     if np.any(total < 0) or np.any(k < 0) or np.any(k > total) or np.any(k != np.round(k)) \
             or np.any(total != np.round(total)):
-        raise InputError(f"proportion_ci: successes must be whole numbers in 0..n, got {successes!r} of {n!r}")
+        raise UserError(f"proportion_ci: successes must be whole numbers in 0..n, got {successes!r} of {n!r}")
     empty = total == 0
     with np.errstate(invalid="ignore", divide="ignore"):
         low, high = proportion_confint(np.where(empty, 0, k), np.where(empty, 1, total), alpha=1 - level,
@@ -67,7 +67,7 @@ def proportion_estimate(values, level: float = 0.95) -> Estimate:
     values = np.asarray(values, dtype=float).ravel()
     values = values[~np.isnan(values)]
     if len(values) and not is_binary(values):
-        raise InputError("proportion_estimate: values must be 0/1 (use a bootstrap for continuous scores)")
+        raise UserError("proportion_estimate: values must be 0/1 (use a bootstrap for continuous scores)")
     n, k = len(values), int(values.sum())
     low, high = proportion_ci(k, n, level)
     return Estimate(k / n if n else math.nan, low, high, n, level, "clopper-pearson")
@@ -76,11 +76,11 @@ def proportion_estimate(values, level: float = 0.95) -> Estimate:
 def _pairs(a, b) -> tuple[np.ndarray, np.ndarray]:
     a, b = np.asarray(a, dtype=float).ravel(), np.asarray(b, dtype=float).ravel()
     if a.shape != b.shape:
-        raise InputError(f"paired 0/1 outcomes need equal lengths, got {len(a)} and {len(b)}")
+        raise UserError(f"paired 0/1 outcomes need equal lengths, got {len(a)} and {len(b)}")
     keep = ~(np.isnan(a) | np.isnan(b))
     a, b = a[keep], b[keep]
     if not (np.all((a == 0) | (a == 1)) and np.all((b == 0) | (b == 1))):
-        raise InputError("paired 0/1 outcomes must be 0 or 1 (use paired_difference for continuous scores)")
+        raise UserError("paired 0/1 outcomes must be 0 or 1 (use paired_difference for continuous scores)")
     return a, b
 
 
@@ -158,7 +158,7 @@ def paired_binary_difference(a, b, level: float = 0.95) -> PairedComparison:
     ``discordance`` is the share of pairs that differ (what the McNemar test's power depends on).
     """
     if not 0 < level < 1:
-        raise InputError(f"paired_binary_difference: level must lie strictly between 0 and 1, got {level}")
+        raise UserError(f"paired_binary_difference: level must lie strictly between 0 and 1, got {level}")
     both, only_a, only_b, neither = _table(a, b)
     n = both + only_a + only_b + neither
     low, high = newcombe_paired_interval(both, only_a, only_b, neither, level)

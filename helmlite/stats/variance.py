@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from ..errors import InputError
+from ..errors import UserError
 from .estimates import Estimate, Seed
 from .proportions import is_binary
 
@@ -54,9 +54,9 @@ class VarianceComponent(Estimate):
 def _matrix(matrix) -> np.ndarray:
     matrix = np.asarray(matrix, dtype=float)
     if matrix.ndim != 2 or matrix.shape[0] < 2 or matrix.shape[1] < 2:
-        raise InputError(f"seeds × items matrix must be 2-D with at least 2 seeds and 2 items, got shape {matrix.shape}")
+        raise UserError(f"seeds × items matrix must be 2-D with at least 2 seeds and 2 items, got shape {matrix.shape}")
     if not np.all(np.isfinite(matrix)):
-        raise InputError("seeds × items matrix must be complete (every seed scored on every item; no NaN)")
+        raise UserError("seeds × items matrix must be complete (every seed scored on every item; no NaN)")
     return matrix
 
 
@@ -103,7 +103,7 @@ def seed_variance_component(matrix, level: float = 0.95, n_resamples: int | None
     few seeds).
     """
     if not 0 < level < 1:
-        raise InputError(f"seed_variance_component: level must lie strictly between 0 and 1, got {level}")
+        raise UserError(f"seed_variance_component: level must lie strictly between 0 and 1, got {level}")
     matrix = _matrix(matrix)
     seeds, items = matrix.shape
     ms_seed, ms_residual, df_seed, df_residual = _two_way(matrix)
@@ -199,7 +199,7 @@ def anova_table(frame: pd.DataFrame, response: str, factors: Sequence[str]) -> p
     for f in used:
         data[names[f]] = frame[f].astype(str).to_numpy()
     if data["y"].isna().any():
-        raise InputError(f"anova_table: {response} has missing values")
+        raise UserError(f"anova_table: {response} has missing values")
 
     def fit(terms):
         formula = "y ~ " + (" + ".join(f"C({names[t]})" for t in terms) if terms else "1")

@@ -19,7 +19,7 @@ from ...metrics.families import calibration_correct, confidence_of
 from ...results import Run
 from ...seeds import rng
 
-FAMILIES = {  # column of the score matrix → (metric key in stats.json, lower is better)
+SCORE_COLUMNS = {  # column of the score matrix → (metric key in stats.json, lower is better)
     "accuracy": (None, False), "calibration (ECE-10)": ("ece_10", True), "robustness": ("{main}_robustness", False),
     "fairness": ("{main}_fairness", False), "equivariance (contrast)": ("{main}_equivariance", False),
     "bias (gender representation)": ("representation_gender", True), "toxicity (toxic fraction)": ("toxic_fraction", True),
@@ -40,7 +40,7 @@ def score_matrix(runs: list[Run], *, seed: int, n_resamples: int) -> pd.DataFram
     rows = []
     for run in _first_seed(runs):
         main = run.main_metric
-        for family, (key, lower) in FAMILIES.items():
+        for family, (key, lower) in SCORE_COLUMNS.items():
             value = run.stats.metrics.get(main if key is None else key.format(main=main))
             if value is not None and np.isfinite(value.mean):
                 rows.append({"model": run.model, "scenario": run.scenario, "family": family, "main_metric": main,

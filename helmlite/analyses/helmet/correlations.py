@@ -19,7 +19,7 @@ from statsmodels.stats.multitest import multipletests
 from ... import stats
 from ...seeds import rng
 from ..._jsonl import DataFormatError
-from ...errors import InputError
+from ...errors import UserError
 from ...reproduction import row, table
 from .reference import FIG5_ORDER
 
@@ -147,7 +147,7 @@ def ci_width_by_models(table: pd.DataFrame, pairs: dict[str, tuple[str, str]], s
     strictly smaller than the number of models: a "subset" of all of them is the same set every time."""
     too_big = [n for n in sizes if n >= len(table)]
     if too_big:
-        raise InputError(f"ci_width_by_models: subset sizes must be smaller than the {len(table)} models (every subset "
+        raise UserError(f"ci_width_by_models: subset sizes must be smaller than the {len(table)} models (every subset "
                          f"of all of them is the full set), got {too_big}")
     rows = []
     for label, (x, y) in pairs.items():

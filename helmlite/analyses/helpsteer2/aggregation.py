@@ -46,7 +46,7 @@ from ...seeds import rng
 from ...reproduction import row, table
 from .annotations import ATTRIBUTES, MAX_ANNOTATORS, Annotations
 from .simulator import PUBLISHED
-from ...errors import InputError
+from ...errors import UserError
 
 SPREAD_LIMIT = 2
 TRIPLES = np.array(list(combinations(range(MAX_ANNOTATORS), 3)))  # lexicographic order = tie-break order
@@ -91,7 +91,7 @@ def prompt_ids(prompts) -> np.ndarray:
 
 def _check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:
     if value not in choices:
-        raise InputError(f"{name} must be one of {choices}, got {value!r}")
+        raise UserError(f"{name} must be one of {choices}, got {value!r}")
 
 
 def aggregate(annotations: Annotations, spread_filter: str = "prompt", *, spread_over: str = "most_agreeing_three",
@@ -114,7 +114,7 @@ def aggregate(annotations: Annotations, spread_filter: str = "prompt", *, spread
     n = annotations.n_annotators
     if (n < 2).any():
         first = int(np.argmax(n < 2))
-        raise InputError(f"sample {first} has {n[first]} rating(s); aggregation needs at least 2 annotators")
+        raise UserError(f"sample {first} has {n[first]} rating(s); aggregation needs at least 2 annotators")
     chosen = most_agreeing_three(ratings)
     top3 = chosen[:, 0] >= 0
     keep = np.zeros(ratings.shape[:2], dtype=bool)

@@ -10,7 +10,7 @@ import pandas as pd
 from ... import data
 from .annotations import Annotations, load_disagreements
 from .simulator import SimulatorConfig, simulate
-from ...errors import InputError
+from ...errors import UserError
 
 DISAGREEMENTS = "helpsteer2/disagreements/disagreements.jsonl.gz"
 SOURCES = ("auto", "real", "simulated")
@@ -54,7 +54,7 @@ def load_input(source: str = "auto", *, disagreements_path: str | os.PathLike | 
     """``real``: the disagreements file (an explicit path, else the registry; error if unavailable);
     ``simulated``: the simulator; ``auto``: real when obtainable, else simulated (and the banner says why)."""
     if source not in SOURCES:
-        raise InputError(f"HelpSteer2 source must be one of {SOURCES}, got {source!r}")
+        raise UserError(f"HelpSteer2 source must be one of {SOURCES}, got {source!r}")
     if source == "simulated":
         return _simulated(simulator, "Simulated input was requested (source='simulated').")
     if disagreements_path:
