@@ -121,3 +121,16 @@ def test_shot_steps_and_first_step_contrasts_hand_derived():
     assert steps["p_value"].tolist() == pytest.approx([exact_mcnemar(one, zero), exact_mcnemar(two, one)])
     contrast = sensitivity.first_step_contrasts(shot_runs, seed=0, n_resamples=500).iloc[0]
     assert contrast["difference"] == pytest.approx(0.6 - 0.1) and contrast["ci_low"] > 0
+
+
+def test_significance_counts_per_study_hand_derived():
+    """Per study: pairs tested, raw p < 0.05, Holm and BY survivors, reversals and significant ones — counted by
+    hand on a small table (seeds: 3 pairs, p 0.01 / 0.04 / 0.2, Holm keeps 1, BY 0; formats: 1 pair, p 0.5)."""
+    tests = pd.DataFrame({"study": ["seeds"] * 3 + ["formats"], "p_value": [0.01, 0.04, 0.2, 0.5],
+                          "significant_holm": [True, False, False, False], "significant_by": [False] * 4})
+    reversals = pd.DataFrame({"study": ["seeds", "seeds"], "reversal": [True, False], "significant": [False, False]})
+    counts = sensitivity.significance_counts(tests, reversals).set_index("study")
+    assert counts.loc["seeds", ["pairs", "raw_p_below_05", "holm", "benjamini_yekutieli", "reversals",
+                                "significant_reversals"]].tolist() == [3, 2, 1, 0, 1, 0]
+    assert counts.loc["formats", ["pairs", "raw_p_below_05", "holm"]].tolist() == [1, 0, 0]
+    assert pd.isna(counts.loc["formats", "reversals"])  # no reversal was looked for there (one model)

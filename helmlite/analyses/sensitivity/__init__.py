@@ -2,7 +2,7 @@
 multiple-choice methods. ``studies`` computes the statistics, ``figures`` draws."""
 from . import claims, figures
 from .studies import (factor_table, first_step_contrasts, pairwise_tests, rank_reversals, seed_spread, shot_steps,
-                      variance_decomposition)
+                      significance_counts, variance_decomposition)
 
 __all__ = ["claims", "factor_table", "figures", "first_step_contrasts", "pairwise_tests", "rank_reversals", "seed_spread", "shot_steps",
-           "variance_decomposition"]
+           "significance_counts", "variance_decomposition"]

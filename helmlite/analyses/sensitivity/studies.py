@@ -164,6 +164,17 @@ def rank_reversals(runs: list[Run], factor_of, models: tuple[str, str], *, seed:
     return pd.DataFrame(rows)
 
 
+def significance_counts(tests: pd.DataFrame, reversals: pd.DataFrame) -> pd.DataFrame:
+    """Per study: how many configuration pairs were tested, how many have a raw p below 0.05, how many stay
+    significant after Holm and after Benjamini–Yekutieli, and how many rank reversals there are and how many of them
+    are significant (``tests``: :func:`pairwise_tests` with a ``study`` column; ``reversals``: :func:`rank_reversals`
+    with one, possibly empty)."""
+    counts = tests.groupby("study").agg(pairs=("p_value", "size"), raw_p_below_05=("p_value", lambda p: int((p < 0.05).sum())),
+                                        holm=("significant_holm", "sum"), benjamini_yekutieli=("significant_by", "sum"))
+    counts = counts.join(reversals.groupby("study").agg(reversals=("reversal", "sum"), significant_reversals=("significant", "sum")))
+    return counts.reset_index()
+
+
 def variance_decomposition(frame: pd.DataFrame, factors=("scenario", "seed", "shots", "format", "method"),
                            value: str = "accuracy") -> pd.DataFrame:
     """ANOVA-style decomposition of run-level accuracy with statsmodels OLS and categorical factors.
