@@ -50,6 +50,7 @@ pytest: venv
 
 lint: venv
 	ruff check helmlite tests benchmarks
+	snakefmt --check Snakefile rules/
 	snakemake --lint --configfile $(TEST_CONFIG)
 	snakemake --dry-run --quiet --cores 1 --configfile config/config.yaml
 	snakemake --dry-run --quiet --cores 1 --configfile config/paper.yaml

@@ -14,7 +14,7 @@ from helmlite.models.embedded import model_dir
 # Every rule finds `helmlite` next to the interpreter that runs Snakemake (its venv's or conda env's bin/), so a
 # job does not depend on the shell it starts in: a SLURM job inherits the submitting environment, and without an
 # activated venv a bare `helmlite` is not found there.
-shell.prefix(f"set -euo pipefail; export PATH={shlex.quote(os.path.dirname(sys.executable))}:\"$PATH\"; ")
+shell.prefix(f'set -euo pipefail; export PATH={shlex.quote(os.path.dirname(sys.executable))}:"$PATH"; ')
 CONFIGFILE = (workflow.config_settings.configfiles or ["config/config.yaml"])[0]
 DATA_CACHE = os.path.relpath(cache_dir())
 ANALYSES = hw.enabled(config)

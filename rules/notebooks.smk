@@ -16,17 +16,17 @@ for analysis in ANALYSES:
             tables=hw.outputs(config, analysis)["tables"],
             measured=hw.outputs(config, analysis)["measured"],
             manifest=hw.outputs(config, analysis)["manifest"],
-        params:
-            parameters=shlex.quote(json.dumps(hw.notebook_parameters(config, analysis), sort_keys=True)),
         log:
             f"{DIRS['logs']}/{analysis.notebook}.log",
         benchmark:
             f"{DIRS['benchmarks']}/{analysis.notebook}.tsv"
+        conda:
+            "../environment.yml"
         threads: 1
         resources:
             mem_mb=2000,
-        conda:
-            "../environment.yml"
+        params:
+            parameters=shlex.quote(json.dumps(hw.notebook_parameters(config, analysis), sort_keys=True)),
         shell:
             "helmlite notebook {input.notebook:q} {output.notebook:q} --parameters-json {params.parameters} "
             "> {log:q} 2>&1 || (tail -n 1 {log:q} >&2; echo 'cell outputs: {log}' >&2; exit 1)"

@@ -23,9 +23,9 @@ rule index:
         f"{DIRS['reports']}/index.html",
     log:
         f"{DIRS['logs']}/index.log",
-    params:
-        config=shlex.quote(json.dumps(config, sort_keys=True)),
     conda:
         "../environment.yml"
+    params:
+        config=shlex.quote(json.dumps(config, sort_keys=True)),
     shell:
         "helmlite index --config-json {params.config} --out {output:q} > {log:q} 2>&1"

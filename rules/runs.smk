@@ -31,6 +31,17 @@ for batch_id, batch in BATCHES.items():
             instances=[run_file(spec.run_id, INSTANCES) for spec in batch],
             stats=[run_file(spec.run_id, STATS) for spec in batch],
             manifest=[run_file(spec.run_id, MANIFEST) for spec in batch],
+        log:
+            f"{DIRS['logs']}/runs/{batch_id}.log",
+        benchmark:
+            f"{DIRS['benchmarks']}/runs/{batch_id}.tsv"
+        priority: PRIORITY[batch_id]
+        conda:
+            "../environment.yml"
+        threads: ENGINE["threads"]
+        resources:
+            mem_mb=4000,
+            runtime=hw.run_job_runtime_min(PLANNED_S.get(batch_id)),
         params:
             specs=shlex.quote(json.dumps([spec.as_dict() for spec in batch], sort_keys=True)),
             results_dir=lambda w, output: os.path.dirname(os.path.dirname(output.stats[0])),
@@ -39,17 +50,6 @@ for batch_id, batch in BATCHES.items():
             chunk_size=ENGINE["chunk_size"],
             n_resamples=config["bootstrap"]["n_resamples"],
             seed=config["bootstrap"]["seed"],
-        threads: ENGINE["threads"]
-        priority: PRIORITY[batch_id]
-        resources:
-            mem_mb=4000,
-            runtime=hw.run_job_runtime_min(PLANNED_S.get(batch_id)),
-        log:
-            f"{DIRS['logs']}/runs/{batch_id}.log",
-        benchmark:
-            f"{DIRS['benchmarks']}/runs/{batch_id}.tsv"
-        conda:
-            "../environment.yml"
         shell:
             ": > {log:q}; helmlite run --spec-json {params.specs} --threads {threads} --batch-size {params.batch_size} "
             "--chunk-size {params.chunk_size} --n-resamples {params.n_resamples} --bootstrap-seed {params.seed} "
