@@ -354,10 +354,10 @@ def test_published_leaderboard_recomputed_with_helm_rules(mirrored_cache):
     for group, target in pub.REPRODUCTION_TARGETS.items():
         if group in summary.index:
             assert summary.loc[group, "max_abs_diff"] <= target, group
-            assert summary.loc[group, "verdict"].startswith("reproduced")
+            assert summary.loc[group, "verdict"] == "reproduced"
     for group in ("Bias", "Toxicity"):  # every published value inside the range tie-breaking allows
         assert summary.loc[group, "within_tie_range"] == summary.loc[group, "models"]
-        assert summary.loc[group, "verdict"].startswith("consistent within rounding")
+        assert summary.loc[group, "verdict"] == "consistent" and "tie range" in summary.loc[group, "note"]
     assert rows["within_tie_range"].all()
     t0pp = rows[(rows.model == "T0pp (11B)") & (rows.group == "Accuracy")].iloc[0]
     assert t0pp.abs_diff <= 0.003  # its contaminated cells skipped

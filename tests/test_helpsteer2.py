@@ -12,6 +12,7 @@ from sklearn.metrics import cohen_kappa_score
 from helmlite import data
 from helmlite._jsonl import DataFormatError
 from helmlite.analyses import helpsteer2 as hs
+from helmlite.reproduction import VERDICTS
 from helmlite.analyses.helpsteer2 import ATTRIBUTES, Annotations, load_aggregated, load_disagreements, write_disagreements
 from helmlite.analyses.helpsteer2 import SimulatorConfig, simulate
 
@@ -245,11 +246,12 @@ def test_reproduction_rows_follow_the_design_format():
     aggregated = hs.aggregate(sim.annotations)
     card = pd.DataFrame({"attribute": list(ATTRIBUTES), "published": [3, 4, 4, 2, 1], "ours": [3, 4, 4, 2, 0]})
     table = hs.reproduction_check(card, sim.annotations, aggregated, "simulated", seed=0, n_resamples=200)
-    assert list(table.columns) == ["quantity", "published", "ours", "abs_diff", "ci_low", "ci_high", "verdict"]
-    assert table.set_index("quantity").loc["card_example:verbosity", "verdict"] == "MISMATCH"
+    assert list(table.columns) == ["quantity", "published", "ours", "abs_diff", "ci_low", "ci_high", "verdict", "note"]
+    assert set(table["verdict"]) <= set(VERDICTS)
+    assert table.set_index("quantity").loc["card_example:verbosity", "verdict"] == "differs"
     assert table.set_index("quantity").loc["card:mean_annotators", "ci_low"] < 3.5
     removal = table.set_index("quantity").loc["row_counts:share_not_released"]
-    assert removal["published"] == 0.10 and removal["verdict"].startswith("simulated: fitted to it, a match by construction")
+    assert removal["published"] == 0.10 and removal["verdict"] == "by construction" and removal["note"].startswith("simulated: fitted")
 
 
 def test_full_escalation_leaves_nothing_for_the_filter_on_the_most_agreeing_three():

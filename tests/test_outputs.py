@@ -61,7 +61,7 @@ def test_notebook_05_runs_through_papermill(tmp_path, mirrored_cache):
         assert table.columns[0] == "data_source" and (table.empty or set(table["data_source"]) == {"simulated"}), name
     reproduction = pd.read_csv(tables / "helpsteer2_reproduction.csv")
     card = reproduction[reproduction["quantity"].str.startswith("card_example:")]
-    assert len(card) == 5 and (card["verdict"] == "exact").all()
+    assert len(card) == 5 and (card["verdict"] == "reproduced").all()
     banner = json.loads((tables / "helpsteer2_manifest.json").read_text())["notes"][0]
     assert banner.startswith("**Data source: SIMULATED**")
 
@@ -141,3 +141,20 @@ def test_notebook_01_runs_on_imported_lm_eval_runs(tmp_path, mirrored_cache):
                                            "tables_dir": str(tmp_path / "t"), "measured_dir": str(tmp_path / "m")})
     difference = pd.read_csv(tmp_path / "t" / "helm_core_model_difference.csv")
     assert len(difference) == 1 and difference["n"].iloc[0] == 10
+
+
+def test_reproduction_verdicts_are_one_vocabulary():
+    """Issue 27 §4: helmlite.reproduction.verdict's three words, hand-checked; a word outside the vocabulary is
+    refused, so no analysis writes free text into the verdict column."""
+    import math
+
+    import pytest
+
+    from helmlite import reproduction
+
+    assert reproduction.verdict(0.502, 0.5, 0.01) == "reproduced"
+    assert reproduction.verdict(0.53, 0.5, 0.01, 0.1, 0.8) == "consistent"
+    assert reproduction.verdict(0.53, 0.5, 0.01, 0.51, 0.8) == "differs"
+    assert reproduction.verdict(math.nan, 0.5, 0.01) == "not comparable"
+    with pytest.raises(ValueError, match="not one of"):
+        reproduction.row("q", 1.0, 1.0, "reproduced (prints 1.00)")

@@ -10,6 +10,8 @@ per model, the range of win rates that tie-breaking on the displayed (rounded) v
 """
 from __future__ import annotations
 
+import math
+
 import os
 import re
 from pathlib import Path
@@ -19,7 +21,7 @@ import pandas as pd
 from scipy.stats import kendalltau
 
 from ... import stats
-from ...reproduction import row
+from ...reproduction import row, verdict
 from ...errors import DataError
 from ...seeds import rng
 from .helm_schema import AGGREGATE, TIE_RULES, WIN_RATE
@@ -70,13 +72,14 @@ def published_win_rates(frame: pd.DataFrame, group: str) -> pd.Series:
     return part.set_index("model")["value"]
 
 
-def _verdict(group: str, abs_diff: pd.Series, inside: pd.Series) -> str:
+def _group_verdict(group: str, abs_diff: pd.Series, inside: pd.Series) -> tuple[str, str]:
+    """A metric group's verdict in :data:`helmlite.reproduction.VERDICTS` words, and its note."""
     target = REPRODUCTION_TARGETS.get(group)
     if target is not None and abs_diff.max() <= target + 1e-12:
-        return f"reproduced: max |Δ| ≤ {target}"
+        return "reproduced", f"max |Δ| ≤ {target}"
     if bool(inside.all()):
-        return "consistent within rounding (every published value inside its tie range)"
-    return f"differs: {int((~inside).sum())} model(s) outside the tie range"
+        return "consistent", "every published value inside its tie range (rounding)"
+    return "differs", f"{int((~inside).sum())} model(s) outside the tie range"
 
 
 def win_rate_comparison(frame: pd.DataFrame, groups, *, tie_rule: str = "v0.4.0") -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -123,26 +126,24 @@ def win_rate_comparison(frame: pd.DataFrame, groups, *, tie_rule: str = "v0.4.0"
                         "skipped_contaminated": view.skipped["contaminated"], "skipped_hidden": view.skipped["hidden"],
                         "unranked_columns": len(view.unranked),
                         "target_max_abs_diff": REPRODUCTION_TARGETS.get(group, np.nan),
-                        "verdict": _verdict(group, both["abs_diff"], both["within_tie_range"])})
+                        **dict(zip(("verdict", "note"), _group_verdict(group, both["abs_diff"], both["within_tie_range"])))})
     return pd.DataFrame(rows), pd.DataFrame(summary)
 
 
 def reproduction_rows(comparison: pd.DataFrame) -> list[dict]:
-    """One reproduction-check row per model × group of :func:`win_rate_comparison`: ``reproduced`` within the
-    published rounding, ``within target`` within the group's acceptance bound, ``consistent within rounding``
-    where the published value lies in the tie range (Bias, Toxicity), else ``differs``."""
+    """One reproduction-check row per model × group of :func:`win_rate_comparison` (:func:`helmlite.reproduction.verdict`):
+    ``reproduced`` within the published rounding (±0.0005) or, where a group has one, within its acceptance bound
+    (:data:`REPRODUCTION_TARGETS`; the note says which), ``consistent`` where a group without a bound has the
+    published value inside the tie range (Bias, Toxicity), else ``differs``."""
     rows = []
     for r in comparison.itertuples():
         target = REPRODUCTION_TARGETS.get(r.group)
-        if r.abs_diff <= ROUNDING + 1e-9:
-            verdict = "reproduced"
-        elif target is not None and r.abs_diff <= target + 1e-12:
-            verdict = f"within target ({target})"
-        elif target is None and r.within_tie_range:
-            verdict = "consistent within rounding"
-        else:
-            verdict = "differs"
-        rows.append(row(f"winrate:{r.group}:{r.model}", r.published, r.ours, verdict))
+        low, high = (math.nan, math.nan) if target is not None else (r.tie_range_low, r.tie_range_high)
+        word = verdict(r.ours, r.published, target if target is not None else ROUNDING, low, high)
+        note = ("within the published rounding (±0.0005)" if r.abs_diff <= ROUNDING + 1e-9 else
+                f"within the group's acceptance bound {target}" if word == "reproduced" else
+                "the published value lies in the tie range" if word == "consistent" else "")
+        rows.append(row(f"winrate:{r.group}:{r.model}", r.published, r.ours, word, note=note))
     return rows
 
 
@@ -153,7 +154,7 @@ def explain_gaps(summary: pd.DataFrame) -> str:
     targeted = [g for g in s.index if g in REPRODUCTION_TARGETS]
     loose = [g for g in s.index if g not in REPRODUCTION_TARGETS]
     gaps = ", ".join(f"{g} {s.loc[g, 'median_abs_diff']:.4f} / {s.loc[g, 'max_abs_diff']:.4f}" for g in targeted)
-    met = [g for g in targeted if str(s.loc[g, "verdict"]).startswith("reproduced")]
+    met = [g for g in targeted if s.loc[g, "verdict"] == "reproduced"]
     contaminated, hidden = int(s["skipped_contaminated"].sum()), int(s["skipped_hidden"].sum())
     text = (
         "**Reading the deviations.** The recomputation follows HELM v0.4.0's own rules (`summarize.py`, "

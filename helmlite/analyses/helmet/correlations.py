@@ -20,7 +20,7 @@ from ... import stats
 from ...seeds import rng
 from ..._jsonl import DataFormatError
 from ...errors import UserError
-from ...reproduction import row, table
+from ...reproduction import row, table, verdict
 from .reference import FIG5_ORDER
 
 CATEGORIES = FIG5_ORDER
@@ -269,13 +269,10 @@ def printed(value: float, decimals: int = 2) -> str:
     return str(Decimal(repr(float(value))).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP))
 
 
-def _verdict(ours: float, published: float, tolerance: float) -> str:
-    if abs(ours - published) > tolerance + 1e-9:
-        return f"differs (> {tolerance})"
+def _printing(ours: float, published: float) -> str:
+    """The note of a reproduced cell: whether it prints as the paper prints it (two decimals)."""
     shown = printed(ours)
-    if shown == printed(published):
-        return f"reproduced (prints {shown} as the paper)"
-    return f"reproduced within {tolerance}, but prints {shown} where the paper prints {printed(published)}"
+    return f"prints {shown} as the paper" if shown == printed(published) else f"prints {shown} where the paper prints {printed(published)}"
 
 
 def printed_cells(correlations: pd.DataFrame) -> pd.DataFrame:
@@ -289,16 +286,18 @@ def printed_cells(correlations: pd.DataFrame) -> pd.DataFrame:
 
 
 def reproduction(correlations: pd.DataFrame, fig3_published: pd.DataFrame, tolerance: float = 0.01) -> pd.DataFrame:
-    """``tables/helmet_reproduction.csv``: one row per published Fig. 5 / Fig. 3 cell (``fig5:<row>~<col>``);
-    the verdict also says when a cell within the tolerance would print differently from the paper's."""
-    rows = [row(f"{r.figure}:{r.row}~{r.col}", r.published, r.ours, _verdict(r.ours, r.published, tolerance),
-                r.ci_low, r.ci_high) for r in correlations.itertuples()]
+    """``tables/helmet_reproduction.csv``: one row per published Fig. 5 / Fig. 3 cell (``fig5:<row>~<col>``), its
+    verdict from :func:`helmlite.reproduction.verdict` (``tolerance``, then the cell's interval); the note also says
+    whether the cell prints as the paper prints it."""
+    rows = [row(f"{r.figure}:{r.row}~{r.col}", r.published, r.ours, verdict(r.ours, r.published, tolerance, r.ci_low, r.ci_high),
+                r.ci_low, r.ci_high, note=f"tolerance {tolerance}; {_printing(r.ours, r.published)}")
+            for r in correlations.itertuples()]
     done = set(zip(correlations.loc[correlations["figure"] == "fig3", "row"], correlations.loc[correlations["figure"] == "fig3", "col"]))
     for r in fig3_published.index:
         for c in fig3_published.columns:
             if (r, c) not in done:
-                rows.append(row(f"fig3:{r}~{c}", fig3_published.loc[r, c], np.nan,
-                                "not reproducible offline: per-dataset results are only in the authors' spreadsheet"))
+                rows.append(row(f"fig3:{r}~{c}", fig3_published.loc[r, c], np.nan, "not comparable",
+                                note="not reproducible offline: per-dataset results are only in the authors' spreadsheet"))
     return table(rows)
 
 

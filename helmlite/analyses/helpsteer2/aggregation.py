@@ -43,7 +43,7 @@ import pandas as pd
 
 from ... import stats
 from ...seeds import rng
-from ...reproduction import row, table
+from ...reproduction import row, table, verdict
 from .annotations import ATTRIBUTES, MAX_ANNOTATORS, Annotations
 from .simulator import PUBLISHED
 from ...errors import UserError
@@ -414,33 +414,38 @@ def card_example_check(card_annotations: Annotations, card_aggregated: pd.DataFr
 def reproduction_check(card: pd.DataFrame, annotations: Annotations, aggregated: pd.DataFrame, source: str, *,
                        seed: int, n_resamples: int) -> pd.DataFrame:
     """Rows for ``tables/helpsteer2_reproduction.csv``: the card example (exact) and the card's facts."""
-    rows = [row(f"card_example:{r.attribute}", r.published, r.ours, "exact" if r.ours == r.published else "MISMATCH")
+    rows = [row(f"card_example:{r.attribute}", r.published, r.ours, verdict(r.ours, r.published, 0), note="exact integer")
             for r in card.itertuples()]
     n = annotations.n_annotators
     simulated = source == "simulated"
     low, high = CARD_ANNOTATORS_RANGE
-    rows.append(row("card:max_annotators", high, int(n.max()), "consistent" if n.max() <= high else "differs"))
-    rows.append(row("card:min_annotators", low, int(n.min()), "consistent" if n.min() >= low else
-                    f"differs: {int((n < low).sum())} samples with 2 annotators (the card's note on not-ratable annotations)"))
+    rows.append(row("card:max_annotators", high, int(n.max()), "consistent" if n.max() <= high else "differs",
+                    note=f"the card's range {low}–{high}: at most {high}"))
+    rows.append(row("card:min_annotators", low, int(n.min()), "consistent" if n.min() >= low else "differs",
+                    note=f"the card's range {low}–{high}: at least {low}" if n.min() >= low else
+                    f"{int((n < low).sum())} samples with 2 annotators (the card's note on not-ratable annotations)"))
     mean = stats.summary(n, seed=rng(seed, "mean-annotators"), n_resamples=n_resamples)
     tolerance = PUBLISHED["mean_annotators"][1]
-    verdict = (f"simulated: fitted to it, a match by construction (tolerance ±{tolerance}), "
-               + ("within" if abs(mean.estimate - CARD_MEAN_ANNOTATORS) <= tolerance else "outside") if simulated
-               else "reproduced" if not mean.excludes(CARD_MEAN_ANNOTATORS) else "differs")
-    rows.append(row("card:mean_annotators", CARD_MEAN_ANNOTATORS, mean.estimate, verdict, mean.ci_low, mean.ci_high))
+    inside = abs(mean.estimate - CARD_MEAN_ANNOTATORS) <= tolerance
+    rows.append(row("card:mean_annotators", CARD_MEAN_ANNOTATORS, mean.estimate,
+                    "by construction" if simulated else verdict(mean.estimate, CARD_MEAN_ANNOTATORS, 0, mean.ci_low, mean.ci_high),
+                    mean.ci_low, mean.ci_high,
+                    note=(f"simulated: fitted to it (tolerance ±{tolerance}), {'within' if inside else 'outside'}" if simulated
+                          else "the published mean inside our interval" if not mean.excludes(CARD_MEAN_ANNOTATORS) else "")))
     share, tolerance = PUBLISHED["share_not_released"][:2]
     removed = stats.cluster_mean_estimate(aggregated["removed"].to_numpy(dtype=float), aggregated["prompt_id"].to_numpy(),
                                          seed=rng(seed, "share-removed"), n_resamples=n_resamples)
-    verdict = (f"simulated: fitted to it, a match by construction (tolerance ±{tolerance}), "
-               + ("within" if abs(removed.estimate - share) <= tolerance else "outside") if simulated
-               else f"consistent (within ±{tolerance})" if abs(removed.estimate - share) <= tolerance else
-               f"differs (more than ±{tolerance})")
-    rows.append(row("row_counts:share_not_released", share, removed.estimate, verdict, removed.ci_low, removed.ci_high))
+    inside = abs(removed.estimate - share) <= tolerance
+    rows.append(row("row_counts:share_not_released", share, removed.estimate,
+                    "by construction" if simulated else verdict(removed.estimate, share, tolerance),
+                    removed.ci_low, removed.ci_high,
+                    note=(f"simulated: fitted to it (tolerance ±{tolerance}), {'within' if inside else 'outside'}" if simulated
+                          else f"tolerance ±{tolerance}")))
     kept = int((~aggregated["removed"]).sum())
-    verdict = ("not comparable: simulated sample count" if simulated else
-               "reproduced" if kept == CARD_TRAIN_KEPT else
-               "differs: the disagreements file spans train+validation and the card's count is after every filter")
-    rows.append(row("card:train_samples_kept", CARD_TRAIN_KEPT, kept, verdict))
+    rows.append(row("card:train_samples_kept", CARD_TRAIN_KEPT, kept,
+                    "not comparable" if simulated else verdict(kept, CARD_TRAIN_KEPT, 0),
+                    note=("simulated sample count" if simulated else "" if kept == CARD_TRAIN_KEPT else
+                          "the disagreements file spans train+validation and the card's count is after every filter")))
     return table(rows)
 
 
