@@ -76,9 +76,14 @@ test: pytest lint e2e
 # The OpenAI-compatible backend against a real llama.cpp server: llama-cpp-python (pinned; builds from source in
 # ~4 min) into the venv, then the server tests (they skip, naming this target, where it is not installed), and
 # the same backend from a fresh venv without the `models` extra (no torch; tests/test_install.py).
+# A portable AVX2 build, not llama.cpp's native one: the native build turns on AMX on CPUs that report it, and on
+# this workplace's AMX machines the server then dies (SIGSEGV) on its first prompt of more than one token (measured
+# 2026-12-03; the AVX2 build answers). --no-cache-dir: pip's wheel cache ignores CMAKE_ARGS and would hand back a
+# native build made earlier.
 LLAMA_CPP = llama-cpp-python[server]==0.3.36
+LLAMA_CPP_CMAKE = -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
 test-server: venv
-	$(PY) -c "import llama_cpp.server" 2> /dev/null || $(PY) -m pip install --quiet -c constraints.txt "$(LLAMA_CPP)"
+	$(PY) -c "import llama_cpp.server" 2> /dev/null || CMAKE_ARGS="$(LLAMA_CPP_CMAKE)" $(PY) -m pip install --quiet --no-cache-dir -c constraints.txt "$(LLAMA_CPP)"
 	HELMLITE_TEST_INSTALL=1 $(PY) -m pytest -q tests/test_server.py tests/test_install.py
 
 # config/test.yaml through profiles/slurm on a single-node SLURM cluster it sets up (Debian's slurm-wlm and munge,
