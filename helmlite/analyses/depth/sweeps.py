@@ -75,6 +75,7 @@ import pandas as pd
 from ... import stats
 from ...claims import Claim
 from ...reproduction import row, table
+from .reference import LITM_GPT35
 from ...results import Run
 from ...seeds import rng
 
@@ -462,9 +463,6 @@ def length_degradation(records: pd.DataFrame, *, seed: int, n_resamples: int, mi
     return pd.DataFrame(rows)
 
 
-# Lost in the Middle, GPT-3.5-Turbo (0613): Table 1 (closed-book, oracle) and Table 6 (20 documents, gold at
-# positions 1, 5, 10, 15, 20) — cited constants the notebook checks the mirror's transcription against.
-LITM_GPT35 = {"closed_book": 56.1, "oracle": 88.3, 0: 75.8, 4: 57.2, 9: 53.8, 14: 55.4, 19: 63.2}
 READ_CHECK = "not a reproduction: the mirror's table as read equals the cited constant"
 
 

@@ -8,7 +8,8 @@ from .aggregation import (SPREAD_FILTERS, SPREAD_LIMIT, WORKED_EXAMPLES, agreeme
                           helpfulness_correlations, most_agreeing_three, prompt_ids, quadratic_kappa, rating_distributions,
                           removal_summary, reproduction_check, round_half_up, worked_examples, worked_examples_check)
 from .annotations import ATTRIBUTES, Annotations, load_aggregated, load_disagreements, write_disagreements
-from .simulator import PUBLISHED, SimulatorConfig, calibrate, calibration_check, simulate
+from .reference import PUBLISHED
+from .simulator import SimulatorConfig, calibrate, calibration_check, simulate
 from .source import load_input
 
 __all__ = ["ATTRIBUTES", "Annotations", "PUBLISHED", "SPREAD_FILTERS", "SPREAD_LIMIT", "SimulatorConfig", "WORKED_EXAMPLES",

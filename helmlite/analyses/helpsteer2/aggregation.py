@@ -45,7 +45,7 @@ from ... import stats
 from ...seeds import rng
 from ...reproduction import row, table, verdict
 from .annotations import ATTRIBUTES, MAX_ANNOTATORS, Annotations
-from .simulator import PUBLISHED
+from .reference import CARD_ANNOTATORS_RANGE, CARD_MEAN_ANNOTATORS, CARD_TRAIN_KEPT, PUBLISHED
 from ...errors import UserError
 
 SPREAD_LIMIT = 2
@@ -392,9 +392,6 @@ def worked_examples_check() -> pd.DataFrame:
 
 # --- reproduction check --------------------------------------------------------------------------
 
-CARD_MEAN_ANNOTATORS = 3.41  # dataset card: "The final annotations (mean of 3.41 annotators) ..."
-CARD_TRAIN_KEPT = 20_324  # dataset card: "... to retain only 20,324 samples" (train split)
-CARD_ANNOTATORS_RANGE = (3, 5)  # dataset card: "a minimum of three annotators and up to five"
 
 
 def card_example_check(card_annotations: Annotations, card_aggregated: pd.DataFrame) -> pd.DataFrame:

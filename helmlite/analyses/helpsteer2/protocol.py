@@ -26,7 +26,8 @@ import numpy as np
 import pandas as pd
 
 from .aggregation import HELPFULNESS, mean_pairwise_kappa, aggregate
-from .simulator import PUBLISHED, SimulatorConfig, distance, published_figures, simulate
+from .reference import KAPPA_SOURCE, PUBLISHED, PUBLISHED_KAPPA
+from .simulator import SimulatorConfig, distance, published_figures, simulate
 
 #: (reading, full escalation?, spread_over) — the default reading is the card's rule with partial escalation.
 READINGS = (
@@ -36,14 +37,6 @@ READINGS = (
     ("full escalation, filter on all annotators", True, "all_annotators"),
 )
 CARELESS_GRID = tuple(np.round(np.arange(0.0, 0.51, 0.05), 2))
-
-#: Quadratic-weighted Cohen's κ reported for HelpSteer2's annotation (paper, as summarised by third parties:
-#: the mirror's helpsteer2/HELPSTEER2_NOTES.md; the primary text could not be obtained here):
-#: (before the guideline changes, after them).
-PUBLISHED_KAPPA = {"helpfulness": (0.465, 0.706), "correctness": (0.472, 0.715)}
-KAPPA_SOURCE = ("paper, 'internal annotation' before → after the guideline changes, as summarised by third parties "
-                "(papers.lunadong.com/paper/15718; primary text not obtained offline)")
-
 
 def initial_kappa(annotations, attribute: int = HELPFULNESS) -> float:
     """Weighted κ of the initial three annotators (slots 0–2, mean over the three slot pairs), over

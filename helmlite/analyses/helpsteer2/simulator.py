@@ -50,6 +50,7 @@ import numpy as np
 import pandas as pd
 
 from .annotations import ATTRIBUTES, MAX_ANNOTATORS, Annotations
+from .reference import PUBLISHED
 
 _DEFAULT_CORRELATION = (
     # helpfulness, correctness, coherence, complexity, verbosity
@@ -136,15 +137,6 @@ def simulate(config: SimulatorConfig = SimulatorConfig()) -> Simulation:
     )
     truth = pd.DataFrame(np.round(score).astype(int), columns=list(ATTRIBUTES))
     return Simulation(annotations, truth)
-
-
-#: The published figures the simulator is held to: (value, tolerance, source).
-PUBLISHED = {
-    "mean_annotators": (3.41, 0.03, "dataset card: 'The final annotations (mean of 3.41 annotators)'"),
-    "share_not_released": (0.10, 0.02, "about 10% of the annotated responses are not released — removed by the "
-                                       "per-prompt spread filter or left without a label; derived from row counts, not "
-                                       "a number the authors state: 23,652 disagreements rows vs 21,362 released = 9.7%"),
-}
 
 
 def published_figures(simulation: Simulation, aggregated: pd.DataFrame | None = None) -> dict[str, float]:
