@@ -42,10 +42,10 @@ runs = []
 measured = {run_id: read_run(config["engine"]["results_dir"], run_id) for run_id in workflow.run_specs(config)}
 for run_id, spec in workflow.run_specs(config).items():
     timings = measured[run_id].timings
-    runs.append({"analysis_scenario": spec.scenario, "model": spec.model, "seconds": timings["wall_s"],
+    runs.append({"analysis_scenario": spec.scenario, "model": spec.model, "seconds": timings.wall_s,
                  "instances": measured[run_id].stats.n_instances,
-                 "overhead_s": timings.get("overhead_s"), "model_share": timings.get("model_s", float("nan")) / timings["wall_s"],
-                 "model_calls": timings.get("model_calls", 0)})
+                 "overhead_s": timings.overhead_s, "model_share": timings.model_s / timings.wall_s,
+                 "model_calls": timings.model_calls or 0})
 runs = pd.DataFrame(runs)
 large = runs[(runs.instances >= 50) & (runs.model_calls > 0)]  # a run the request cache answered calls no model
 slowest = runs.loc[runs.overhead_s.idxmax()]
@@ -57,7 +57,7 @@ print("compute per scenario (each run's own wall time, summed over its settings;
 print(runs.pivot_table(index="analysis_scenario", columns="model", values="seconds", aggfunc=["count", "sum"]).round(1).to_string())
 print(f"\nrun compute {runs.seconds.sum():.0f} s; job start-up and the rest {jobs[jobs.kind == 'run job'].seconds.sum() - runs.seconds.sum():.0f} s")
 plan = pd.read_csv("/tmp/helmlite-plan-runs.csv")
-plan["measured_s"] = [measured[r].timings["wall_s"] for r in plan.run_id]
+plan["measured_s"] = [measured[r].timings.wall_s for r in plan.run_id]
 by_analysis = plan.groupby("analysis")[["predicted_s", "measured_s"]].sum()
 by_analysis["predicted/measured"] = by_analysis["predicted_s"] / by_analysis["measured_s"]
 print("\nhelmlite plan vs measured run compute per analysis (goal: within ±25%):")

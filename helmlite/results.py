@@ -149,16 +149,173 @@ class RunStats:
         return cls(**raw)
 
 
+def _typed(cls, raw, path: Path):
+    """``cls`` (a record dataclass of this module) from the JSON object ``raw`` of file ``path``: every field's type
+    checked, unknown and missing fields refused — one :class:`RunResultsError` naming the file and the field."""
+    if not isinstance(raw, dict):
+        raise RunResultsError(f"{path}: expected a JSON object, got {type(raw).__name__}")
+    known = {f.name: f for f in fields(cls)}
+    unknown = sorted(set(raw) - set(known) - {"format_version"})
+    if unknown:
+        raise RunResultsError(f"{path}: unknown field(s) {unknown}; expected some of {sorted(known)}")
+    values = {}
+    for name, spec in known.items():
+        if name not in raw:
+            if spec.default is MISSING and spec.default_factory is MISSING:
+                raise RunResultsError(f"{path}: field {name!r} is missing")
+            continue
+        value, kinds = raw[name], _FIELD_TYPES[cls.__name__][name]
+        if value is None and type(None) in kinds:
+            values[name] = None
+            continue
+        if isinstance(value, bool) and bool not in kinds or not isinstance(value, tuple(k for k in kinds if k is not type(None))):
+            expected = " or ".join("null" if k is type(None) else k.__name__ for k in kinds)
+            raise RunResultsError(f"{path}: field {name!r} must be {expected}, got {type(value).__name__} {value!r:.60}")
+        values[name] = tuple(value) if list in kinds and tuple in kinds else value
+    return values
+
+
+@dataclass(frozen=True)
+class SpecRecord:
+    """A run's spec as ``manifest.json`` keeps it: :meth:`helmlite.runspec.RunSpec.as_dict` for a native run, the source
+    tool's task and settings for an imported one (:mod:`helmlite.imports`)."""
+
+    scenario: str
+    """The scenario's registry name (an imported run: the source tool's scenario or task name)."""
+    model: str
+    """The model's name as the run was asked for it (``smollm2-135m``, ``openai:<name>``, a model directory)."""
+    adapter: dict
+    """The adapter's settings (:class:`helmlite.adaptation.AdapterSpec` fields: ``method``, ``seed``,
+    ``max_train_instances``, …); an imported run's may carry its tool's own (lm-eval's ``num_fewshot``, ``filter``)."""
+    args: dict = field(default_factory=dict)
+    """The scenario's arguments (``subject``, ``target_tokens``, …)."""
+    max_instances: int | None = None
+    """The test subsample's size (None: every test instance)."""
+    data_seed: int = 0
+    """The test subsample's seed (HELM's: 0)."""
+    perturbations: tuple[str, ...] = ()
+    """Perturbations and scenario-supplied variants the run also evaluated."""
+    metrics: tuple[str, ...] = ()
+    """The metric families computed (:mod:`helmlite.metrics.selection`)."""
+    source: str | None = None
+    """The tool that made an imported run (``crfm-helm``, ``lm-eval``); None for a native run."""
+    helm_run_name: str | None = None
+    """An imported crfm-helm run's run name."""
+    task_version: int | float | str | None = None
+    """An imported lm-eval run's task version (lm-eval writes numbers such as 1.0, or strings)."""
+
+    @classmethod
+    def from_json(cls, raw, path: Path) -> "SpecRecord":
+        values = _typed(cls, raw, path)
+        if not isinstance(values["adapter"].get("method"), str):
+            raise RunResultsError(f"{path}: field 'spec.adapter.method' must be a method name, got {values['adapter'].get('method')!r}")
+        return cls(**values)
+
+    @property
+    def method(self) -> str:
+        """The adaptation method (``multiple_choice_separate``, ``generation``, …)."""
+        return self.adapter["method"]
+
+    @property
+    def seed(self) -> int:
+        """The in-context example selection seed (HELM's train trial index)."""
+        return self.adapter.get("seed", 0)
+
+    @property
+    def shots(self) -> int | None:
+        """The number of in-context examples asked for (``max_train_instances``)."""
+        return self.adapter.get("max_train_instances")
+
+
+@dataclass(frozen=True)
+class Timings:
+    """``timings.json``: where a run's wall-clock time went — the one file that differs between two runs of the same
+    spec. A native run fills every field; an imported one the latencies its tool recorded, if any, and ``source``."""
+
+    wall_s: float | None = None
+    """Seconds from the run's start to its stats (writing the folder not included)."""
+    prepare_s: float | None = None
+    """Seconds loading instances, perturbing and adapting prompts."""
+    model_s: float | None = None
+    """Seconds in model calls (through the request cache)."""
+    metrics_s: float | None = None
+    """Seconds interpreting outputs and computing metrics and intervals."""
+    overhead_s: float | None = None
+    """``wall_s − model_s``: all that is not model calls (issue 24's per-run overhead)."""
+    latency_s: tuple[float, ...] = ()
+    """Per test instance, the seconds its requests took (HELM's observed inference runtime)."""
+    model_calls: int | None = None
+    """Requests the model answered in this run (not the request cache)."""
+    cache_hits: int | None = None
+    """Requests the request cache answered in this run."""
+    source: str | None = None
+    """An imported run: where its latencies come from (or that its tool recorded none)."""
+
+    @classmethod
+    def from_json(cls, raw, path: Path) -> "Timings":
+        return cls(**_typed(cls, raw, path))
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """``manifest.json``: what made the run — its spec, the model's identity, the code and data behind it."""
+
+    run_id: str
+    """The run's id (the folder's name)."""
+    spec: SpecRecord
+    """The run's spec (:class:`SpecRecord`)."""
+    model_identity: dict
+    """The model's identity (backend, name, weights' sha256, dtype; an imported run: its tool and model name)."""
+    in_context_examples: tuple[str, ...] = ()
+    """The ids of the in-context examples every test instance was shown."""
+    packages: dict = field(default_factory=dict)
+    """Versions of the packages that computed the run (:func:`helmlite.provenance.package_versions`)."""
+    git: dict = field(default_factory=dict)
+    """The project's commit and whether its tree was clean."""
+    data_files: tuple[str, ...] = ()
+    """Registry names of the data files the scenario read."""
+    versions: dict = field(default_factory=dict)
+    """The definition versions behind the results (:attr:`helmlite.runspec.RunSpec.versions`)."""
+    perturbation_resources: dict = field(default_factory=dict)
+    """Which file served each run-time perturbation word list (HELM's own or a stand-in)."""
+    toxicity_scorer: dict | None = None
+    """The toxicity classifier used (name, whether it is an offline proxy); None when toxicity was not computed."""
+    imported_from: dict | None = None
+    """An imported run: its tool, version, files with sha256 and the tool's own aggregate."""
+    imported_by: dict | None = None
+    """An imported run: the helmlite version that imported it."""
+
+    @classmethod
+    def from_json(cls, raw, path: Path) -> "Manifest":
+        values = _typed(cls, raw, path)
+        values["spec"] = SpecRecord.from_json(values["spec"], Path(f"{path}: spec"))
+        return cls(**values)
+
+
+_FIELD_TYPES = {  # per record and field, the JSON types accepted (a list read as a tuple where both are given)
+    "SpecRecord": {"scenario": (str,), "model": (str,), "adapter": (dict,), "args": (dict,), "max_instances": (int, type(None)),
+                   "data_seed": (int,), "perturbations": (list, tuple), "metrics": (list, tuple),
+                   "source": (str, type(None)), "helm_run_name": (str, type(None)), "task_version": (int, float, str, type(None))},
+    "Timings": {**{name: (float, int, type(None)) for name in ("wall_s", "prepare_s", "model_s", "metrics_s", "overhead_s")},
+                "latency_s": (list, tuple), "model_calls": (int, type(None)), "cache_hits": (int, type(None)),
+                "source": (str, type(None))},
+    "Manifest": {"run_id": (str,), "spec": (dict,), "model_identity": (dict,), "in_context_examples": (list, tuple),
+                 "packages": (dict,), "git": (dict,), "data_files": (list, tuple), "versions": (dict,),
+                 "perturbation_resources": (dict,), "toxicity_scorer": (dict, type(None)),
+                 "imported_from": (dict, type(None)), "imported_by": (dict, type(None))},
+}
+
+
 @dataclass
 class Run:
     """A run folder read back: spec, stats, per-instance records, manifest and timings."""
 
     run_id: str
-    spec: dict
+    spec: SpecRecord
     stats: RunStats
     records: list[InstanceRecord]
-    manifest: dict
-    timings: dict
+    manifest: Manifest
+    timings: Timings
 
     @property
     def model(self) -> str:
@@ -171,12 +328,12 @@ class Run:
     @property
     def seed(self) -> int:
         """The in-context example selection seed."""
-        return self.spec["adapter"]["seed"]
+        return self.spec.seed
 
     @property
     def scenario(self) -> str:
         """Scenario name with its argument values, e.g. ``mmlu:us_foreign_policy``."""
-        args = ",".join(f"{v}" for v in self.spec.get("args", {}).values())
+        args = ",".join(f"{v}" for v in self.spec.args.values())
         return f"{self.stats.scenario}{':' + args if args else ''}"
 
     def main_values(self, variant: str | None = None) -> dict[str, float]:
@@ -222,13 +379,17 @@ def read_run(results_dir: str | Path, run_id: str) -> Run:
     """Read and validate one run folder (files present, same version, counts agree)."""
     folder = Path(results_dir) / run_id
     rebuild = f"delete {folder} and re-run snakemake (finished requests come from the request cache)"
-    raw_stats, manifest = _load_json(folder / STATS, rebuild), _load_json(folder / MANIFEST, rebuild)
-    timings = _load_json(folder / TIMINGS, rebuild) if (folder / TIMINGS).exists() else {}
+    raw_stats, raw_manifest = _load_json(folder / STATS, rebuild), _load_json(folder / MANIFEST, rebuild)
     try:
         stats = RunStats.from_json(raw_stats)
-        spec = manifest["spec"]
     except (KeyError, TypeError) as error:
         raise RunResultsError(f"{folder / STATS}: unexpected content ({error}); {rebuild}") from None
+    raw_timings = _load_json(folder / TIMINGS, rebuild) if (folder / TIMINGS).exists() else {}
+    try:
+        manifest = Manifest.from_json(raw_manifest, folder / MANIFEST)
+        timings = Timings.from_json(raw_timings, folder / TIMINGS)
+    except RunResultsError as error:
+        raise RunResultsError(f"{error}; {rebuild}") from None
     path = folder / INSTANCES
     try:
         records = [InstanceRecord.from_json(json.loads(line)) for line in path.read_text(encoding="utf-8").splitlines()]
@@ -238,7 +399,7 @@ def read_run(results_dir: str | Path, run_id: str) -> Run:
         raise RunResultsError(f"{path} holds {len(records)} records but {STATS} counts {stats.n_instances}; {rebuild}")
     if stats.run_id != run_id:
         raise RunResultsError(f"{folder / STATS} belongs to run {stats.run_id!r}, not {run_id!r}; {rebuild}")
-    return Run(run_id, spec, stats, records, manifest, timings)
+    return Run(run_id, manifest.spec, stats, records, manifest, timings)
 
 
 def read_runs(results_dir: str | Path, run_ids: list[str]) -> list[Run]:

@@ -51,7 +51,7 @@ class WordModel:
 def make_run(model: str, scenario: str, values, *, run_id: str | None = None, metric: str = "exact_match", **adapter):
     """A :class:`helmlite.results.Run` whose instances i0, i1, … have the given main-metric values
     (for analysis tests that need runs without executing a model)."""
-    from helmlite.results import InstanceRecord, MetricStat, Run, RunStats
+    from helmlite.results import InstanceRecord, Manifest, MetricStat, Run, RunStats, SpecRecord, Timings
 
     records = [InstanceRecord(id=f"i{k}", input="", prompt="", n_train=0, truncated=False, prompt_tokens=1, references=[],
                               metadata={}, prediction=None, correct=bool(v), metrics={metric: float(v)})
@@ -62,5 +62,5 @@ def make_run(model: str, scenario: str, values, *, run_id: str | None = None, me
                      metric_families=("accuracy",), n_instances=len(records), n_train_examples=0,
                      metrics={metric: MetricStat(mean, 0.0, 1.0, len(records), "clopper-pearson")}, efficiency={},
                      bootstrap={"n_resamples": 0, "seed": 0})
-    spec = {"scenario": scenario, "args": {}, "adapter": {"seed": 0, "max_train_instances": 5, "method": stats.method, **adapter}}
-    return Run(run_id, spec, stats, records, {"spec": spec}, {})
+    spec = SpecRecord(scenario, model, {"seed": 0, "max_train_instances": 5, "method": stats.method, **adapter})
+    return Run(run_id, spec, stats, records, Manifest(run_id, spec, {"backend": "none", "name": model}), Timings())

@@ -64,11 +64,11 @@ def test_helm_import_reproduces_helms_aggregate_and_instances(tmp_path, model):
     # HELM's HuggingFaceClient reports log-probability 0 at temperature 0: no confidence, no calibration, said so
     assert all(r.confidence is None for r in run.records) and "ece_10" not in run.stats.metrics
     assert run.stats.decision["confidence"].startswith("none: every max_prob is exactly 1")
-    source = run.manifest["imported_from"]
+    source = run.manifest.imported_from
     assert source["tool"] == "crfm-helm" and source["aggregate"] == {"metric": "exact_match", "helm_mean": helm_mean(model, "exact_match")}
     assert set(source["files"]) == {"run_spec.json", "scenario_state.json", "per_instance_stats.json", "stats.json"}
     assert all(len(f["sha256"]) == 64 for f in source["files"].values())
-    assert len(run.timings["latency_s"]) == 10 and run.stats.efficiency["mean_prompt_tokens"] > 400
+    assert len(run.timings.latency_s) == 10 and run.stats.efficiency["mean_prompt_tokens"] > 400
 
 
 @pytest.mark.parametrize("model", MODELS)
@@ -92,7 +92,7 @@ def test_lm_eval_import_reproduces_reported_accuracy(tmp_path, model):
         assert [r for r, ok in record.references if ok] == [sample["doc"]["choices"][sample["doc"]["answer"]]]
         assert abs(sum(record.probabilities) - 1) < 1e-9 and record.confidence == max(record.probabilities)
     assert "ece_10" in run.stats.metrics  # softmax over the choices is a real confidence
-    source = run.manifest["imported_from"]
+    source = run.manifest.imported_from
     assert source["tool"] == "lm-eval" and source["version"] == reported["lm_eval_version"]
     assert source["aggregate"]["lm_eval_mean"] == reported["results"][task]["acc,none"]
     assert read_run(tmp_path, folder.name).stats == run.stats
@@ -255,7 +255,7 @@ def test_samples_without_results_file_need_a_model_name(tmp_path, capsys):
     with pytest.raises(ImportFormatError, match="no results_<date>.json beside .*: give the model name with --model"):
         import_lm_eval(path, tmp_path / "out", **BOOT)
     run = read_run(tmp_path / "out", import_lm_eval(path, tmp_path / "out", model="m", **BOOT).name)
-    assert run.stats.metrics["acc"].mean == 0.3 and run.manifest["imported_from"]["aggregate"] is None
+    assert run.stats.metrics["acc"].mean == 0.3 and run.manifest.imported_from["aggregate"] is None
     assert ("helmlite: warning: samples_task.jsonl: no results_<date>.json beside it to check the sample count "
             "(n-samples) and the mean acc; imported 10 samples unchecked") in capsys.readouterr().err
 

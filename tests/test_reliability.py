@@ -180,7 +180,9 @@ def test_truncated_results_file_is_reported_not_used(tmp_path):
              "metric_families": ["accuracy"], "n_train_examples": 0, "metrics": {}, "efficiency": {}, "bootstrap": {},
              "format_version": FORMAT_VERSION}
     (run / "stats.json").write_text(json.dumps({**stats, "format_version": 0}))
-    (run / "manifest.json").write_text(json.dumps({"spec": {"args": {}, "adapter": {"seed": 0}}, "format_version": FORMAT_VERSION}))
+    manifest = {"run_id": "run", "spec": {"scenario": "mmlu", "model": "m", "args": {}, "adapter": {"seed": 0, "method": "generation"}},
+                "model_identity": {}, "format_version": FORMAT_VERSION}
+    (run / "manifest.json").write_text(json.dumps(manifest))
     with pytest.raises(RunResultsError, match=r"stats.json: format_version 0, expected 1; delete .* re-run snakemake"):
         read_run(tmp_path, "run")
     (run / "stats.json").write_text(json.dumps({**stats, "n_instances": 3}))
@@ -252,3 +254,34 @@ def test_a_record_without_prediction_or_correctness_round_trips(tmp_path):
     record = InstanceRecord(id="a", input="", prompt="p", n_train=0, truncated=False, prompt_tokens=1, references=[],
                             metadata={}, prediction=None, correct=None, metrics={}, completion="text")
     assert InstanceRecord.from_json(json.loads(json.dumps(record.to_json()))) == record
+
+
+def test_manifest_and_timings_are_typed_and_checked_on_read(tmp_path):
+    """Issue 27 §1: a run folder's manifest, spec and timings are read into typed records (results.Manifest,
+    SpecRecord, Timings); a missing field, a field of the wrong type or an unknown field is one error naming the file
+    and the field."""
+    from helmlite.results import InstanceRecord, MetricStat, RunStats, write_run
+
+    record = InstanceRecord(id="a", input="", prompt="", n_train=0, truncated=False, prompt_tokens=1, references=[],
+                            metadata={}, prediction="y", correct=True, metrics={"x": 1.0})
+    stats = RunStats(run_id="run", scenario="mmlu", model="m", method="generation", main_metric="x",
+                     metric_families=("accuracy",), n_instances=1, n_train_examples=0,
+                     metrics={"x": MetricStat(1.0, 0.0, 1.0, 1, "clopper-pearson")}, efficiency={}, bootstrap={})
+    spec = {"scenario": "mmlu", "model": "m", "args": {"subject": "anatomy"}, "adapter": {"seed": 2, "method": "generation",
+            "max_train_instances": 5}, "perturbations": ["robustness"]}
+    manifest = {"run_id": "run", "spec": spec, "model_identity": {"backend": "none"}}
+    write_run(tmp_path / "run", [record], stats, manifest, {"wall_s": 1.5, "latency_s": [0.5], "model_calls": 1})
+    run = read_run(tmp_path, "run")
+    assert (run.spec.method, run.spec.seed, run.spec.shots, run.spec.perturbations) == ("generation", 2, 5, ("robustness",))
+    assert run.timings.latency_s == (0.5,) and run.timings.model_calls == 1 and run.timings.model_s is None
+    assert run.manifest.spec == run.spec and run.scenario == "mmlu:anatomy"
+    for broken, field in (({**manifest, "spec": {**spec, "model": 3}}, "'model' must be str"),
+                          ({k: v for k, v in manifest.items() if k != "model_identity"}, "'model_identity' is missing"),
+                          ({**manifest, "notes": "x"}, r"unknown field\(s\) \['notes'\]"),
+                          ({**manifest, "spec": {**spec, "adapter": {"seed": 0}}}, "spec.adapter.method")):
+        write_run(tmp_path / "run", [record], stats, broken, {"wall_s": 1.5})
+        with pytest.raises(RunResultsError, match=rf"manifest.json.*{field}"):
+            read_run(tmp_path, "run")
+    write_run(tmp_path / "run", [record], stats, manifest, {"wall_s": "fast"})
+    with pytest.raises(RunResultsError, match=r"timings.json: field 'wall_s' must be float or int or null"):
+        read_run(tmp_path, "run")

@@ -96,6 +96,14 @@ def _model_name(results: dict | None, results_path: Path | None, model: str | No
     return Path(name).name if name.startswith(("/", "./", "../")) else name
 
 
+def _limit(limit) -> int | None:
+    """lm-eval's ``--limit`` as a count of instances: a whole number (the config stores 10 as 10.0); None for none or
+    for a fraction of the task (below 1, which lm-eval reads as a share)."""
+    if isinstance(limit, (int, float)) and not isinstance(limit, bool) and limit >= 1 and float(limit).is_integer():
+        return int(limit)
+    return None
+
+
 def import_lm_eval(samples: str | Path, results_dir: str | Path = "results/runs", *, model: str | None = None,
                    filter_name: str | None = None, n_resamples: int = 2000, seed: int = 0) -> Path:
     """Import one lm-eval samples file; return the written run folder.
@@ -162,7 +170,7 @@ def import_lm_eval(samples: str | Path, results_dir: str | Path = "results/runs"
     fewshot_seed = config.get("fewshot_seed") if isinstance(config.get("fewshot_seed"), int) else 0
     spec = {"scenario": task, "model": model, "args": {},
             "adapter": {"method": method, "seed": fewshot_seed, "num_fewshot": n_shot, "filter": chosen},
-            "max_instances": config.get("limit"), "data_seed": 0, "metrics": list(metric_families), "source": "lm-eval",
+            "max_instances": _limit(config.get("limit")), "data_seed": 0, "metrics": list(metric_families), "source": "lm-eval",
             "task_version": ((results or {}).get("versions") or {}).get(task)}
     source = {"tool": "lm-eval", "version": (results or {}).get("lm_eval_version"), "file": str(path.resolve()),
               "task": task, "filter": chosen, "model_args": config.get("model_args"), "files": source_files(files),

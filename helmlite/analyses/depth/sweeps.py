@@ -116,7 +116,7 @@ def depth_records(runs: list[Run]) -> pd.DataFrame:
     key-absent query pick this depth's gold candidate?; NaN otherwise)."""
     rows = []
     for run in runs:
-        method = run.spec["adapter"]["method"]
+        method = run.spec.method
         metric = METRIC[method]
         for r in run.records:
             baseline = r.perturbed.get("baseline")

@@ -60,7 +60,7 @@ def latency_table(runs: list[Run], *, seed: int, n_resamples: int) -> pd.DataFra
     bootstrap CI, from each run's timings.json. Wall clock: differs between runs and machines."""
     rows = []
     for run in _first_seed(runs):
-        latency = run.timings.get("latency_s")
+        latency = run.timings.latency_s
         if latency:
             est = stats.mean_estimate(latency, seed=rng(seed, "latency", run.run_id), n_resamples=n_resamples)
             rows.append({"model": run.model, "scenario": run.scenario, "seconds_per_instance": est.estimate,
@@ -90,7 +90,7 @@ def model_differences(runs: list[Run], a: str, b: str, *, seed: int, n_resamples
             continue
         xs, ys = np.array([x[i] for i in shared]), np.array([y[i] for i in shared])
         diff = stats.paired_difference(xs, ys, seed=rng(seed, "model-difference", scenario, run_seed), n_resamples=n_resamples)
-        rows.append({"scenario": scenario, "seed": run_seed, "method": run.spec["adapter"]["method"], "metric": run.main_metric,
+        rows.append({"scenario": scenario, "seed": run_seed, "method": run.spec.method, "metric": run.main_metric,
                      a: xs.mean(), b: ys.mean(), "difference": diff.estimate, **_paired_row(diff)})
     return pd.DataFrame(rows, columns=["scenario", "seed", "method", "metric", a, b, "difference", *PAIRED])
 
@@ -118,7 +118,7 @@ def perturbation_deltas(runs: list[Run], *, seed: int, n_resamples: int) -> pd.D
                                            n_resamples=n_resamples)
             rows.append({"model": run.model, "scenario": run.scenario, "seed": run.seed, "perturbation": variant,
                          "delta": diff.estimate, **_paired_row(diff)})
-            if run.spec["adapter"]["method"] in MC_METHODS:
+            if run.spec.method in MC_METHODS:
                 pairs.setdefault((run.model, run.seed, variant), []).append((run.scenario, perturbed, original))
     first = min((r.seed for r in runs), default=0)
     for (model, run_seed, variant), parts in sorted(pairs.items()):
@@ -179,7 +179,7 @@ def calibration_table(runs: list[Run], *, seed: int, n_simulations: int = 2000) 
     for run in _first_seed(runs):
         records = [r for r in run.records if confidence_of(r) is not None]
         if "ece_10" in run.stats.metrics and records:
-            cells.append((run.model, run.scenario, run.run_id, records, run.spec["adapter"]["method"] in MC_METHODS))
+            cells.append((run.model, run.scenario, run.run_id, records, run.spec.method in MC_METHODS))
     for model in sorted({cell[0] for cell in cells}):
         pooled = [cell for cell in cells if cell[0] == model and cell[4]]
         if len(pooled) >= 2:
@@ -236,7 +236,7 @@ def runtime_models(runs: list[Run]) -> pd.DataFrame:
     for model in sorted({r.model for r in runs}):
         frame = pd.DataFrame([{"latency_s": lat, "prompt_tokens": rec.prompt_tokens, "output_tokens": rec.output_tokens}
                               for run in runs if run.model == model
-                              for rec, lat in zip(run.records, run.timings.get("latency_s", []))])
+                              for rec, lat in zip(run.records, run.timings.latency_s)])
         if len(frame) >= 4 and frame["output_tokens"].nunique() > 1:
             rows.append(fit_runtime_model(frame).assign(model=model))
     return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()

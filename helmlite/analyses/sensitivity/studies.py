@@ -26,7 +26,7 @@ def factor_table(runs: list[Run], levels: dict[str, str], study: str) -> pd.Data
     rows = []
     for run in runs:
         m = run.stats.metrics[run.main_metric]
-        adapter = run.spec["adapter"]
+        adapter = run.spec.adapter
         rows.append({"study": study, "run_id": run.run_id, "model": run.model, "scenario": run.scenario,
                      "level": levels[run.run_id], "seed": adapter["seed"], "shots": adapter["max_train_instances"],
                      "method": adapter["method"], "metric": run.main_metric, "accuracy": m.mean, "ci_low": m.ci_low,
@@ -79,8 +79,8 @@ def shot_steps(runs: list[Run], *, seed: int, n_resamples: int) -> pd.DataFrame:
     (:func:`helmlite.stats.paired_difference`: exact McNemar and Newcombe interval for 0/1 metrics)."""
     rows = []
     for (model, scenario), members in _by_model_scenario(runs).items():
-        members = sorted(members, key=lambda r: r.spec["adapter"]["max_train_instances"])
-        shots = [r.spec["adapter"]["max_train_instances"] for r in members]
+        members = sorted(members, key=lambda r: r.spec.shots)
+        shots = [r.spec.shots for r in members]
         if len(members) < 2:
             continue
         shared, matrix = _aligned(members)
@@ -100,8 +100,8 @@ def first_step_contrasts(runs: list[Run], *, seed: int, n_resamples: int) -> pd.
     contrast is positive (an intersection–union test: each at level α, no correction needed)."""
     rows = []
     for (model, scenario), members in _by_model_scenario(runs).items():
-        members = sorted(members, key=lambda r: r.spec["adapter"]["max_train_instances"])
-        shots = [r.spec["adapter"]["max_train_instances"] for r in members]
+        members = sorted(members, key=lambda r: r.spec.shots)
+        shots = [r.spec.shots for r in members]
         if len(members) < 3 or shots[0] != 0:
             continue
         shared, matrix = _aligned(members)
