@@ -1,4 +1,4 @@
-"""The reproduction-check table every notebook ends with (format fixed by DESIGN.md), and its one vocabulary.
+"""The reproduction-check table every notebook ends with (one format for every analysis), and its one vocabulary.
 
 Columns ``quantity, published, ours, abs_diff, ci_low, ci_high, verdict`` — one row per published
 number; ``quantity`` names the figure/table and cell (e.g. ``fig5:RAG~Re-rank``) — and ``note``, which says in words
