@@ -27,7 +27,5 @@ class UserError(HelmliteError, ValueError):
     """A bad user-given value (config, run spec, name, argument); the message names the field and what was expected."""
 
 
-
-
 class DataError(HelmliteError, ValueError):
     """A data file that is missing, unverifiable or malformed; the message names the file (and line or field)."""

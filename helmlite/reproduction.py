@@ -3,7 +3,8 @@
 Columns ``quantity, published, ours, abs_diff, ci_low, ci_high, verdict`` — one row per published
 number; ``quantity`` names the figure/table and cell (e.g. ``fig5:RAG~Re-rank``) — and ``note``, which says in words
 what the verdict rests on (the tolerance used, how the value prints, why a quantity cannot be compared). The verdict
-is one of :data:`VERDICTS`, the same words in every analysis; :func:`verdict` gives the first three.
+is one of :data:`VERDICTS`, the same words in every analysis; :func:`verdict` gives ``reproduced``, ``consistent``,
+``differs`` or, when a value is missing, ``not comparable``.
 """
 from __future__ import annotations
 
@@ -26,8 +27,8 @@ VERDICTS = {
 
 def verdict(ours: float, published: float, tolerance: float, ci_low: float = math.nan, ci_high: float = math.nan) -> str:
     """``reproduced`` when |ours − published| ≤ ``tolerance``, else ``consistent`` when the published value lies in
-    [``ci_low``, ``ci_high``], else ``differs``; ``not comparable`` when ours is missing (NaN)."""
-    if math.isnan(ours):
+    [``ci_low``, ``ci_high``], else ``differs``; ``not comparable`` when either value is missing (NaN)."""
+    if math.isnan(ours) or math.isnan(published):
         return "not comparable"
     if abs(ours - published) <= tolerance + 1e-12:
         return "reproduced"

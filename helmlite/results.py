@@ -150,8 +150,9 @@ class RunStats:
 
 
 def _typed(cls, raw, path: Path):
-    """``cls`` (a record dataclass of this module) from the JSON object ``raw`` of file ``path``: every field's type
-    checked, unknown and missing fields refused — one :class:`RunResultsError` naming the file and the field."""
+    """``cls`` (a record dataclass of this module) from the JSON object ``raw`` of file ``path``: every field's JSON type
+    checked (not the elements of a list or mapping), unknown and missing fields refused — one :class:`RunResultsError`
+    naming the file and the field."""
     if not isinstance(raw, dict):
         raise RunResultsError(f"{path}: expected a JSON object, got {type(raw).__name__}")
     known = {f.name: f for f in fields(cls)}
@@ -208,7 +209,7 @@ class SpecRecord:
     def from_json(cls, raw, path: Path) -> "SpecRecord":
         values = _typed(cls, raw, path)
         if not isinstance(values["adapter"].get("method"), str):
-            raise RunResultsError(f"{path}: field 'spec.adapter.method' must be a method name, got {values['adapter'].get('method')!r}")
+            raise RunResultsError(f"{path}: field 'adapter.method' must be a method name, got {values['adapter'].get('method')!r}")
         return cls(**values)
 
     @property
@@ -230,7 +231,9 @@ class SpecRecord:
 @dataclass(frozen=True)
 class Timings:
     """``timings.json``: where a run's wall-clock time went — the one file that differs between two runs of the same
-    spec. A native run fills every field; an imported one the latencies its tool recorded, if any, and ``source``."""
+    spec. A native run fills the seconds and latencies (and the request counts when it ran through the request cache);
+    an imported one the latencies its tool recorded, if any, and ``source``. Values are checked by type, list
+    elements are not."""
 
     wall_s: float | None = None
     """Seconds from the run's start to its stats (writing the folder not included)."""

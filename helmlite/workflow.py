@@ -248,7 +248,8 @@ def shared_request_waits(config: dict) -> dict[str, list[str]]:
     requests as one of its own (notebook 02's base configuration is notebook 01's MMLU run without its
     perturbation). Two jobs computing the same requests at once both pay for them (the request cache keeps the
     first answer); one after the other, the second reads them from the cache. Only the order changes: the
-    Snakefile passes these as ``ancient`` inputs, so a re-run of one job never re-runs the other."""
+    Snakefile passes each waited-on job's done-marker as an ``ancient`` input (:func:`run_job_waits`), so a re-run of
+    one job never re-runs the other."""
     owner: dict[str, str] = {}  # twin key → the job of the earliest analysis that asks it
     waits: dict[str, set[str]] = {}
     for key, runs in runs_by_analysis(config).items():  # analyses in workflow order

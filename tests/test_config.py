@@ -117,6 +117,8 @@ def test_adding_a_scenario_leaves_every_other_job_unchanged(configfile, per_anal
     assert all(set(before.get(job, ([], []))[0]) <= set(after[job][0]) for job in changed)
     assert all(after[job][1] == before.get(job, ([], after[job][1]))[1] for job in changed)
     assert any(after[job][1] for job in after), "some job waits for another (notebook 02's for notebook 01's)"
+    rule = (REPO / "rules" / "runs.smk").read_text()  # and these are the rule's inputs (not the waited-on runs' files)
+    assert "WAITS = hw.run_job_waits(config)" in rule and "after=[ancient(marker) for marker in WAITS.get(batch_id, [])]" in rule
     assert {job: runs for job, runs in after.items() if job not in changed} == \
         {job: runs for job, runs in before.items() if job not in changed}
 

@@ -40,8 +40,9 @@ def test_misspelling_golden_where_the_table_has_one_option(golden):
 
 
 def _misspelling_by_alternation(text: str, rng: random.Random, prob: float) -> str:
-    """The reference: crfm-helm's ``MisspellingPerturbation.perturb`` as HELM writes it — one ``re.sub`` over the
-    pattern ``\\b(key1|key2|…)\\b`` of the table's keys in order."""
+    """The reference: crfm-helm's ``MisspellingPerturbation.perturb`` — one ``re.sub`` over the pattern
+    ``\\b(key1|key2|…)\\b`` of the table's keys in order (HELM joins the keys unescaped; the only characters
+    ``re.escape`` changes in this table, '-' and "'", are literal either way)."""
     table, _ = P._misspellings()
     pattern = re.compile(r"\b({})\b".format("|".join(map(re.escape, table))))
 

@@ -278,7 +278,7 @@ def test_manifest_and_timings_are_typed_and_checked_on_read(tmp_path):
     for broken, field in (({**manifest, "spec": {**spec, "model": 3}}, "'model' must be str"),
                           ({k: v for k, v in manifest.items() if k != "model_identity"}, "'model_identity' is missing"),
                           ({**manifest, "notes": "x"}, r"unknown field\(s\) \['notes'\]"),
-                          ({**manifest, "spec": {**spec, "adapter": {"seed": 0}}}, "spec.adapter.method")):
+                          ({**manifest, "spec": {**spec, "adapter": {"seed": 0}}}, "spec: field 'adapter.method'")):
         write_run(tmp_path / "run", [record], stats, broken, {"wall_s": 1.5})
         with pytest.raises(RunResultsError, match=rf"manifest.json.*{field}"):
             read_run(tmp_path, "run")

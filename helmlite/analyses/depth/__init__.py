@@ -2,7 +2,8 @@
 published curves. ``sweeps`` builds the statistics and the claims, ``figures`` draws."""
 from ...claims import power_table
 from . import figures
-from .sweeps import (FLOOR_MARGIN, LITM_GPT35, METRIC, MIN_CONTEXTS, PUBLISHED_TOLERANCE, SCORE_NAME, chance_level, claims, curves,
+from .reference import LITM_GPT35
+from .sweeps import (FLOOR_MARGIN, METRIC, MIN_CONTEXTS, PUBLISHED_TOLERANCE, SCORE_NAME, chance_level, claims, curves,
                      depth_records, length_degradation, length_tests, litm_curves, primacy_recency, published_primacy_recency,
                      read_checks, u_shape, with_verdicts)
 

@@ -125,7 +125,8 @@ def reproduction_rows(comparison: pd.DataFrame) -> list[dict]:
     rows = []
     for r in comparison.itertuples():
         target = REPRODUCTION_TARGETS.get(r.group)
-        low, high = (math.nan, math.nan) if target is not None else (r.tie_range_low, r.tie_range_high)
+        # the tie range widened by the published rounding, as the group summary's within_tie_range
+        low, high = (math.nan, math.nan) if target is not None else (r.tie_range_low - ROUNDING, r.tie_range_high + ROUNDING)
         word = verdict(r.ours, r.published, target if target is not None else ROUNDING, low, high)
         note = ("within the published rounding (±0.0005)" if r.abs_diff <= ROUNDING + 1e-9 else
                 f"within the group's acceptance bound {target}" if word == "reproduced" else

@@ -270,7 +270,7 @@ def printed(value: float, decimals: int = 2) -> str:
 
 
 def _printing(ours: float, published: float) -> str:
-    """The note of a reproduced cell: whether it prints as the paper prints it (two decimals)."""
+    """A cell's note: whether it prints as the paper prints it (two decimals)."""
     shown = printed(ours)
     return f"prints {shown} as the paper" if shown == printed(published) else f"prints {shown} where the paper prints {printed(published)}"
 

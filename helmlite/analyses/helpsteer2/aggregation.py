@@ -393,7 +393,6 @@ def worked_examples_check() -> pd.DataFrame:
 # --- reproduction check --------------------------------------------------------------------------
 
 
-
 def card_example_check(card_annotations: Annotations, card_aggregated: pd.DataFrame) -> pd.DataFrame:
     """Aggregate the card's per-annotator example and set it beside the card's released row."""
     ours = aggregate(card_annotations)
