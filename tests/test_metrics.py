@@ -346,3 +346,40 @@ def test_generation_calibration_as_helm():
     assert out["confidence"] == pytest.approx(math.exp(-0.75)) and out["correct"] is True  # main metric F1 = 1
     assert calibration_correct(SimpleNamespace(metrics=out["metrics"], correct=out["correct"])) is False
     assert _generation(instance, Generation("", 5, 0, (), 0.0), "f1")["confidence"] is None  # no token: unknown
+
+
+#: Twelve generations (gold, completion, token log-probabilities) and what crfm-helm 0.5.16's own
+#: ``basic_metrics.compute_calibration_metrics`` returns for them, run 2026-12-03 on per-instance stats ``logprob`` =
+#: the completion's log-probability, ``max_prob`` = exp(it) and ``exact_match`` (HELM's generation inputs,
+#: ``evaluate_reference_metrics.py``): helmlite's calibration family on its own records of the same generations.
+GENERATIONS = [("Paris", " Paris", (-0.1, -0.2)), ("Rome", " Rome", (-0.9,)), ("Berlin", " Bonn", (-0.3, -0.4)),
+               ("Madrid", " Madrid", (-1.5, -0.2)), ("Oslo", " Olso", (-2.0,)), ("Lima", " Lima", (-0.05,)),
+               ("Cairo", " the Cairo", (-0.7, -0.1)), ("Quito", " Quito", (-0.6, -0.6)), ("Dakar", " Accra", (-0.2,)),
+               ("Hanoi", " Hanoi", (-3.0,)), ("Kyiv", " Kiev", (-0.4, -0.3)), ("Bern", " Bern", (-0.25,))]
+HELM_GENERATION_CALIBRATION = {"ece_10": 0.47623434576784773, "ece_1": 0.09936262497151077,
+                               "scaa": 0.6024651274651273, "selective_acc@10": 0.5, "platt_coef": 0.024918794091557353,
+                               "platt_intercept": 0.3385748858216863, "platt_ece_10": 0.4135964924360412,
+                               "platt_ece_1": 6.42610312739933e-06}
+
+
+def test_generation_calibration_equals_crfm_helms_on_twelve_generations():
+    """Table-driven against crfm-helm's own code (values above): ECE with 10 equal-mass bins and 1 bin, the
+    selective coverage-accuracy area, accuracy at 10% coverage and the Platt-scaled ECE and scaler, all from
+    exp(completion log-probability) and exact match ("the Cairo" is not an exact match of "Cairo")."""
+    from helmlite.metrics import families
+    from helmlite.metrics.outcomes import _generation
+    from helmlite.models import Generation
+    from helmlite.results import InstanceRecord
+    from helmlite.scenarios import Instance, Reference
+
+    records = []
+    for k, (gold, text, logprobs) in enumerate(GENERATIONS):
+        out = _generation(Instance(f"q{k}", "Capital?", (Reference(gold, True),), "test"),
+                          Generation(text, 5, len(logprobs), logprobs, 0.0), "f1")
+        records.append(InstanceRecord(id=f"q{k}", input="", prompt="", n_train=0, truncated=False, prompt_tokens=5,
+                                      references=[(gold, True)], metadata={}, prediction=out.get("prediction"),
+                                      correct=out["correct"], metrics=out["metrics"], confidence=out["confidence"]))
+    assert [r.metrics["exact_match"] for r in records] == [1, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1]  # HELM's inputs
+    computed = families.compute(("calibration",), records, run_id="r", seed=0, n_resamples=200)["metrics"]
+    for name, helm in HELM_GENERATION_CALIBRATION.items():
+        assert computed[name].estimate == pytest.approx(helm, abs=1e-9), name
