@@ -42,10 +42,12 @@ Usage::
     HELMLITE_DATA_MIRROR=../shared/data .venv/bin/python benchmarks/compare_helm.py --threads 2 --repeats 3
     HELMLITE_DATA_MIRROR=../shared/data .venv/bin/python benchmarks/compare_helm.py --max-eval-instances 10  # quick
 
-Measured on the 2-core development machine (2026-11-30, 2 threads, 514 items): identical prompts 514/514 (from
-``helmlite run`` and from ``helmlite prompts``), identical predictions 514/514 with ``helm_greedy`` (accuracy
-0.2393 both), wall 466.2 s (crfm-helm) vs 115.7 s (helmlite) = 4.03x, peak RSS 1,219 vs 1,711 MiB. Timing needs
-a quiet machine: with other jobs running (load 3-7) crfm-helm took 2,938.9 s against helmlite's 120.9 s.
+Measured on the 2-core development machine (2026-12-03, 2 threads, 514 items, 3 alternating repeats, quiet machine):
+identical prompts 514/514 (from ``helmlite run`` and from ``helmlite prompts``), identical predictions 514/514 with
+``helm_greedy`` (accuracy 0.2393 both), wall median 338.9 s (crfm-helm) vs 101.5 s (helmlite) = 3.34x (range
+3.29-3.45x), peak RSS median 1,199 vs 1,131 MiB. Earlier: 4.03x (2026-11-30, one run each), 4.24x (2026-12-01, 3
+repeats; crfm-helm 548 s that day). Timing needs a quiet machine: with other jobs running (load 3-7) crfm-helm took
+2,938.9 s against helmlite's 120.9 s.
 """
 from __future__ import annotations
 

@@ -133,7 +133,8 @@ class Claim:
                    null, int(estimate.n), direction, level=float(estimate.confidence), **kwargs)
 
 
-def _fmt(x) -> str:
+def format_number(x) -> str:
+    """A number as the claims tables write it: three significant digits; NaN, ±∞, and "< 1e-300" below :data:`P_FLOOR`."""
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "NaN"
     if isinstance(x, float) and 0 < x <= P_FLOOR:
@@ -271,10 +272,10 @@ def _power_note(claim: Claim, mde: float, alpha: float) -> str:
                  if claim.scale == "paired-proportion" and claim.discordance is not None else "")
         text = f" MDE at n = {claim.n}: none — no effect is detectable at this n{bound} (80% power, {claim.direction}, {claim.level:.0%} level)"
     else:
-        text = f" MDE at n = {claim.n}: {_fmt(mde)} (80% power, {claim.direction}, {claim.level:.0%} level)"
+        text = f" MDE at n = {claim.n}: {format_number(mde)} (80% power, {claim.direction}, {claim.level:.0%} level)"
     if math.isnan(needed):
-        return text + f"; n needed to detect {which} ({_fmt(effect)}): not computable."
-    return text + f"; about n = {int(needed)} needed to detect {which} ({_fmt(effect)})."
+        return text + f"; n needed to detect {which} ({format_number(effect)}): not computable."
+    return text + f"; about n = {int(needed)} needed to detect {which} ({format_number(effect)})."
 
 
 def verdict(claim: Claim, *, alpha: float | None = None, p_adjusted: float | None = None,
@@ -292,7 +293,7 @@ def verdict(claim: Claim, *, alpha: float | None = None, p_adjusted: float | Non
     p_size = _p_claimed(claim)
     p_size_adj = p_size if p_claimed_adjusted is None else p_claimed_adjusted
     mde = minimum_detectable_effect(claim)
-    interval = f"{claim.level:.0%} CI [{_fmt(low)}, {_fmt(high)}] (n = {n})"
+    interval = f"{claim.level:.0%} CI [{format_number(low)}, {format_number(high)}] (n = {n})"
     c = claim.claimed_effect
     row = {"claim": claim.claim, "quantity": claim.quantity, "estimate": claim.estimate, "ci_low": low,
            "ci_high": high, "null": null, "n": n, "mde": mde, "p_value": p_raw, "p_adjusted": p_adj,
@@ -313,8 +314,8 @@ def verdict(claim: Claim, *, alpha: float | None = None, p_adjusted: float | Non
         return done("inconclusive", f"no finite interval ({interval}).{_power_note(claim, mde, alpha)}")
     if n < min_units(alpha):
         return done("inconclusive", f"{interval}: n = {n} is too few for any verdict — no exact two-sided test "
-                                    f"can reach p < {_fmt(alpha)} with fewer than {min_units(alpha)} independent "
-                                    f"units (smallest p = 2·0.5^n = {_fmt(2 * 0.5 ** n)}).{_power_note(claim, mde, alpha)}")
+                                    f"can reach p < {format_number(alpha)} with fewer than {min_units(alpha)} independent "
+                                    f"units (smallest p = 2·0.5^n = {format_number(2 * 0.5 ** n)}).{_power_note(claim, mde, alpha)}")
     if high - low <= 0:
         return done("inconclusive", f"{interval} has zero width and so carries no uncertainty estimate (use an "
                                     f"exact interval, e.g. helmlite.stats.proportion_ci).{_power_note(claim, mde, alpha)}")
@@ -327,30 +328,30 @@ def verdict(claim: Claim, *, alpha: float | None = None, p_adjusted: float | Non
         other_side = False
         excludes_claimed = margin is not None and null - margin < low and high < null + margin
         excludes_null = low > null or high < null
-    null_test = f"p = {_fmt(p_raw)}{source}, adjusted p = {_fmt(p_adj)}"
-    size_test = f"p of the claimed size = {_fmt(p_size)}{size_source}, adjusted p = {_fmt(p_size_adj)}"
+    null_test = f"p = {format_number(p_raw)}{source}, adjusted p = {format_number(p_adj)}"
+    size_test = f"p of the claimed size = {format_number(p_size)}{size_source}, adjusted p = {format_number(p_size_adj)}"
     if other_side and below_alpha(p_adj):
-        return done("contradicted", f"{interval} lies entirely on the other side of the null {_fmt(null)} "
-                                    f"(the claim says {claim.direction}); {null_test} < α = {_fmt(alpha)} "
+        return done("contradicted", f"{interval} lies entirely on the other side of the null {format_number(null)} "
+                                    f"(the claim says {claim.direction}); {null_test} < α = {format_number(alpha)} "
                                     f"({correction_note}).")
     if excludes_claimed and below_alpha(p_size_adj):
         side = {"greater": "below", "less": "above", "two-sided": "within ± the size of"}[claim.direction]
-        return done("contradicted", f"{interval} lies {side} the claimed effect {_fmt(c)}: the claimed size is "
+        return done("contradicted", f"{interval} lies {side} the claimed effect {format_number(c)}: the claimed size is "
                                     f"excluded" + (" although the effect goes the claimed way" if excludes_null else "")
-                                    + f"; {size_test} < α = {_fmt(alpha)} ({correction_note}).")
+                                    + f"; {size_test} < α = {format_number(alpha)} ({correction_note}).")
     if excludes_null and not other_side and below_alpha(p_adj):
-        return done("supported", f"{interval} excludes the null {_fmt(null)} ({claim.direction}); {null_test} "
-                                 f"< α = {_fmt(alpha)} ({correction_note}).")
+        return done("supported", f"{interval} excludes the null {format_number(null)} ({claim.direction}); {null_test} "
+                                 f"< α = {format_number(alpha)} ({correction_note}).")
     if other_side or excludes_null:
         where = "lies on the other side of" if other_side else "excludes"
-        return done("inconclusive", f"{interval} {where} the null {_fmt(null)}, but the adjusted p = {_fmt(p_adj)}"
-                                    f"{source} is not below α = {_fmt(alpha)} ({correction_note})."
+        return done("inconclusive", f"{interval} {where} the null {format_number(null)}, but the adjusted p = {format_number(p_adj)}"
+                                    f"{source} is not below α = {format_number(alpha)} ({correction_note})."
                                     f"{_power_note(claim, mde, alpha)}")
     if excludes_claimed:
-        return done("inconclusive", f"{interval} excludes the claimed effect {_fmt(c)}, but the adjusted p of the "
-                                    f"claimed size = {_fmt(p_size_adj)}{size_source} is not below α = {_fmt(alpha)} "
+        return done("inconclusive", f"{interval} excludes the claimed effect {format_number(c)}, but the adjusted p of the "
+                                    f"claimed size = {format_number(p_size_adj)}{size_source} is not below α = {format_number(alpha)} "
                                     f"({correction_note}).{_power_note(claim, mde, alpha)}")
-    return done("inconclusive", f"{interval} includes the null {_fmt(null)}.{_power_note(claim, mde, alpha)}")
+    return done("inconclusive", f"{interval} includes the null {format_number(null)}.{_power_note(claim, mde, alpha)}")
 
 
 def claims_table(claims: list[Claim], alpha: float = 0.05, correction: str = "holm") -> pd.DataFrame:

@@ -1,5 +1,5 @@
-"""``helmlite`` command line: ``fetch``, ``models``, ``run``, ``prompts``, ``leaderboard``, ``import``, ``config``, ``plan``, ``notebook``,
-``html``, ``index``.
+"""``helmlite`` command line: ``fetch``, ``models``, ``run``, ``prompts``, ``leaderboard``, ``import``, ``compare``, ``config``,
+``plan``, ``notebook``, ``html``, ``index``.
 
 Every expected failure — a :class:`~helmlite.errors.HelmliteError` (bad config, unknown name, missing
 data, malformed file) or a command-line usage mistake — ends with exactly one line ``helmlite: error: …``
@@ -154,7 +154,7 @@ def _leaderboard(args) -> None:
 
 
 def _import(args) -> None:
-    from .imports import import_helm, import_lm_eval
+    from .imports import import_helm, import_inspect, import_lm_eval
     from .results import read_run
 
     boot = {"n_resamples": args.n_resamples, "seed": args.bootstrap_seed}
@@ -164,8 +164,10 @@ def _import(args) -> None:
             if args.action == "helm":
                 folders = import_helm(source, args.results_dir, model=args.model, main_metric=args.main_metric,
                                       split=args.split, version=args.helm_version, **boot)
-            else:
+            elif args.action == "lm-eval":
                 folders = [import_lm_eval(source, args.results_dir, model=args.model, filter_name=args.filter, **boot)]
+            else:
+                folders = [import_inspect(source, args.results_dir, model=args.model, scorer=args.scorer, **boot)]
         except HelmliteError as error:  # say what the sources before this one already wrote
             if not written:
                 raise
@@ -177,6 +179,24 @@ def _import(args) -> None:
             print(f"{run.run_id}: {run.main_metric} = {main.mean:.3f} [{main.ci_low:.3f}, {main.ci_high:.3f}] "
                   f"(n={run.stats.n_instances}, {main.method}) -> {folder}", flush=True)
         written += folders
+
+
+def _compare(args) -> None:
+    from .compare import compare_runs, differences, load_run, render
+
+    runs = [load_run(run, args.results_dir) for run in args.runs]
+    table = compare_runs(runs, args.metric, alpha=args.alpha, on_missing=args.on_missing, n_resamples=args.n_resamples,
+                         seed=args.seed)
+    for line in differences(runs):
+        print(f"helmlite: warning: {line}", file=sys.stderr)
+    if args.format == "csv":
+        sys.stdout.write(table.to_csv(index=False, lineterminator="\n"))
+    elif args.format == "json":
+        rows = json.loads(table.to_json(orient="records"))  # NaN -> null
+        print(json.dumps({"alpha": args.alpha, "runs": [run.run_id for run in runs], "comparisons": rows}, indent=1,
+                         ensure_ascii=False))
+    else:
+        sys.stdout.write(render(table, runs, args.alpha))
 
 
 def _config(args) -> None:
@@ -337,10 +357,12 @@ def build_parser() -> argparse.ArgumentParser:
     winrates.add_argument("--n-resamples", type=int, default=2000)
     winrates.add_argument("--seed", type=int, default=0)
     winrates.set_defaults(func=_leaderboard)
-    import_cmd = sub.add_parser("import", help="import runs made by crfm-helm or lm-eval as helmlite runs (per-instance records, CIs)")
+    import_cmd = sub.add_parser("import", help="import runs made by crfm-helm, lm-eval or inspect_ai as helmlite runs "
+                                               "(per-instance records, CIs)")
     sources = import_cmd.add_subparsers(dest="action", required=True)
     for action, paths_help in (("helm", "crfm-helm run folder(s): benchmark_output/runs/<suite>/<run>/"),
-                               ("lm-eval", "lm-eval --log_samples file(s): samples_<task>_<date>.jsonl")):
+                               ("lm-eval", "lm-eval --log_samples file(s): samples_<task>_<date>.jsonl"),
+                               ("inspect", "inspect_ai log file(s): logs/<date>_<task>_<id>.eval or .json")):
         source = sources.add_parser(action, help=f"import {paths_help}")
         source.add_argument("paths", nargs="+", metavar="PATH", help=paths_help)
         source.add_argument("--results-dir", default="results/runs")
@@ -351,9 +373,30 @@ def build_parser() -> argparse.ArgumentParser:
             source.add_argument("--main-metric", help="main metric (default: exact_match, else HELM's first accuracy metric)")
             source.add_argument("--split", default="test", help="HELM evaluation split to import (HELM aggregates each apart)")
             source.add_argument("--helm-version", help="crfm-helm version to record (a HELM run folder does not record it)")
-        else:
+        elif action == "lm-eval":
             source.add_argument("--filter", help="lm-eval filter whose responses to import (default: none, else the first)")
+        else:
+            source.add_argument("--scorer", help="inspect scorer whose scores to import (default: the log's first)")
         source.set_defaults(func=_import)
+    compare = sub.add_parser(
+        "compare", help="is run A better than run B on the same items? the paired verdict for two or more runs",
+        description="Pair two or more runs (native, or imported from crfm-helm, lm-eval or inspect_ai) on their instance "
+                    "ids and give, per pair and metric: n, each run's mean with its interval, the difference with its "
+                    "interval and p-value (0/1 scores: exact McNemar and Newcombe; continuous: paired bootstrap), the "
+                    "minimum detectable effect, the n needed for the observed difference and the verdict on \"1st > "
+                    "2nd\" (supported / contradicted / inconclusive), Holm-corrected over all pairs and metrics. Exit "
+                    "status 0 whatever the verdict; 2 with one line on bad input.")
+    compare.add_argument("runs", nargs="+", metavar="RUN", help="a run folder, or a run id under --results-dir")
+    compare.add_argument("--results-dir", default="results/runs", help="where run ids are looked up (default: results/runs)")
+    compare.add_argument("--metric", action="append", help="per-instance metric to compare (repeatable; default: the "
+                                                           "runs' main metric)")
+    compare.add_argument("--alpha", type=float, default=0.05, help="level of the tests; intervals at 1 − alpha (default 0.05)")
+    compare.add_argument("--on-missing", choices=["error", "drop"], default="error",
+                         help="an instance not in every run: an error (default), or drop it and say how many were dropped")
+    compare.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    compare.add_argument("--n-resamples", type=int, default=10_000, help="paired bootstrap resamples (continuous scores)")
+    compare.add_argument("--seed", type=int, default=0, help="base seed of the bootstraps")
+    compare.set_defaults(func=_compare)
     config = sub.add_parser("config", help="validate a workflow config against the schema shipped with helmlite")
     config.add_argument("file")
     config.add_argument("--runs", action="store_true", help="print the run ids the workflow will run, one per line")

@@ -1,0 +1,89 @@
+"""Recipe for the inspect_ai import fixtures under ``tests/data/inspect/``: real ``.eval`` logs, two models, 10 MMLU items.
+
+Runs inspect_ai (the version pinned in ``pyproject.toml``'s ``inspect`` extra) through its own command line,
+offline, on a local task over the mirror's MMLU ``us_foreign_policy`` test file: inspect's own
+``multiple_choice()`` solver (one prompt with the lettered choices, the model generates ``ANSWER: <letter>``) and
+``choice()`` scorer, zero-shot, ``--limit 10`` (the first ten test questions). The samples' ids are helmlite's MMLU
+instance ids (``mmlu/us_foreign_policy/test/<k>``) and the task is named ``mmlu`` with argument ``subject``, so an
+imported run pairs with a native helmlite run of the same items. Each embedded model is the prepared Hugging Face
+directory (``helmlite models prepare``) loaded by inspect's ``hf`` provider on the CPU, greedy (temperature 0). For
+each model the recipe copies inspect's ``.eval`` log into ``tests/data/inspect/<model>/``.
+
+inspect_ai installs into the project's own environment (``pip install -e '.[inspect]'``; ``make venv`` does it)::
+
+    HELMLITE_DATA_MIRROR=../shared/data .venv/bin/python benchmarks/inspect_import_fixture.py
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from helmlite import data
+from helmlite.models import prepare
+
+REPO = Path(__file__).resolve().parents[1]
+
+TASK = '''"""MMLU (Hendrycks et al. 2021), one subject's test questions, with inspect_ai's multiple-choice solver and scorer."""
+import json
+from pathlib import Path
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.scorer import choice
+from inspect_ai.solver import multiple_choice
+
+
+@task
+def mmlu(subject: str = "us_foreign_policy"):
+    rows = [json.loads(line) for line in (Path(__file__).parent / f"{subject}_test.jsonl").open()]
+    samples = [Sample(id=row["id"], input=row["question"], choices=row["choices"], target="ABCD"[row["answer"]])
+               for row in rows]
+    return Task(dataset=MemoryDataset(samples, name=f"mmlu_{subject}"), solver=multiple_choice(), scorer=choice())
+'''
+
+
+def write_task(folder: Path, subject: str) -> Path:
+    """``task.py`` and the subject's test questions (helmlite's instance ids) in ``folder``."""
+    with open(data.fetch(f"helm/datasets/mmlu/test/{subject}_test.csv"), newline="", encoding="utf-8") as handle:
+        rows = [{"id": f"mmlu/{subject}/test/{k}", "question": r["question"], "choices": [r[f"choice{c}"] for c in range(4)],
+                 "answer": int(r["answer"])} for k, r in enumerate(csv.DictReader(handle))]
+    (folder / f"{subject}_test.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    (folder / "task.py").write_text(TASK, encoding="utf-8")
+    return folder / "task.py"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--inspect", default=str(Path(sys.executable).with_name("inspect")), help="the inspect executable")
+    parser.add_argument("--subject", default="us_foreign_policy")
+    parser.add_argument("--limit", type=int, default=10)
+    parser.add_argument("--models", nargs="+", default=["smollm2-135m", "gemma3-270m"])
+    parser.add_argument("--out", default=str(REPO / "tests" / "data" / "inspect"))
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="helmlite-inspect-"))
+    task = write_task(work, args.subject)
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "INSPECT_LOG_DIR": str(work / "logs")}
+    for model in args.models:
+        logs = work / "logs" / model
+        subprocess.run([args.inspect, "eval", str(task), "-T", f"subject={args.subject}", "--model", "hf/local",
+                        "-M", f"model_path={prepare(model)}", "-M", "device=cpu", "--limit", str(args.limit),
+                        "--temperature", "0", "--seed", "0", "--log-dir", str(logs), "--log-format", "eval",
+                        "--display", "plain"], check=True, env=env)
+        target = Path(args.out) / model
+        target.mkdir(parents=True, exist_ok=True)
+        for old in target.glob("*.eval"):
+            old.unlink()  # one run per model folder
+        for log in logs.glob("*.eval"):
+            shutil.copyfile(log, target / log.name)
+            print(f"{log} -> {target / log.name}")
+
+
+if __name__ == "__main__":
+    main()
