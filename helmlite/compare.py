@@ -74,9 +74,13 @@ def check_same_scenario(runs: list[Run]) -> None:
                                 f"({_where(run)}); only runs of the same scenario and split can be paired")
 
 
+_MODEL_KEYS = ("model", "model_deployment")  # crfm-helm's adapter spec names the model: not a difference in adaptation
+
+
 def _made_by(run: Run) -> dict:
     spec = run.spec
-    return {"model": run.model, "source": spec.source or "helmlite", **{f"adapter.{k}": v for k, v in spec.adapter.items()},
+    adapter = {f"adapter.{k}": v for k, v in spec.adapter.items() if k not in _MODEL_KEYS}
+    return {"model": run.model, "source": spec.source or "helmlite", **adapter,
             "max_instances": spec.max_instances, "data_seed": spec.data_seed, "perturbations": list(spec.perturbations),
             "in-context examples": list(run.manifest.in_context_examples)}
 

@@ -17,7 +17,7 @@ from statsmodels.stats.multitest import multipletests
 
 from helmlite import cli
 from helmlite.compare import compare_runs
-from helmlite.imports import import_helm, import_lm_eval
+from helmlite.imports import import_helm, import_inspect, import_lm_eval
 from helmlite.results import read_run
 from helmlite.runner import RunSpec, execute
 from helmlite.seeds import rng
@@ -46,6 +46,10 @@ def lm_eval_runs(tmp_path) -> list[Path]:
             for model in MODELS]
 
 
+def inspect_runs(tmp_path) -> list[Path]:
+    return [import_inspect(next((DATA / "inspect" / model).glob("*.eval")), tmp_path / "inspect", **BOOT) for model in MODELS]
+
+
 def native_runs(tmp_path, models=("a", "b")) -> list[Path]:
     return [execute(RunSpec.from_dict({**MMLU, "model": name}), WordModel(name), results_dir=tmp_path / "native")
             for name in models]
@@ -59,11 +63,11 @@ def table_2x2(folder_a: Path, folder_b: Path, metric: str) -> np.ndarray:
                      [sum(x == 0 and y == 1 for x, y in pairs), sum(x == 0 and y == 0 for x, y in pairs)]])
 
 
-@pytest.mark.parametrize("source", ["helm", "lm-eval", "native"])
+@pytest.mark.parametrize("source", ["helm", "lm-eval", "inspect", "native"])
 def test_two_runs_get_the_exact_mcnemar_p_and_the_means_of_their_items(tmp_path, mirrored_cache, source):
-    """Two imported crfm-helm runs, two lm-eval runs and two native runs: n, both means, the difference and the
-    exact McNemar p equal statsmodels' ``mcnemar(exact=True)`` on the 2×2 table of the paired items."""
-    folders = {"helm": helm_runs, "lm-eval": lm_eval_runs, "native": native_runs}[source](tmp_path)
+    """Two imported crfm-helm runs, two lm-eval runs, two inspect_ai runs and two native runs: n, both means, the
+    difference and the exact McNemar p equal statsmodels' ``mcnemar(exact=True)`` on the 2×2 table of the paired items."""
+    folders = {"helm": helm_runs, "lm-eval": lm_eval_runs, "inspect": inspect_runs, "native": native_runs}[source](tmp_path)
     metric = read_run(folders[0].parent, folders[0].name).main_metric
     row = compare_csv(*folders).iloc[0]
     table = table_2x2(*folders, metric)
@@ -80,7 +84,8 @@ def test_three_runs_are_compared_in_every_pair_holm_corrected(tmp_path, mirrored
     """Three runs: three pairs in the order given, p-values Holm-adjusted together (statsmodels ``multipletests``)."""
     folders = native_runs(tmp_path, ("a", "b", "c"))
     table = compare_csv(*folders)
-    assert [(a[-1:], b[-1:]) for a, b in zip(table["run_a"], table["run_b"])] == [("a", "b"), ("a", "c"), ("b", "c")]
+    a, b, c = (folder.name for folder in folders)
+    assert list(zip(table["run_a"], table["run_b"])) == [(a, b), (a, c), (b, c)]
     assert table["p_adjusted"].tolist() == pytest.approx(multipletests(table["p_value"], method="holm")[1].tolist())
     assert set(table["correction"]) == {"holm over 3 claims"}
 
@@ -94,6 +99,8 @@ def test_a_continuous_metric_gets_the_paired_bootstrap_computed_by_hand():
     runs = [make_run("m1", "nq", a, run_id="x", metric="f1"), make_run("m2", "nq", b, run_id="y", metric="f1")]
     row = compare_runs(runs, n_resamples=999, seed=3).iloc[0]
     n, big_b, alpha = 40, 999, 0.05
+    order = sorted(range(n), key=lambda k: f"i{k}")  # compare pairs the items in the order of their ids
+    a, b = a[order], b[order]
     index = rng(3, "compare", "f1", "x", "y").integers(0, n, size=(big_b, n))
     boot = np.sort(a[index].mean(axis=1) - b[index].mean(axis=1))
 
@@ -191,3 +198,10 @@ def test_json_output_holds_every_row(tmp_path, mirrored_cache, capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["alpha"] == 0.1 and out["runs"] == [a.name, b.name] and len(out["comparisons"]) == 1
     assert out["comparisons"][0]["evidence"].startswith("90% CI")
+
+
+def test_runs_of_two_models_made_alike_give_no_warning(tmp_path, capsys):
+    """crfm-helm's adapter spec names the model (``model``, ``model_deployment``): two models' runs made alike are not
+    reported as adapted differently."""
+    assert cli.main(["compare", *map(str, helm_runs(tmp_path))]) == 0
+    assert capsys.readouterr().err == ""

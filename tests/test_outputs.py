@@ -122,18 +122,19 @@ def test_a_failing_notebook_ends_in_one_line(tmp_path, capsys):
 
 
 @pytest.mark.slow
-def test_notebook_01_runs_on_imported_lm_eval_runs(tmp_path, mirrored_cache):
-    """The README's import example with lm-eval's runs (HELM's runs go through the README's own lines in
-    tests/test_readme.py): import two models' real lm-eval samples, run notebook 01 on their run ids; it
-    completes and compares the two models paired on the same 10 items."""
+@pytest.mark.parametrize("tool, pattern", [("lm-eval", "lm_eval/{model}/samples_*.jsonl"), ("inspect", "inspect/{model}/*.eval")])
+def test_notebook_01_runs_on_imported_runs(tmp_path, mirrored_cache, tool, pattern):
+    """The README's import example with lm-eval's and inspect_ai's runs (HELM's runs go through the README's own lines
+    in tests/test_readme.py): import two models' real logs, run notebook 01 on their run ids; it completes and
+    compares the two models paired on the same 10 items."""
     import papermill
 
     from helmlite import cli
 
     data = REPO / "tests" / "data"
-    sources = [str(next((data / "lm_eval" / m).glob("samples_*.jsonl"))) for m in ("smollm2-135m", "gemma3-270m")]
+    sources = [str(next(data.glob(pattern.format(model=m)))) for m in ("smollm2-135m", "gemma3-270m")]
     runs = tmp_path / "imported"
-    assert cli.main(["import", "lm-eval", *sources, "--results-dir", str(runs), "--n-resamples", "200"]) == 0
+    assert cli.main(["import", tool, *sources, "--results-dir", str(runs), "--n-resamples", "200"]) == 0
     papermill.execute_notebook(str(REPO / "notebooks" / "01_helm_core.ipynb"), str(tmp_path / "out.ipynb"),
                                kernel_name="helmlite", cwd=str(REPO), progress_bar=False,
                                parameters={"results_dir": str(runs), "run_ids": sorted(p.name for p in runs.iterdir()),

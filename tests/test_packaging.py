@@ -54,8 +54,11 @@ def imported_distributions(folder) -> set[str]:
 
 
 def test_every_imported_package_is_declared():
-    """pyproject's dependencies and ``models`` extra, plus the --no-deps model packages, cover helmlite's imports."""
-    declared = names(PYPROJECT["dependencies"]) | names(PYPROJECT["optional-dependencies"]["models"])
+    """pyproject's dependencies and ``models`` extra, plus the --no-deps model packages, cover helmlite's imports; and
+    the ``inspect`` extra, whose inspect_ai only ``helmlite import inspect`` imports (its absence is one error naming
+    the extra, tests/test_import_inspect.py)."""
+    extras = PYPROJECT["optional-dependencies"]
+    declared = names(PYPROJECT["dependencies"]) | names(extras["models"]) | names(extras["inspect"])
     declared |= set(pins(REPO / "requirements-models.txt"))
     assert imported_distributions(REPO / "helmlite") - declared == set()
 

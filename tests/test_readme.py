@@ -91,10 +91,11 @@ def test_readme_command_is_true(command, mirrored_cache, capsys):
         pytest.fail(f"README command of an unknown kind: {command}")
 
 
-PLACEHOLDERS = {  # README placeholder -> the real runs made by crfm-helm and lm-eval (recipes under benchmarks/)
+PLACEHOLDERS = {  # README placeholder -> the real runs made by crfm-helm, lm-eval and inspect_ai (recipes under benchmarks/)
     "benchmark_output/runs/<suite>/<run>/": [REPO / "tests" / "data" / "helm" / m for m in ("smollm2-135m", "gemma3-270m")],
     "out/<model>/samples_<task>_<date>.jsonl": [next((REPO / "tests" / "data" / "lm_eval" / m).glob("samples_*.jsonl"))
                                                for m in ("smollm2-135m", "gemma3-270m")],
+    "logs/<log>.eval": [next((REPO / "tests" / "data" / "inspect" / m).glob("*.eval")) for m in ("smollm2-135m", "gemma3-270m")],
 }
 
 
@@ -105,8 +106,9 @@ def runnable(command: str) -> bool:
 
 @pytest.mark.slow
 def test_readme_runs_as_written(tmp_path, mirrored_cache):
-    """In order: models list/prepare, a 20-item run, prompts, both imports, notebook 01 on the imported runs,
-    notebooks 05 and 03 stand-alone. Each exits 0; notebook 01 compares the two imported models paired on the
+    """In order: models list/prepare, a 20-item run, prompts, the imports, notebook 01 on the imported runs, a second
+    model's 20-item run, ``helmlite compare`` on the native, HELM, lm-eval and inspect pairs, notebooks 05 and 03
+    stand-alone. Each exits 0; notebook 01 compares the two imported models paired on the
     fixtures' 10 items; nothing lands in tables/, figures/ or reports/."""
     script = []
     for command in filter(runnable, COMMANDS):
@@ -120,6 +122,7 @@ def test_readme_runs_as_written(tmp_path, mirrored_cache):
     done = subprocess.run(["bash", "-euo", "pipefail", "-c", "\n".join(script)], cwd=tmp_path, env=env,
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.count('Verdict on "1st > 2nd"') == 3 and "metric,run_a,run_b,n,dropped,kind" in done.stdout  # the compare lines
     standalone = tmp_path / "build" / "standalone"
     assert sorted(p.name for p in standalone.iterdir()) == ["01_helm_core", "03_helmet_correlations",
                                                              "05_helpsteer2_aggregation"]
