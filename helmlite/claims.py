@@ -130,7 +130,7 @@ class Claim:
         if "p_value" not in kwargs and null == 0 and getattr(estimate, "p_value", None) is not None:
             kwargs["p_value"] = estimate.p_value
         return cls(claim, quantity, float(estimate.estimate), float(estimate.ci_low), float(estimate.ci_high),
-                   null, int(estimate.n), direction, level=float(estimate.confidence), **kwargs)
+                   null, int(estimate.n), direction, level=float(estimate.level), **kwargs)
 
 
 def format_number(x) -> str:

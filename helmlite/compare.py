@@ -192,8 +192,8 @@ def _pair(aligned: Aligned, k: int, j: int, runs: list[Run], level: float, n_res
     a, b = aligned.values[k], aligned.values[j]
     binary = stats.is_binary(a) and stats.is_binary(b)
     draw = rng(seed, "compare", aligned.metric, runs[k].run_id, runs[j].run_id)
-    difference = stats.paired_difference(a, b, confidence=level, n_resamples=n_resamples, seed=draw)
-    means = [stats.mean_estimate(x, confidence=level, n_resamples=n_resamples, seed=rng(seed, "compare-mean", aligned.metric, run.run_id))
+    difference = stats.interval_for((a, b), paired=True, level=level, n_resamples=n_resamples, seed=draw)
+    means = [stats.interval_for(x, level=level, n_resamples=n_resamples, seed=rng(seed, "compare-mean", aligned.metric, run.run_id))
              for x, run in ((a, runs[k]), (b, runs[j]))]
     claim = claims.Claim(f"{runs[k].run_id} > {runs[j].run_id} on {aligned.metric}", f"mean {aligned.metric}: A − B",
                          difference.estimate, difference.ci_low, difference.ci_high, 0.0, difference.n, "greater",

@@ -81,7 +81,7 @@ def _instance_means(records, seed, run_id: str, n_resamples: int) -> dict:
         values = values[np.isfinite(values)]
         if not len(values):
             continue
-        out[name] = stats.mean_estimate(values, n_resamples=n_resamples, seed=rng(seed, run_id, "bootstrap", name))
+        out[name] = stats.interval_for(values, n_resamples=n_resamples, seed=rng(seed, run_id, "bootstrap", name))
     return out
 
 
@@ -122,7 +122,8 @@ def _calibration(records) -> dict[str, Bootstrapper]:
     def of(statistic) -> Bootstrapper:
         if not len(confidence):
             return lambda **_: stats.Estimate(math.nan, math.nan, math.nan, 0, method="percentile")
-        return lambda **kw: stats.bootstrap_ci((confidence, correct), statistic, method="percentile", **kw)
+        # binned statistics: not smooth, so the percentile interval at any n (stats.interval_for)
+        return lambda **kw: stats.interval_for((confidence, correct), statistic=statistic, smooth=False, **kw)
 
     return {"ece_10": of(lambda c, k, axis=-1: ece_rows(c, k, 10, axis)),
             "ece_1": of(lambda c, k, axis=-1: ece_rows(c, k, 1, axis)), "scaa": of(scaa_rows)}

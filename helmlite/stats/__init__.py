@@ -1,4 +1,5 @@
-"""Every interval and test of the kit, each chosen for the statistic it serves.
+"""Every interval and test of the kit, each chosen for the statistic it serves; :func:`interval_for` picks among them
+from the design (0/1 or continuous values, paired, clustered, smooth statistic with n) and is what the analyses call.
 
 * proportions: Clopper–Pearson intervals (:func:`proportion_ci`, :func:`proportion_estimate`);
 * paired 0/1 outcomes: exact McNemar test and Newcombe interval (:func:`paired_binary_test`,
@@ -27,6 +28,7 @@ from .cluster import (cluster_bootstrap_ci, cluster_bootstrap_statistic, cluster
 from .correlation import correlation_ci, correlation_difference, pearson_r, spearman_rho
 from .estimates import Estimate, PairedComparison, Seed
 from .paired import paired_difference, permutation_p_value
+from .policy import interval_for
 from .power import binomial_power, mcnemar_power, mde_correlation, mde_proportion, mde_seed_sd, required_n, required_n_correlation
 from .proportions import (is_binary, newcombe_paired_interval, paired_binary_difference, paired_binary_test,
                           proportion_ci, proportion_estimate)
@@ -34,7 +36,7 @@ from .variance import VarianceComponent, anova_table, seed_variance_component, s
 
 __all__ = ["BCA_MIN_N", "Estimate", "PairedComparison", "Seed", "VarianceComponent", "anova_table",
            "binomial_power", "bootstrap_ci", "bootstrap_distribution", "bootstrap_p_value", "bootstrap_weighted",
-           "cluster_bootstrap_ci", "cluster_bootstrap_statistic", "cluster_mean_estimate", "cluster_paired_difference", "korn_graubard_ci", "mcnemar_power", "correlation_ci", "correlation_difference", "is_binary", "mde_correlation",
+           "cluster_bootstrap_ci", "cluster_bootstrap_statistic", "cluster_mean_estimate", "cluster_paired_difference", "korn_graubard_ci", "mcnemar_power", "correlation_ci", "correlation_difference", "interval_for", "is_binary", "mde_correlation",
            "mde_proportion", "mde_seed_sd", "mean_estimate", "newcombe_paired_interval", "paired_binary_difference", "paired_binary_test",
            "paired_difference", "paired_test", "pearson_r", "percentile_interval", "permutation_p_value", "proportion_ci",
            "proportion_estimate", "required_n", "required_n_correlation", "seed_variance_component",

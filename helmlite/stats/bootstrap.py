@@ -62,12 +62,12 @@ def _as_arrays(data) -> tuple[np.ndarray, ...]:
     return arrays
 
 
-def _check_resamples(n_resamples: int, confidence: float) -> None:
-    if not 0 < confidence < 1:
-        raise UserError(f"confidence must lie strictly between 0 and 1, got {confidence}")
-    if 2 / (n_resamples + 1) >= alpha_of(confidence):
-        raise UserError(f"n_resamples={n_resamples} is too few for a {confidence:.0%} interval: need "
-                         f"2/(B+1) < {1 - confidence:.3g}, i.e. B >= {math.floor(2 / (1 - confidence))}")
+def _check_resamples(n_resamples: int, level: float) -> None:
+    if not 0 < level < 1:
+        raise UserError(f"level must lie strictly between 0 and 1, got {level}")
+    if 2 / (n_resamples + 1) >= alpha_of(level):
+        raise UserError(f"n_resamples={n_resamples} is too few for a {level:.0%} interval: need "
+                         f"2/(B+1) < {1 - level:.3g}, i.e. B >= {math.floor(2 / (1 - level))}")
 
 
 def bootstrap_distribution(data, statistic: Statistic, *, n_resamples: int = 10_000, seed: Seed = 0) -> np.ndarray:
@@ -140,13 +140,13 @@ class Resampled:
         full = k >= self.size  # every resample on the null's side: no evidence at all
         return np.where(full, 2.0, lower), np.where(full, 2.0, upper)
 
-    def interval(self, confidence: float) -> tuple[float, float]:
-        """Order-statistic endpoints such that the interval excludes θ0 exactly when p(θ0) < 1 − confidence.
+    def interval(self, level: float) -> tuple[float, float]:
+        """Order-statistic endpoints such that the interval excludes θ0 exactly when p(θ0) < 1 − level.
 
         A side that no order statistic can bound (too few finite resamples) is ±inf."""
         if self.size == 0:
             return math.nan, math.nan
-        alpha = alpha_of(confidence)
+        alpha = alpha_of(level)
         lower, upper = self._tails(np.arange(self.size + 1))
         r_low, r_up = int(np.sum(lower < alpha)), int(np.sum(upper < alpha))
         low = float(self.boot[r_low - 1]) if r_low else -math.inf
@@ -173,7 +173,7 @@ def unbounded(method: str, n: int) -> str:
     return f"{method}: no finite bound at n = {n} (too few units; bounds left empty)"
 
 
-def defined_interval(resampled: Resampled, confidence: float, n: int,
+def defined_interval(resampled: Resampled, level: float, n: int,
                      name: str | None = None) -> tuple[float, float, Resampled, str]:
     """The interval, the procedure its p-value comes from and its name (``name`` overrides the procedure's own).
     A BCa end that no order statistic reaches (the adjusted level falls outside the resamples — at n = 20
@@ -181,11 +181,11 @@ def defined_interval(resampled: Resampled, confidence: float, n: int,
     which every ``B >= 40`` bounds, and the name says so (:data:`BCA_FALLBACK`); the p-value then comes from
     that same percentile procedure. Where still no finite end exists (the expanded percentile at n ≤ 4, a
     cluster bootstrap over two clusters), both bounds are NaN and the name says why (:func:`unbounded`)."""
-    low, high = resampled.interval(confidence)
+    low, high = resampled.interval(level)
     name = name or resampled.method
     if resampled.method == "bca" and not (math.isfinite(low) and math.isfinite(high)):
         resampled, name = Resampled(resampled.boot, "percentile"), BCA_FALLBACK
-        low, high = resampled.interval(confidence)
+        low, high = resampled.interval(level)
     if not (math.isfinite(low) and math.isfinite(high)):
         return math.nan, math.nan, resampled, unbounded(name, n)
     return low, high, resampled, name
@@ -199,9 +199,9 @@ def _resolve_method(method: str, n: int) -> str:
     return "bca" if method in ("bca", "auto") and n >= BCA_MIN_N else "percentile"
 
 
-def _resample(data, statistic: Statistic, confidence: float, n_resamples: int, method: str,
+def _resample(data, statistic: Statistic, level: float, n_resamples: int, method: str,
               seed: Seed) -> tuple[float, int, Resampled]:
-    _check_resamples(n_resamples, confidence)
+    _check_resamples(n_resamples, level)
     arrays = _as_arrays(data)
     n = len(arrays[0])
     method = _resolve_method(method, n)
@@ -223,7 +223,7 @@ def _resample(data, statistic: Statistic, confidence: float, n_resamples: int, m
     return theta_hat, n, Resampled(finite, "percentile")
 
 
-def bootstrap_ci(data, statistic: Statistic = np.mean, *, confidence: float = 0.95, n_resamples: int = 10_000,
+def bootstrap_ci(data, statistic: Statistic = np.mean, *, level: float = 0.95, n_resamples: int = 10_000,
                  method: str = "bca", seed: Seed = 0) -> Estimate:
     """Point estimate and bootstrap CI of ``statistic`` over items (Efron & Tibshirani 1993, §13.3, §14.3).
 
@@ -235,11 +235,11 @@ def bootstrap_ci(data, statistic: Statistic = np.mean, *, confidence: float = 0.
     e.g. a correlation of a constant resample) are left out. Endpoints are order statistics of the
     resamples (see the module docstring).
     """
-    theta_hat, n, resampled = _resample(data, statistic, confidence, n_resamples, method, seed)
+    theta_hat, n, resampled = _resample(data, statistic, level, n_resamples, method, seed)
     if n < 2:
-        return Estimate(theta_hat, math.nan, math.nan, n, confidence, resampled.method)
-    low, high, _, name = defined_interval(resampled, confidence, n)
-    return Estimate(theta_hat, low, high, n, confidence, name)
+        return Estimate(theta_hat, math.nan, math.nan, n, level, resampled.method)
+    low, high, _, name = defined_interval(resampled, level, n)
+    return Estimate(theta_hat, low, high, n, level, name)
 
 
 def summary(values, statistic: Statistic = np.mean, **kwargs) -> Estimate:
@@ -248,23 +248,23 @@ def summary(values, statistic: Statistic = np.mean, **kwargs) -> Estimate:
     return bootstrap_ci(values[np.isfinite(values)], statistic, **kwargs)
 
 
-def paired_test(arrays, difference: Statistic, *, confidence: float = 0.95, n_resamples: int = 10_000,
+def paired_test(arrays, difference: Statistic, *, level: float = 0.95, n_resamples: int = 10_000,
                 method: str = "bca", seed: Seed = 0) -> PairedComparison:
     """CI of a difference statistic on shared items and its two-sided bootstrap p-value against 0.
 
     Both come from the same resamples (Efron & Tibshirani 1993 §13.3/§14.3 for the interval; the
     (k+1)/(B+1) Monte-Carlo p-value of Davison & Hinkley 1997, eq. 4.11, mapped through the BCa
-    adjustment when BCa is used): the interval excludes 0 exactly when ``p_value < 1 − confidence``,
+    adjustment when BCa is used): the interval excludes 0 exactly when ``p_value < 1 − level``,
     i.e. when ``.significant``. BCa only with n >= 20 (else percentile, and ``method`` says so).
     """
-    theta_hat, n, resampled = _resample(arrays, difference, confidence, n_resamples, method, seed)
+    theta_hat, n, resampled = _resample(arrays, difference, level, n_resamples, method, seed)
     if n < 2:
-        return PairedComparison(theta_hat, math.nan, math.nan, n, confidence, resampled.method, p_value=math.nan)
-    low, high, procedure, name = defined_interval(resampled, confidence, n)
-    return PairedComparison(theta_hat, low, high, n, confidence, name, p_value=procedure.p_value(0.0))
+        return PairedComparison(theta_hat, math.nan, math.nan, n, level, resampled.method, p_value=math.nan)
+    low, high, procedure, name = defined_interval(resampled, level, n)
+    return PairedComparison(theta_hat, low, high, n, level, name, p_value=procedure.p_value(0.0))
 
 
-def bootstrap_weighted(n_items: int, statistic: Callable[[np.ndarray], np.ndarray], *, confidence: float = 0.95,
+def bootstrap_weighted(n_items: int, statistic: Callable[[np.ndarray], np.ndarray], *, level: float = 0.95,
                        n_resamples: int = 1_000, seed: Seed = 0) -> Estimate:
     """Percentile bootstrap CI (Efron & Tibshirani 1993, §13.3) of a run-level metric computed from how often each
     item is drawn (ECE-style binning aside, every run-level metric here is a function of sums over items: BBQ's
@@ -276,9 +276,9 @@ def bootstrap_weighted(n_items: int, statistic: Callable[[np.ndarray], np.ndarra
     interval is the one :func:`bootstrap_ci` gives a statistic of the resampled items themselves.
     """
     if n_items == 0:
-        return Estimate(math.nan, math.nan, math.nan, 0, confidence, "percentile")
+        return Estimate(math.nan, math.nan, math.nan, 0, level, "percentile")
     return bootstrap_ci(np.arange(n_items, dtype=float), lambda index, axis=-1: statistic(_multiplicities(index, n_items)),
-                        confidence=confidence, n_resamples=n_resamples, method="percentile", seed=seed)
+                        level=level, n_resamples=n_resamples, method="percentile", seed=seed)
 
 
 def _multiplicities(index: np.ndarray, n_items: int) -> np.ndarray:
@@ -295,21 +295,21 @@ def bootstrap_p_value(boot, null: float = 0.0) -> float:
 
     p = min(1, 2·(k≤ + 1)/(B + 1), 2·(k≥ + 1)/(B + 1)), k≤ (k≥) the finite resamples at or below
     (above) ``null`` — the Monte-Carlo p-value of Davison & Hinkley (1997, eq. 4.11), never 0. It is
-    dual to :func:`percentile_interval` of the same resamples: p < 1 − confidence exactly when that
+    dual to :func:`percentile_interval` of the same resamples: p < 1 − level exactly when that
     interval excludes ``null``.
     """
     return Resampled(boot).p_value(null)
 
 
-def percentile_interval(boot, confidence: float = 0.95) -> tuple[float, float]:
+def percentile_interval(boot, level: float = 0.95) -> tuple[float, float]:
     """Percentile interval of a bootstrap distribution with order-statistic endpoints (Efron &
     Tibshirani 1993, §13.3) chosen so that it excludes a value exactly when :func:`bootstrap_p_value`
-    of that value is below 1 − confidence (use it instead of ``np.percentile`` when a flag is shown
+    of that value is below 1 − level (use it instead of ``np.percentile`` when a flag is shown
     beside the p-value). NaN resamples are ignored."""
-    return Resampled(boot).interval(confidence)
+    return Resampled(boot).interval(level)
 
 
-def mean_estimate(values, *, confidence: float = 0.95, n_resamples: int = 10_000, method: str = "auto",
+def mean_estimate(values, *, level: float = 0.95, n_resamples: int = 10_000, method: str = "auto",
                   seed: Seed = 0) -> Estimate:
     """Mean of per-item values with the interval the kit uses for a mean (NaN items dropped first).
 
@@ -324,8 +324,8 @@ def mean_estimate(values, *, confidence: float = 0.95, n_resamples: int = 10_000
     values = np.asarray(values, dtype=float).ravel()
     values = values[np.isfinite(values)]
     if len(values) == 0:
-        return Estimate(math.nan, math.nan, math.nan, 0, confidence, "none")
+        return Estimate(math.nan, math.nan, math.nan, 0, level, "none")
     if is_binary(values):
-        return proportion_estimate(values, level=confidence)
-    return bootstrap_ci(values, np.mean, confidence=confidence, n_resamples=n_resamples,
+        return proportion_estimate(values, level=level)
+    return bootstrap_ci(values, np.mean, level=level, n_resamples=n_resamples,
                         method="expanded" if method == "auto" else method, seed=seed)

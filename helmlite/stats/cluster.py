@@ -87,7 +87,7 @@ def _check_statistic(statistic: str) -> None:
         raise UserError(f"cluster bootstrap: statistic must be 'mean' (the mean over rows), got {statistic!r}")
 
 
-def cluster_bootstrap_ci(values, clusters, *, statistic: str = "mean", confidence: float = 0.95,
+def cluster_bootstrap_ci(values, clusters, *, statistic: str = "mean", level: float = 0.95,
                          n_resamples: int = 10_000, seed: Seed = 0) -> Estimate:
     """Mean over continuous rows with a cluster-bootstrap CI (clusters resampled with their rows; expanded
     percentile; Davison & Hinkley 1997, §3.8).
@@ -98,20 +98,20 @@ def cluster_bootstrap_ci(values, clusters, *, statistic: str = "mean", confidenc
     :func:`cluster_mean_estimate` (the bootstrap collapses at 0 and 1).
     """
     _check_statistic(statistic)
-    _check_resamples(n_resamples, confidence)
+    _check_resamples(n_resamples, level)
     if is_binary(values):
         raise UserError("cluster_bootstrap_ci: the rows are 0/1 — use cluster_mean_estimate (Korn–Graubard), whose "
                          "interval covers near 0 and 1")
     estimate, sums, sizes = _cluster_sums(values, clusters)
     if len(sums) < 2:
-        return Estimate(estimate, math.nan, math.nan, len(sums), confidence, METHOD)
+        return Estimate(estimate, math.nan, math.nan, len(sums), level, METHOD)
     resampled = Resampled(_cluster_distribution(sums, sizes, n_resamples, seed), "expanded", n=len(sums))
-    low, high, _, name = defined_interval(resampled, confidence, len(sums), METHOD)
-    return Estimate(estimate, low, high, len(sums), confidence, name)
+    low, high, _, name = defined_interval(resampled, level, len(sums), METHOD)
+    return Estimate(estimate, low, high, len(sums), level, name)
 
 
 def korn_graubard_ci(values, clusters, *, bounds: tuple[float, float] = (0.0, 1.0),
-                     confidence: float = 0.95) -> Estimate:
+                     level: float = 0.95) -> Estimate:
     """Mean of rows on the range ``bounds`` (0/1 rows by default) shared by clusters, with the Korn &
     Graubard (1998) interval: Clopper–Pearson on the design-effect-adjusted, df-corrected effective n
     (module docstring). ``n`` counts clusters; ``method="korn-graubard"``; NaN interval with one cluster.
@@ -128,8 +128,8 @@ def korn_graubard_ci(values, clusters, *, bounds: tuple[float, float] = (0.0, 1.
     step: one success in one cluster of 10 × 10 rows gives an upper bound of 0.32, one success in each of
     two clusters 0.08, because two clusters alike say the clusters are alike.
     """
-    if not 0 < confidence < 1:
-        raise UserError(f"korn_graubard_ci: confidence must lie strictly between 0 and 1, got {confidence}")
+    if not 0 < level < 1:
+        raise UserError(f"korn_graubard_ci: level must lie strictly between 0 and 1, got {level}")
     bottom, top = (float(b) for b in bounds)
     if not top > bottom:
         raise UserError(f"korn_graubard_ci: bounds must be (low, high) with high > low, got {bounds}")
@@ -142,8 +142,8 @@ def korn_graubard_ci(values, clusters, *, bounds: tuple[float, float] = (0.0, 1.
     groups, rows = len(sums), float(sizes.sum())
     scale = lambda x: bottom + (top - bottom) * x  # noqa: E731
     if groups < 2:
-        return Estimate(scale(share), math.nan, math.nan, groups, confidence, BOUNDED_METHOD)
-    alpha = alpha_of(confidence)
+        return Estimate(scale(share), math.nan, math.nan, groups, level, BOUNDED_METHOD)
+    alpha = alpha_of(level)
     variance = groups / (groups - 1) * float(np.sum((sums - share * sizes) ** 2)) / rows**2
     above = int(np.sum(sums > 1e-12))  # clusters with a row above the bottom of the range
     below = int(np.sum(sums < sizes - 1e-12))  # clusters with a row below its top
@@ -155,57 +155,57 @@ def korn_graubard_ci(values, clusters, *, bounds: tuple[float, float] = (0.0, 1.
     hits = share * effective
     low = 0.0 if hits <= 0 else float(betaincinv(hits, effective - hits + 1, alpha / 2))
     high = 1.0 if hits >= effective else float(betaincinv(hits + 1, effective - hits, 1 - alpha / 2))
-    return Estimate(scale(share), scale(low), scale(high), groups, confidence, BOUNDED_METHOD)
+    return Estimate(scale(share), scale(low), scale(high), groups, level, BOUNDED_METHOD)
 
 
-def cluster_mean_estimate(values, clusters, *, bounds: tuple[float, float] | None = None, confidence: float = 0.95,
+def cluster_mean_estimate(values, clusters, *, bounds: tuple[float, float] | None = None, level: float = 0.95,
                           n_resamples: int = 10_000, seed: Seed = 0) -> Estimate:
     """Mean over rows that share clusters, with the interval the rows need (module docstring):
     :func:`korn_graubard_ci` for 0/1 rows or rows on a known range ``bounds`` (exact-coverage at the
     range's ends), else :func:`cluster_bootstrap_ci`. ``n`` counts clusters; ``method`` names the interval."""
     if bounds is not None or is_binary(values):
-        return korn_graubard_ci(values, clusters, bounds=bounds or (0.0, 1.0), confidence=confidence)
-    return cluster_bootstrap_ci(values, clusters, confidence=confidence, n_resamples=n_resamples, seed=seed)
+        return korn_graubard_ci(values, clusters, bounds=bounds or (0.0, 1.0), level=level)
+    return cluster_bootstrap_ci(values, clusters, level=level, n_resamples=n_resamples, seed=seed)
 
 
-def cluster_paired_difference(a, b, clusters, *, statistic: str = "mean", confidence: float = 0.95,
+def cluster_paired_difference(a, b, clusters, *, statistic: str = "mean", level: float = 0.95,
                               n_resamples: int = 10_000, seed: Seed = 0) -> PairedComparison:
     """mean(a) − mean(b) over rows scored under two conditions, clusters resampled with their rows.
 
     Row i holds the two conditions' scores for the same unit (``a[i]``, ``b[i]``) and ``clusters[i]``
     its cluster. The two-sided p-value against 0 comes from the same resamples with the (k+1)/(B+1)
-    correction, so ``significant`` (p < 1 − confidence) holds exactly when the interval excludes 0.
+    correction, so ``significant`` (p < 1 − level) holds exactly when the interval excludes 0.
     Rows with a NaN side are dropped; ``n`` counts clusters (Davison & Hinkley 1997, §3.8). 0/1 rows that
     never differ would give the zero-width [0, 0]: their interval is ± the Korn–Graubard upper bound of
     the discordant share (which bounds |p_a − p_b|), p = 1. Coverage and level on clustered 0/1 pairs:
     ``benchmarks/coverage.py`` (section 8c).
     """
     _check_statistic(statistic)
-    _check_resamples(n_resamples, confidence)
+    _check_resamples(n_resamples, level)
     a, b = np.asarray(a, dtype=float).ravel(), np.asarray(b, dtype=float).ravel()
     if a.shape != b.shape:
         raise UserError(f"cluster_paired_difference: paired arrays need equal lengths, got {len(a)} and {len(b)}")
     keep = ~(np.isnan(a) | np.isnan(b))
     if is_binary(a[keep]) and is_binary(b[keep]) and not np.any(a[keep] != b[keep]):
-        return _no_discordance(np.asarray(clusters)[keep], confidence, int(keep.sum()))
+        return _no_discordance(np.asarray(clusters)[keep], level, int(keep.sum()))
     estimate, sums, sizes = _cluster_sums(a - b, clusters)
     if len(sums) < 2:
-        return PairedComparison(estimate, math.nan, math.nan, len(sums), confidence, METHOD, p_value=math.nan)
+        return PairedComparison(estimate, math.nan, math.nan, len(sums), level, METHOD, p_value=math.nan)
     resampled = Resampled(_cluster_distribution(sums, sizes, n_resamples, seed), "expanded", n=len(sums))
-    low, high, _, name = defined_interval(resampled, confidence, len(sums), METHOD)
-    return PairedComparison(estimate, low, high, len(sums), confidence, name, p_value=resampled.p_value(0.0))
+    low, high, _, name = defined_interval(resampled, level, len(sums), METHOD)
+    return PairedComparison(estimate, low, high, len(sums), level, name, p_value=resampled.p_value(0.0))
 
 
-def _no_discordance(clusters, confidence: float, n: int) -> PairedComparison:
+def _no_discordance(clusters, level: float, n: int) -> PairedComparison:
     """Paired 0/1 rows that never differ: the difference is 0 and |p_a − p_b| is at most the share of
     discordant rows, whose Korn–Graubard upper bound (0 of the rows, each cluster counting once) bounds it
     on both sides; p = 1 (no discordant row, no evidence)."""
-    bound = korn_graubard_ci(np.zeros(n), clusters, confidence=confidence).ci_high
-    return PairedComparison(0.0, -bound, bound, len(set(np.asarray(clusters).tolist())), confidence,
+    bound = korn_graubard_ci(np.zeros(n), clusters, level=level).ci_high
+    return PairedComparison(0.0, -bound, bound, len(set(np.asarray(clusters).tolist())), level,
                             f"{METHOD}/no-discordance-bound", p_value=1.0)
 
 
-def cluster_bootstrap_statistic(data, statistic, clusters, *, confidence: float = 0.95, n_resamples: int = 2_000,
+def cluster_bootstrap_statistic(data, statistic, clusters, *, level: float = 0.95, n_resamples: int = 2_000,
                                 seed: Seed = 0) -> Estimate:
     """Any statistic of rows that share clusters (a correlation, an agreement coefficient), with the
     percentile interval of the cluster bootstrap (Davison & Hinkley 1997, §3.8: clusters drawn with
@@ -219,7 +219,7 @@ def cluster_bootstrap_statistic(data, statistic, clusters, *, confidence: float 
     """
     from .bootstrap import _as_arrays
 
-    _check_resamples(n_resamples, confidence)
+    _check_resamples(n_resamples, level)
     arrays = _as_arrays(data)
     labels = np.asarray(clusters).ravel() if not isinstance(clusters, pd.Series) else clusters.to_numpy()
     if len(labels) != len(arrays[0]):
@@ -232,7 +232,7 @@ def cluster_bootstrap_statistic(data, statistic, clusters, *, confidence: float 
     groups = len(sizes)
     estimate = float(statistic(*arrays, axis=-1))
     if groups < 2:
-        return Estimate(estimate, math.nan, math.nan, groups, confidence, "cluster-percentile")
+        return Estimate(estimate, math.nan, math.nan, groups, level, "cluster-percentile")
     draws = generator(seed).integers(0, groups, size=(n_resamples, groups))
     if np.all(sizes == sizes[0]):  # equal clusters: one index matrix, one vectorised call
         index = (starts[draws][:, :, None] + np.arange(sizes[0])).reshape(n_resamples, -1)
@@ -243,5 +243,5 @@ def cluster_bootstrap_statistic(data, statistic, clusters, *, confidence: float 
             lengths = sizes[drawn]
             index = np.repeat(starts[drawn] - np.cumsum(lengths) + lengths, lengths) + np.arange(lengths.sum())
             values[b] = float(statistic(*(a[index] for a in arrays), axis=-1))
-    low, high = Resampled(values, "percentile").interval(confidence)
-    return Estimate(estimate, low, high, groups, confidence, "cluster-percentile")
+    low, high = Resampled(values, "percentile").interval(level)
+    return Estimate(estimate, low, high, groups, level, "cluster-percentile")

@@ -51,7 +51,7 @@ def correlation_ci(x, y, correlation: str = "spearman", interval: str = "auto", 
     ``correlation``: ``"spearman"`` or ``"pearson"``. ``interval``: ``"auto"`` (BCa when n >= 20,
     else percentile — Efron & Tibshirani 1993, §14.3 / §13.3), ``"bca"`` (the same rule) or
     ``"percentile"``; the returned ``method`` is the interval actually used. ``kwargs``:
-    ``confidence``, ``n_resamples``, ``seed`` of :func:`helmlite.stats.bootstrap_ci`.
+    ``level``, ``n_resamples``, ``seed`` of :func:`helmlite.stats.bootstrap_ci`.
     """
     corr = _check(correlation, interval, kwargs, "correlation_ci")
     return bootstrap_ci((x, y), corr, method=interval, **kwargs)
@@ -63,7 +63,7 @@ def correlation_difference(x1, x2, y, correlation: str = "spearman", interval: s
 
     Interval as in :func:`correlation_ci`; the p-value comes from the same resamples with the
     (k+1)/(B+1) correction (see :func:`helmlite.stats.paired_test`), so ``significant`` and "the
-    interval excludes 0" agree. ``kwargs``: ``confidence``, ``n_resamples``, ``seed``.
+    interval excludes 0" agree. ``kwargs``: ``level``, ``n_resamples``, ``seed``.
     """
     corr = _check(correlation, interval, kwargs, "correlation_difference")
 

@@ -12,10 +12,10 @@ import numpy as np
 Seed = Union[int, np.random.Generator, np.random.SeedSequence]
 
 
-def alpha_of(confidence: float) -> float:
-    """1 − confidence, rounded to 12 decimals so that 1 − 0.95 is the same float as 0.05 (a p-value of
+def alpha_of(level: float) -> float:
+    """1 − level, rounded to 12 decimals so that 1 − 0.95 is the same float as 0.05 (a p-value of
     exactly 0.05 then compares the same way against either)."""
-    return round(1.0 - confidence, 12)
+    return round(1.0 - level, 12)
 
 
 def generator(seed: Seed) -> np.random.Generator:
@@ -25,7 +25,7 @@ def generator(seed: Seed) -> np.random.Generator:
 
 @dataclass(frozen=True)
 class Estimate:
-    """A point estimate with its confidence interval.
+    """A point estimate with its confidence interval at ``level``.
 
     ``n`` counts the independent units the interval rests on (items; clusters for a cluster
     bootstrap); ``method`` names the interval actually used (e.g. ``"bca"``, ``"percentile"``,
@@ -36,7 +36,7 @@ class Estimate:
     ci_low: float
     ci_high: float
     n: int
-    confidence: float = 0.95
+    level: float = 0.95
     method: str = "bca"
 
     def as_dict(self) -> dict:
@@ -51,7 +51,7 @@ class Estimate:
 class PairedComparison(Estimate):
     """A difference between two conditions on shared items, with its two-sided p-value against 0.
 
-    :attr:`significant` is defined from the p-value alone (``p_value < 1 − confidence``), so a flag
+    :attr:`significant` is defined from the p-value alone (``p_value < 1 − level``), so a flag
     and the p-value printed beside it can never disagree. For the bootstrap methods the interval is
     built from the same resamples so that it excludes 0 exactly when ``significant`` (see
     :func:`helmlite.stats.paired_test`); for paired 0/1 outcomes the interval (Newcombe) and the test
@@ -63,5 +63,5 @@ class PairedComparison(Estimate):
 
     @property
     def significant(self) -> bool:
-        """``p_value < 1 − confidence`` (False when the p-value is undefined)."""
-        return bool(self.p_value < alpha_of(self.confidence))
+        """``p_value < 1 − level`` (False when the p-value is undefined)."""
+        return bool(self.p_value < alpha_of(self.level))

@@ -22,7 +22,7 @@ from .estimates import PairedComparison, Seed, generator
 from .proportions import is_binary, paired_binary_difference
 
 
-def paired_difference(a, b, statistic: Statistic = np.mean, *, confidence: float = 0.95, n_resamples: int = 10_000,
+def paired_difference(a, b, statistic: Statistic = np.mean, *, level: float = 0.95, n_resamples: int = 10_000,
                       method: str = "auto", seed: Seed = 0) -> PairedComparison:
     """statistic(a) − statistic(b) for two systems scored on the *same* items.
 
@@ -31,7 +31,7 @@ def paired_difference(a, b, statistic: Statistic = np.mean, *, confidence: float
       (``method="newcombe-score/mcnemar-exact"``; items with a NaN side dropped; ``n_resamples``/``seed``
       unused).
     * Otherwise a paired bootstrap over items (Efron & Tibshirani 1993) whose two-sided p-value comes
-      from the same resamples with the (k+1)/(B+1) correction — never 0, and ``p < 1 − confidence``
+      from the same resamples with the (k+1)/(B+1) correction — never 0, and ``p < 1 − level``
       exactly when the interval excludes 0 (:func:`helmlite.stats.paired_test`). ``method``:
 
       - ``"auto"`` (default): for the mean, the *expanded* percentile interval (Hesterberg 2015, §5.1:
@@ -44,14 +44,14 @@ def paired_difference(a, b, statistic: Statistic = np.mean, *, confidence: float
       The returned ``method`` names the interval actually used.
     """
     if statistic in (np.mean, np.nanmean) and is_binary(a) and is_binary(b):
-        return paired_binary_difference(a, b, level=confidence)
+        return paired_binary_difference(a, b, level=level)
     if method == "auto" and statistic in (np.mean, np.nanmean):
         method = "expanded"
 
     def difference(x, y, axis=-1):
         return statistic(x, axis=axis) - statistic(y, axis=axis)
 
-    return paired_test((a, b), difference, confidence=confidence, n_resamples=n_resamples, method=method, seed=seed)
+    return paired_test((a, b), difference, level=level, n_resamples=n_resamples, method=method, seed=seed)
 
 
 def _mean_difference(x, y, axis=-1):

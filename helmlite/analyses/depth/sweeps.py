@@ -199,14 +199,14 @@ def curves(records: pd.DataFrame, min_contexts: int = MIN_CONTEXTS, *, seed: int
         row.update(dict.fromkeys(BASELINE_COLUMNS, math.nan))
         if _has_baseline(part):
             base = stats.proportion_estimate(part["baseline"].to_numpy())
-            diff = stats.paired_difference(part["correct"].to_numpy(), part["baseline"].to_numpy())
+            diff = stats.interval_for((part["correct"].to_numpy(), part["baseline"].to_numpy()), paired=True)
             row.update(baseline=base.estimate, difference=diff.estimate)
             if enough:
                 row.update(baseline_ci_low=base.ci_low, baseline_ci_high=base.ci_high, difference_ci_low=diff.ci_low,
                            difference_ci_high=diff.ci_high)
         if _has_probabilities(part):
-            gain = stats.paired_difference(part["probability"].to_numpy(), part["baseline_probability"].to_numpy(),
-                                           n_resamples=n_resamples, seed=rng(seed, "depth-curve", *key))
+            gain = stats.interval_for((part["probability"].to_numpy(), part["baseline_probability"].to_numpy()), paired=True,
+                                      n_resamples=n_resamples, seed=rng(seed, "depth-curve", *key))
             row.update(probability=float(part["probability"].mean()),
                        baseline_probability=float(part["baseline_probability"].mean()), probability_difference=gain.estimate)
             if enough:
@@ -295,8 +295,8 @@ def u_shape(records: pd.DataFrame, *, seed: int, n_resamples: int, min_contexts:
                "chance": float(part["chance"].mean()), "chance_corrected": corrected, "floor": floor, "ceiling": ceiling,
                "no_verdict": reason}
         for name, a, b in zip(U_SHAPE_TESTS, (start, end, end), (middle, middle, start)):
-            est = stats.paired_difference(a, b, n_resamples=max(n_resamples, MIN_TEST_RESAMPLES),
-                                          seed=rng(seed, "u-shape", name, *key))
+            est = stats.interval_for((a, b), paired=True, n_resamples=max(n_resamples, MIN_TEST_RESAMPLES),
+                                     seed=rng(seed, "u-shape", name, *key))
             out[name] = est.estimate
             out[f"{name}_ci_low"] = math.nan if reason else est.ci_low
             out[f"{name}_ci_high"] = math.nan if reason else est.ci_high
@@ -323,8 +323,8 @@ def length_tests(records: pd.DataFrame, *, seed: int, n_resamples: int, min_cont
         short, long_ = per_context[lengths[0]].align(per_context[lengths[-1]], join="inner")
         needs_baseline = key[2] == SCORE_NAME["multiple_choice_separate"] and not _has_baseline(part)
         reason = _no_verdict(len(short), all(floors), needs_baseline, min_contexts)
-        est = stats.paired_difference(short.to_numpy(), long_.to_numpy(), n_resamples=max(n_resamples, MIN_TEST_RESAMPLES),
-                                      seed=rng(seed, "length-test", *key))
+        est = stats.interval_for((short.to_numpy(), long_.to_numpy()), paired=True, n_resamples=max(n_resamples, MIN_TEST_RESAMPLES),
+                                 seed=rng(seed, "length-test", *key))
         rows.append({"model": key[0], "task": key[1], "method": key[2], "short": lengths[0], "long": lengths[-1],
                      "score": f"({score_name(part)})/(1 − chance)" if _has_baseline(part) else "chance-corrected accuracy",
                      "score_short": float(short.mean()), "score_long": float(long_.mean()), "difference": est.estimate,
@@ -453,8 +453,8 @@ def length_degradation(records: pd.DataFrame, *, seed: int, n_resamples: int, mi
         contexts = part["context"].nunique()
         usable = chance < 1
         bottom = float(np.min(-chance[usable] / (1 - chance[usable]))) if usable.any() else 0.0
-        est = stats.cluster_mean_estimate(corrected, part["context"].to_numpy(), bounds=(bottom, 1.0), n_resamples=n_resamples,
-                                         seed=rng(seed, "length", *key))
+        est = stats.interval_for(corrected, clusters=part["context"].to_numpy(), bounds=(bottom, 1.0), n_resamples=n_resamples,
+                                 seed=rng(seed, "length", *key))
         enough = contexts >= min_contexts
         rows.append({**dict(zip(keys, key)), "accuracy": part["correct"].mean(), "chance": chance.mean(),
                      "chance_corrected": est.estimate, "ci_low": est.ci_low if enough else math.nan,

@@ -48,7 +48,7 @@ def score_matrix(runs: list[Run], *, seed: int, n_resamples: int) -> pd.DataFram
                              "n": value.n, "interval": value.method, "lower_is_better": lower})
         tokens = [r.prompt_tokens + r.output_tokens for r in run.records]
         if tokens:  # HELM's efficiency inputs that are deterministic; measured seconds: latency_table
-            est = stats.mean_estimate(tokens, seed=rng(seed, "tokens", run.run_id), n_resamples=n_resamples)
+            est = stats.interval_for(tokens, seed=rng(seed, "tokens", run.run_id), n_resamples=n_resamples)
             rows.append({"model": run.model, "scenario": run.scenario, "family": EFFICIENCY,
                          "main_metric": main, "estimate": est.estimate, "ci_low": est.ci_low, "ci_high": est.ci_high,
                          "n": est.n, "interval": est.method, "lower_is_better": True})
@@ -62,7 +62,7 @@ def latency_table(runs: list[Run], *, seed: int, n_resamples: int) -> pd.DataFra
     for run in _first_seed(runs):
         latency = run.timings.latency_s
         if latency:
-            est = stats.mean_estimate(latency, seed=rng(seed, "latency", run.run_id), n_resamples=n_resamples)
+            est = stats.interval_for(latency, seed=rng(seed, "latency", run.run_id), n_resamples=n_resamples)
             rows.append({"model": run.model, "scenario": run.scenario, "seconds_per_instance": est.estimate,
                          "ci_low": est.ci_low, "ci_high": est.ci_high, "n": est.n})
     return pd.DataFrame(rows)
@@ -89,7 +89,8 @@ def model_differences(runs: list[Run], a: str, b: str, *, seed: int, n_resamples
         if not shared:
             continue
         xs, ys = np.array([x[i] for i in shared]), np.array([y[i] for i in shared])
-        diff = stats.paired_difference(xs, ys, seed=rng(seed, "model-difference", scenario, run_seed), n_resamples=n_resamples)
+        diff = stats.interval_for((xs, ys), paired=True, seed=rng(seed, "model-difference", scenario, run_seed),
+                                  n_resamples=n_resamples)
         rows.append({"scenario": scenario, "seed": run_seed, "method": run.spec.method, "metric": run.main_metric,
                      a: xs.mean(), b: ys.mean(), "difference": diff.estimate, **_paired_row(diff)})
     return pd.DataFrame(rows, columns=["scenario", "seed", "method", "metric", a, b, "difference", *PAIRED])
@@ -114,8 +115,8 @@ def perturbation_deltas(runs: list[Run], *, seed: int, n_resamples: int) -> pd.D
             if len(shared) < 2:
                 continue
             perturbed, original = np.array([other[i] for i in shared]), np.array([base[i] for i in shared])
-            diff = stats.paired_difference(perturbed, original, seed=rng(seed, "perturbation", run.run_id, variant),
-                                           n_resamples=n_resamples)
+            diff = stats.interval_for((perturbed, original), paired=True, seed=rng(seed, "perturbation", run.run_id, variant),
+                                      n_resamples=n_resamples)
             rows.append({"model": run.model, "scenario": run.scenario, "seed": run.seed, "perturbation": variant,
                          "delta": diff.estimate, **_paired_row(diff)})
             if run.spec.method in MC_METHODS:
@@ -125,8 +126,8 @@ def perturbation_deltas(runs: list[Run], *, seed: int, n_resamples: int) -> pd.D
         if run_seed != first or len(parts) < 2:
             continue
         perturbed, original = (np.concatenate([part[k] for part in parts]) for k in (1, 2))
-        diff = stats.paired_difference(perturbed, original, seed=rng(seed, "perturbation", model, "pooled", variant),
-                                       n_resamples=n_resamples)
+        diff = stats.interval_for((perturbed, original), paired=True, seed=rng(seed, "perturbation", model, "pooled", variant),
+                                  n_resamples=n_resamples)
         rows.append({"model": model, "scenario": f"{PERTURBED_POOLED} ({', '.join(sorted(part[0] for part in parts))})",
                      "seed": run_seed, "perturbation": variant, "delta": diff.estimate, **_paired_row(diff)})
     return pd.DataFrame(rows, columns=["model", "scenario", "seed", "perturbation", "delta", *PAIRED])
@@ -143,7 +144,7 @@ def group_performance(runs: list[Run], scenario_prefix: str, key: str, *, seed: 
         for r in run.records:
             groups.setdefault(str(r.metadata.get(key)), []).append(r.metrics[run.main_metric])
         for group, values in sorted(groups.items()):
-            est = stats.mean_estimate(values, seed=rng(seed, "group", run.run_id, group), n_resamples=n_resamples)
+            est = stats.interval_for(values, seed=rng(seed, "group", run.run_id, group), n_resamples=n_resamples)
             rows.append({"model": run.model, "scenario": run.scenario, "group": group, "estimate": est.estimate,
                          "ci_low": est.ci_low, "ci_high": est.ci_high, "n": est.n, "interval": est.method})
     return pd.DataFrame(rows, columns=["model", "scenario", "group", "estimate", "ci_low", "ci_high", "n", "interval"])

@@ -190,13 +190,13 @@ def win_rate_intervals(frame: pd.DataFrame, group: str, *, seed: int, n_resample
     rows = []
     for rank, i in enumerate(order, start=1):
         has = np.isfinite(values[i])
-        ci = stats.cluster_mean_estimate(values[i, has], clusters[has], bounds=(0.0, 1.0), n_resamples=n_resamples,
-                                        seed=rng(seed, "win-rate-intervals", group, names[i]))
+        ci = stats.interval_for(values[i, has], clusters=clusters[has], bounds=(0.0, 1.0), n_resamples=n_resamples,
+                                seed=rng(seed, "win-rate-intervals", group, names[i]))
         tied = None
         if rank < len(order):
             j = order[rank]
-            diff = stats.cluster_paired_difference(values[i], values[j], clusters, n_resamples=n_resamples,
-                                                   seed=rng(seed, "win-rate-next", group, names[i], names[j]))
+            diff = stats.interval_for((values[i], values[j]), paired=True, clusters=clusters, n_resamples=n_resamples,
+                                      seed=rng(seed, "win-rate-next", group, names[i], names[j]))
             tied = not diff.significant
         rows.append({"rank": rank, "model": names[i], "win_rate": estimate[i], "ci_low": ci.ci_low, "ci_high": ci.ci_high,
                      "scenarios": int(ci.n), "tied_with_next": tied})
@@ -305,7 +305,8 @@ def subset_ranking_agreement(frame: pd.DataFrame, subsets: dict[str, list[str]],
             out = in_chunks(batch, index)
             return out[0] if index.ndim == 1 else out
 
-        est = stats.bootstrap_ci(np.arange(n_models, dtype=float), tau, n_resamples=n_resamples, method="percentile",
+        # not smooth: each resample re-ranks the models by win rates, a step function of the resample
+        est = stats.interval_for(np.arange(n_models, dtype=float), statistic=tau, n_resamples=n_resamples, smooth=False,
                                  seed=rng(seed, "subset-ranking", label))
         rows.append({"subset": label, "scenarios": len({view.precise.columns[k][0] for k in keep}),
                      "kendall_tau": est.estimate, "ci_low": est.ci_low, "ci_high": est.ci_high})

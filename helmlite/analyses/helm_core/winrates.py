@@ -178,7 +178,7 @@ def mean_win_rates(frame: pd.DataFrame, group: str, models=None, *, tie_rule: st
 
 
 def winrates(frame: pd.DataFrame, group: str = "Accuracy", scenarios=None, tie_rule: str = "v0.4.0", *,
-             n_resamples: int = 2000, seed: int = 0, confidence: float = 0.95, models=None,
+             n_resamples: int = 2000, seed: int = 0, level: float = 0.95, models=None,
              hide_logprob_issues: bool = True) -> pd.DataFrame:
     """Per model: mean win rate, its bootstrap CI over scenarios, the number of scenarios it has a ranked
     value in, and a coverage warning (fewer than half the ranked scenarios of the best-covered model: its win
@@ -203,8 +203,8 @@ def winrates(frame: pd.DataFrame, group: str = "Accuracy", scenarios=None, tie_r
             rows.append({"model": model, "mean_win_rate": np.nan, "ci_low": np.nan, "ci_high": np.nan, "scenarios": 0,
                          "coverage_warning": "no ranked score in this group"})
             continue
-        est = stats.cluster_mean_estimate(v[has], clusters[has], bounds=(0.0, 1.0), confidence=confidence,
-                                          n_resamples=n_resamples, seed=rng(seed, "winrates-ci", group, tie_rule, model))
+        est = stats.interval_for(v[has], clusters=clusters[has], bounds=(0.0, 1.0), level=level,
+                                 n_resamples=n_resamples, seed=rng(seed, "winrates-ci", group, tie_rule, model))
         warning = f"only {n} of the {best} scenarios of the best-covered model" if n < MIN_COVERAGE * best else ""
         rows.append({"model": model, "mean_win_rate": est.estimate, "ci_low": est.ci_low, "ci_high": est.ci_high,
                      "scenarios": int(n), "coverage_warning": warning})
@@ -213,7 +213,7 @@ def winrates(frame: pd.DataFrame, group: str = "Accuracy", scenarios=None, tie_r
 
 
 def winrates_table(table_path: str | os.PathLike, group: str = "Accuracy", scenarios=None, tie_rule: str = "v0.4.0", *,
-                   n_resamples: int = 2000, seed: int = 0, confidence: float = 0.95,
+                   n_resamples: int = 2000, seed: int = 0, level: float = 0.95,
                    columns: dict[str, str] | None = None) -> pd.DataFrame:
     """:func:`winrates` of a leaderboard file in any layout :func:`~.leaderboard.load_leaderboard` reads
     (``columns``: its role → column mapping for a long table). Columns ``model, mean_win_rate, ci_low,
@@ -222,7 +222,7 @@ def winrates_table(table_path: str | os.PathLike, group: str = "Accuracy", scena
     if isinstance(scenarios, str):
         scenarios = [name.strip() for name in scenarios.split(",") if name.strip()]
     frame = load_leaderboard(table_path, group=group, columns=columns)
-    table = winrates(frame, group, scenarios, tie_rule, n_resamples=n_resamples, seed=seed, confidence=confidence)
+    table = winrates(frame, group, scenarios, tie_rule, n_resamples=n_resamples, seed=seed, level=level)
     table.attrs["columns"] = frame.attrs["columns"]
     return table
 

@@ -112,21 +112,21 @@ def compare_predictors(table: pd.DataFrame, better: str, worse: str, downstream=
                        n_resamples: int) -> pd.DataFrame:
     """Is ``better`` a stronger predictor than ``worse``? Paired bootstrap over models of ρ differences,
     per downstream category and for the average over them. One method for the interval, the p-value and
-    the flag: the percentile interval and the p-value from the same resamples (dual: ``significant`` =
-    p < 0.05 = the interval excludes 0)."""
+    the flag: the interval the kit's policy picks (:func:`helmlite.stats.interval_for`: BCa from 20 models, else
+    percentile) and the p-value from the same resamples (dual: ``significant`` = p < 0.05 = the interval excludes 0)."""
     a, b = table[better].to_numpy(float), table[worse].to_numpy(float)
     targets = {d: table[d].to_numpy(float) for d in downstream}
     rows = []
     for name, target in targets.items():
-        diff = stats.correlation_difference(a, b, target, correlation="spearman", interval="percentile",
+        diff = stats.correlation_difference(a, b, target, correlation="spearman",
                                             seed=rng(seed, "predictors", better, worse, name), n_resamples=n_resamples)
         rows.append({"target": name, **_difference_row(diff)})
 
     def avg_difference(x, y, *ts, axis=-1):
         return _mean_rho(x, *ts, axis=axis) - _mean_rho(y, *ts, axis=axis)
 
-    diff = stats.paired_test((a, b, *targets.values()), avg_difference, seed=rng(seed, "predictors", better, worse, "Avg."),
-                             n_resamples=n_resamples, method="percentile")
+    diff = stats.interval_for((a, b, *targets.values()), statistic=avg_difference, paired=True,
+                              seed=rng(seed, "predictors", better, worse, "Avg."), n_resamples=n_resamples)
     rows.append({"target": "Avg.", **_difference_row(diff)})
     frame = pd.DataFrame(rows)
     frame.insert(0, "comparison", f"{better} − {worse}")
@@ -222,8 +222,7 @@ def correlation_by_length(wide: pd.DataFrame, lengths, categories=CATEGORIES, *,
     for length in lengths:
         part = wide[length][list(categories)].dropna()
         cols = tuple(part[c].to_numpy(float) for c in categories)
-        est = stats.bootstrap_ci(cols, _mean_offdiagonal, seed=rng(seed, "length", length), n_resamples=n_resamples,
-                                 method="auto")
+        est = stats.interval_for(cols, statistic=_mean_offdiagonal, seed=rng(seed, "length", length), n_resamples=n_resamples)
         summary.append({"length": length, "mean_rho": est.estimate, "ci_low": est.ci_low, "ci_high": est.ci_high,
                         "n_models": est.n})
         for r, c in combinations(categories, 2):
@@ -235,8 +234,9 @@ def correlation_by_length(wide: pd.DataFrame, lengths, categories=CATEGORIES, *,
     def change(*cols, axis=-1):
         return _mean_offdiagonal(*cols[n_cat:], axis=axis) - _mean_offdiagonal(*cols[:n_cat], axis=axis)
 
-    diff = stats.paired_test(tuple(both[col].to_numpy(float) for col in both.columns), change, seed=rng(seed, "length-change"),
-                             n_resamples=n_resamples, method="percentile")
+    diff = stats.interval_for(tuple(both[col].to_numpy(float) for col in both.columns), statistic=change, paired=True,
+                              seed=rng(seed, "length-change"),
+                              n_resamples=n_resamples)
     summary.append({"length": f"{last} − {first}", "mean_rho": diff.estimate, "ci_low": diff.ci_low,
                     "ci_high": diff.ci_high, "n_models": diff.n})
     return pd.DataFrame(summary), pd.DataFrame(pairs)
@@ -247,8 +247,8 @@ def category_connectedness(table: pd.DataFrame, categories=CATEGORIES, *, seed: 
     rows = []
     for category in categories:
         others = tuple(table[c].to_numpy(float) for c in categories if c != category)
-        est = stats.bootstrap_ci((table[category].to_numpy(float), *others), _mean_rho, seed=rng(seed, "connectedness", category),
-                                 n_resamples=n_resamples, method="auto")
+        est = stats.interval_for((table[category].to_numpy(float), *others), statistic=_mean_rho, seed=rng(seed, "connectedness", category),
+                                 n_resamples=n_resamples)
         rows.append({"category": category, "mean_rho_with_others": est.estimate, "ci_low": est.ci_low,
                      "ci_high": est.ci_high, "n": est.n})
     return pd.DataFrame(rows).sort_values("mean_rho_with_others", ascending=False, ignore_index=True)
@@ -316,8 +316,8 @@ def weak_connectedness(table: pd.DataFrame, weak=("ICL", "Cite"), categories=CAT
     """"``weak`` correlate poorly with the other categories", tested **paired** over models.
 
     For each weak category X, the gap = (mean ρ among the other categories, the ones not in ``weak``) −
-    (mean ρ of X with those categories): both sides come from the same resampled models (percentile
-    interval and the p-value from the same resamples). The reference is every other category, not the
+    (mean ρ of X with those categories): both sides come from the same resampled models (the interval the
+    kit's policy picks — BCa from 20 models — and the p-value from the same resamples). The reference is every other category, not the
     best-connected one, which would be chosen by the data (a selected maximum is biased upward); the
     gap to the best-connected category is given beside it (``gap_to_top``, ``top``) for comparison.
     A last row ``all`` is the intersection–union test that *every* weak category is below (Berger 1982):
@@ -342,9 +342,8 @@ def weak_connectedness(table: pd.DataFrame, weak=("ICL", "Cite"), categories=CAT
             mine = [o for o in range(len(categories)) if o != index]
             return _connectedness(top_index, top_others, *c, axis=axis) - _connectedness(index, mine, *c, axis=axis)
 
-        est = stats.paired_test(cols, gap, seed=rng(seed, "weak", name), n_resamples=n_resamples, method="percentile")
-        vs_top = stats.paired_test(cols, gap_top, seed=rng(seed, "weak-top", name), n_resamples=n_resamples,
-                                   method="percentile")
+        est = stats.interval_for(cols, statistic=gap, paired=True, seed=rng(seed, "weak", name), n_resamples=n_resamples)
+        vs_top = stats.interval_for(cols, statistic=gap_top, paired=True, seed=rng(seed, "weak-top", name), n_resamples=n_resamples)
         rows.append({"category": name, "gap": est.estimate, "ci_low": est.ci_low, "ci_high": est.ci_high,
                      "p_value": est.p_value, "n": est.n, "top": top, "gap_to_top": vs_top.estimate,
                      "gap_to_top_ci_low": vs_top.ci_low, "gap_to_top_ci_high": vs_top.ci_high,
@@ -369,6 +368,6 @@ def average_against(table: pd.DataFrame, task: str, null: float, downstream=DOWN
     def shifted(*cols, axis=-1):
         return _mean_rho(*cols, axis=axis) - null
 
-    test = stats.paired_test((x, *targets), shifted, seed=rng(seed, "average", task), n_resamples=n_resamples, method="auto")
-    return (stats.Estimate(test.estimate + null, test.ci_low + null, test.ci_high + null, test.n, test.confidence, test.method),
+    test = stats.interval_for((x, *targets), statistic=shifted, paired=True, seed=rng(seed, "average", task), n_resamples=n_resamples)
+    return (stats.Estimate(test.estimate + null, test.ci_low + null, test.ci_high + null, test.n, test.level, test.method),
             test.p_value)

@@ -169,8 +169,8 @@ def removal_summary(aggregated: pd.DataFrame, *, seed: int = 0, n_resamples: int
         per_response = (part["fails_spread"] | (part["rule"] == "no_label")).to_numpy(dtype=float)
         for spread_filter, values in (("per prompt (paper)", part["removed"].to_numpy(dtype=float)), ("per response", per_response)):
             if spread_filter == "per prompt (paper)" and len(part) > 1:
-                est = stats.cluster_mean_estimate(values, part["prompt_id"].to_numpy(), n_resamples=n_resamples,
-                                                 seed=rng(seed, "removal", label))
+                est = stats.interval_for(values, clusters=part["prompt_id"].to_numpy(), n_resamples=n_resamples,
+                                         seed=rng(seed, "removal", label))
             else:
                 est = stats.proportion_estimate(values)
             rows.append({"subset": label, "filter": spread_filter, "samples": len(part), "removed": int(values.sum()),
@@ -200,9 +200,9 @@ def helpfulness_correlations(aggregated: pd.DataFrame, *, seed: int, n_resamples
     kept = aggregated[~aggregated["removed"]]
     rows = []
     for attribute in ATTRIBUTES[1:]:
-        est = stats.cluster_bootstrap_statistic((kept[attribute].to_numpy(float), kept["helpfulness"].to_numpy(float)),
-                                                stats.pearson_r, kept["prompt_id"].to_numpy(),
-                                                seed=rng(seed, "correlation", attribute), n_resamples=n_resamples)
+        est = stats.interval_for((kept[attribute].to_numpy(float), kept["helpfulness"].to_numpy(float)),
+                                 statistic=stats.pearson_r, clusters=kept["prompt_id"].to_numpy(),
+                                 seed=rng(seed, "correlation", attribute), n_resamples=n_resamples)
         rows.append({"attribute": attribute, "pearson_r": est.estimate, "ci_low": est.ci_low, "ci_high": est.ci_high,
                      "n": est.n})
     return pd.DataFrame(rows)
@@ -268,8 +268,8 @@ def agreement(annotations: Annotations, aggregated: pd.DataFrame, *, seed: int, 
         ]
         for measure, stage, data, clusters, resamples in cases:
             statistic = mean_pairwise_kappa if measure == kappa else _ordinal_alpha
-            est = stats.cluster_bootstrap_statistic(data, statistic, clusters, n_resamples=resamples,
-                                                    seed=rng(seed, "agreement", attribute, measure, stage))
+            est = stats.interval_for(data, statistic=statistic, clusters=clusters, n_resamples=resamples,
+                                     seed=rng(seed, "agreement", attribute, measure, stage))
             rows.append({"attribute": attribute, "measure": measure, "stage": stage, "estimate": est.estimate,
                          "ci_low": est.ci_low, "ci_high": est.ci_high, "n": est.n})
     return pd.DataFrame(rows)
@@ -287,8 +287,8 @@ def error_against_truth(aggregated: pd.DataFrame, truth: pd.DataFrame, *, seed: 
         true = truth[attribute].to_numpy()[kept]
         top3_error = np.abs(aggregated[attribute].to_numpy()[kept] - true)
         naive_error = np.abs(aggregated[f"{attribute}_naive"].to_numpy()[kept] - true)
-        diff = stats.cluster_paired_difference(top3_error, naive_error, prompts, seed=rng(seed, "error", attribute),
-                                               n_resamples=n_resamples)
+        diff = stats.interval_for((top3_error, naive_error), paired=True, clusters=prompts, seed=rng(seed, "error", attribute),
+                                  n_resamples=n_resamples)
         rows.append({"attribute": attribute, "mae_most_agreeing_three": top3_error.mean(),
                      "mae_naive_mean": naive_error.mean(), "difference": diff.estimate, "ci_low": diff.ci_low,
                      "ci_high": diff.ci_high, "p_value": diff.p_value, "n": diff.n, "interval": diff.method})
@@ -420,7 +420,7 @@ def reproduction_check(card: pd.DataFrame, annotations: Annotations, aggregated:
     rows.append(row("card:min_annotators", low, int(n.min()), "consistent" if n.min() >= low else "differs",
                     note=f"the card's range {low}–{high}: at least {low}" if n.min() >= low else
                     f"{int((n < low).sum())} samples with 2 annotators (the card's note on not-ratable annotations)"))
-    mean = stats.summary(n, seed=rng(seed, "mean-annotators"), n_resamples=n_resamples)
+    mean = stats.interval_for(n, seed=rng(seed, "mean-annotators"), n_resamples=n_resamples)
     tolerance = PUBLISHED["mean_annotators"][1]
     inside = abs(mean.estimate - CARD_MEAN_ANNOTATORS) <= tolerance
     rows.append(row("card:mean_annotators", CARD_MEAN_ANNOTATORS, mean.estimate,
@@ -429,8 +429,8 @@ def reproduction_check(card: pd.DataFrame, annotations: Annotations, aggregated:
                     note=(f"simulated: fitted to it (tolerance ±{tolerance}), {'within' if inside else 'outside'}" if simulated
                           else "the published mean inside our interval" if not mean.excludes(CARD_MEAN_ANNOTATORS) else "")))
     share, tolerance = PUBLISHED["share_not_released"][:2]
-    removed = stats.cluster_mean_estimate(aggregated["removed"].to_numpy(dtype=float), aggregated["prompt_id"].to_numpy(),
-                                         seed=rng(seed, "share-removed"), n_resamples=n_resamples)
+    removed = stats.interval_for(aggregated["removed"].to_numpy(dtype=float), clusters=aggregated["prompt_id"].to_numpy(),
+                                 seed=rng(seed, "share-removed"), n_resamples=n_resamples)
     inside = abs(removed.estimate - share) <= tolerance
     rows.append(row("row_counts:share_not_released", share, removed.estimate,
                     "by construction" if simulated else verdict(removed.estimate, share, tolerance),

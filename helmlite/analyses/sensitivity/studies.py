@@ -85,8 +85,8 @@ def shot_steps(runs: list[Run], *, seed: int, n_resamples: int) -> pd.DataFrame:
             continue
         shared, matrix = _aligned(members)
         for k in range(len(members) - 1):
-            diff = stats.paired_difference(matrix[k + 1], matrix[k], seed=rng(seed, "shot-step", model, scenario, k),
-                                           n_resamples=n_resamples)
+            diff = stats.interval_for((matrix[k + 1], matrix[k]), paired=True, seed=rng(seed, "shot-step", model, scenario, k),
+                                      n_resamples=n_resamples)
             rows.append({"model": model, "scenario": scenario, "step": f"{shots[k]}→{shots[k + 1]}", "difference": diff.estimate,
                          "ci_low": diff.ci_low, "ci_high": diff.ci_high, "p_value": diff.p_value, "n": diff.n,
                          "discordance": diff.discordance, "test": diff.method})
@@ -107,8 +107,8 @@ def first_step_contrasts(runs: list[Run], *, seed: int, n_resamples: int) -> pd.
         shared, matrix = _aligned(members)
         first = matrix[1] - matrix[0]
         for k in range(1, len(members) - 1):
-            diff = stats.paired_difference(first, matrix[k + 1] - matrix[k], seed=rng(seed, "first-step", model, scenario, k),
-                                           n_resamples=n_resamples)
+            diff = stats.interval_for((first, matrix[k + 1] - matrix[k]), paired=True, seed=rng(seed, "first-step", model, scenario, k),
+                                      n_resamples=n_resamples)
             rows.append({"model": model, "scenario": scenario, "contrast": f"(0→{shots[1]}) − ({shots[k]}→{shots[k + 1]})",
                          "difference": diff.estimate, "ci_low": diff.ci_low, "ci_high": diff.ci_high,
                          "p_value": diff.p_value, "n": diff.n})
@@ -123,8 +123,8 @@ def pairwise_tests(runs: list[Run], factor_of, *, seed: int, n_resamples: int) -
     for (model, scenario), members in _by_model_scenario(runs).items():
         for a, b in combinations(sorted(members, key=factor_of), 2):
             shared, matrix = _aligned([a, b])
-            diff = stats.paired_difference(matrix[0], matrix[1], seed=rng(seed, "pair", a.run_id, b.run_id),
-                                           n_resamples=n_resamples)
+            diff = stats.interval_for((matrix[0], matrix[1]), paired=True, seed=rng(seed, "pair", a.run_id, b.run_id),
+                                      n_resamples=n_resamples)
             rows.append({"model": model, "scenario": scenario, "a": factor_of(a), "b": factor_of(b),
                          "difference": diff.estimate, "ci_low": diff.ci_low, "ci_high": diff.ci_high, "p_value": diff.p_value,
                          "n": diff.n, "discordance": diff.discordance, "test": diff.method})
@@ -147,8 +147,8 @@ def rank_reversals(runs: list[Run], factor_of, models: tuple[str, str], *, seed:
         if model != a or (b, scenario, config) not in by:
             continue
         shared, matrix = _aligned([run, by[(b, scenario, config)]])
-        d = stats.paired_difference(matrix[0], matrix[1], seed=rng(seed, "reversal", scenario, config),
-                                    n_resamples=n_resamples)
+        d = stats.interval_for((matrix[0], matrix[1]), paired=True, seed=rng(seed, "reversal", scenario, config),
+                               n_resamples=n_resamples)
         diffs.append({"scenario": scenario, "config": config, "difference": d.estimate, "p_value": d.p_value})
     frame = pd.DataFrame(diffs)
     if frame.empty:
