@@ -9,7 +9,7 @@ import pytest
 
 from helmlite import data
 from helmlite._jsonl import DataFormatError
-from helmlite.scenarios import synthetic
+from helmlite.scenarios import nq_multidoc, synthetic
 from helmlite.scenarios import TEST, TRAIN, UnknownScenarioError, scenario
 
 from .fakes import WordModel
@@ -221,7 +221,7 @@ def test_litm_multidoc_reads_the_papers_files_one_context_per_question(tmp_path,
         scenario("litm_multidoc").load(n_documents=10, n_questions=2, target_tokens=20, count_tokens=WordModel().count_tokens)
     assert [(i.metadata["context"], i.metadata["position"]) for i in instances] == [(c, k) for k in (0, 4, 9) for c in (0, 1)]
     first = instances[0]
-    assert first.input.startswith(synthetic.MULTIDOC_INSTRUCTION) and "Document [1](Title: T0) text 0" in first.input
+    assert first.input.startswith(nq_multidoc.MULTIDOC_INSTRUCTION) and "Document [1](Title: T0) text 0" in first.input
     assert first.input.endswith("Question: q1\nAnswer:") and [r.output for r in first.references] == ["Aq1", "aq1"]
     assert all(r.correct for r in first.references) and instances[-1].metadata["relative_position"] == 1.0
     files[litm_qa.qa_file(10, 9)] = write(9, ["q1", "x", "q3"])
@@ -240,7 +240,7 @@ def test_multidoc_qa_refuses_fewer_than_ten_documents_or_a_length_too_short(mirr
 
 
 def test_passage_window_centres_on_the_answer():
-    from helmlite.scenarios.synthetic import passage_window
+    from helmlite.scenarios.nq_multidoc import passage_window
 
     text = "one two three four five six seven eight nine ten"
     assert passage_window(text, ["seven eight"], 4) == ("six seven eight nine", "seven eight")

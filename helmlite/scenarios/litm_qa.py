@@ -20,7 +20,8 @@ from .. import data
 from .._jsonl import DataFormatError, read_jsonl, require
 from ..errors import UserError
 from ._base import TEST, Instance, Reference, register
-from .synthetic import PLAIN, TokenCounter, approx_tokens, multidoc_prompt, position_metadata
+from .nq_multidoc import multidoc_prompt
+from .synthetic import PLAIN, TokenCounter, approx_tokens, position_metadata
 
 #: The gold positions the upstream repository ships a file for, per number of documents.
 GOLD_POSITIONS = {10: (0, 4, 9), 20: (0, 4, 9, 14, 19), 30: (0, 4, 9, 14, 19, 24, 29)}

@@ -1,21 +1,15 @@
-"""Reasoning scenarios: bAbI (Weston et al. 2016) and GSM8K (Cobbe et al. 2021).
+"""bAbI (Weston et al. 2016): 20 toy question-answering tasks, story → one-word answer, exact match.
 
-HELM (Liang et al. 2022, §5.3) includes both as targeted reasoning evaluations: bAbI's 20 toy QA
-tasks (story → one-word answer, exact match) and GSM8K grade-school maths (the final number after
-``####``; exact match on that number).
-Tags: reasoning, generation.
+HELM (Liang et al. 2022, §5.3) includes it as a targeted reasoning evaluation. Tags: reasoning, generation.
 """
 from __future__ import annotations
 
 import re
 
-import numpy as np
-
 from .. import data
-from .._jsonl import DataFormatError, read_jsonl, require
-from ..seeds import derive_seed
-from ._base import TEST, TRAIN, Instance, Reference, register
+from .._jsonl import DataFormatError
 from ..errors import UserError
+from ._base import TEST, TRAIN, Instance, Reference, register
 
 BABI_TASKS = {1: "single-supporting-fact", 2: "two-supporting-facts", 3: "three-supporting-facts", 4: "two-arg-relations",
               5: "three-arg-relations", 6: "yes-no-questions", 7: "counting", 8: "lists-sets", 9: "simple-negation",
@@ -23,7 +17,6 @@ BABI_TASKS = {1: "single-supporting-fact", 2: "two-supporting-facts", 3: "three-
               14: "time-reasoning", 15: "basic-deduction", 16: "basic-induction", 17: "positional-reasoning",
               18: "size-reasoning", 19: "path-finding", 20: "agents-motivations"}
 _BABI = tuple(f"helm/datasets/babi/en/qa{t}_{n}_{s}.txt" for t, n in BABI_TASKS.items() for s in ("train", "test"))
-GSM8K = "helm/datasets/gsm8k/test.jsonl"
 # "<question>\t<answer>\t<supporting ids>" upstream; some copies use "|" instead of tabs
 _BABI_QUESTION = re.compile(r"^(?P<question>[^\t|]*?)\s*[\t|](?P<answer>[^\t|]+)[\t|](?P<support>[\d ]+)$")
 
@@ -55,32 +48,4 @@ def load_babi(task: int = 1) -> list[Instance]:
     for split, label in (("train", TRAIN), ("test", TEST)):
         for k, (text, answer) in enumerate(_babi_questions(task, split)):
             out.append(Instance(f"babi/{task}/{split}/{k}", text, (Reference(answer, True),), label, {"task": task}))
-    return out
-
-
-def gsm8k_final_number(text: str) -> str | None:
-    """The number after GSM8K's ``####`` marker (commas removed), or None."""
-    match = re.search(r"####\s*(-?[\d,\.]+)", text)
-    return match.group(1).replace(",", "").rstrip(".") if match else None
-
-
-@register("gsm8k", main_metric="final_number_match", default_method="generation", data=(GSM8K,),
-          adapter={"input_prefix": "Q: ", "output_prefix": "A:", "max_tokens": 200, "stop_sequences": ("\n\n", "Q:"),
-                   "max_train_instances": 3})
-def load_gsm8k(train_size: int = 50) -> list[Instance]:
-    """GSM8K test problems; a seeded ``train_size`` (with worked solutions) supply in-context examples."""
-    path = data.fetch(GSM8K)
-    rows = list(read_jsonl(path))
-    train = set(np.random.default_rng(derive_seed("gsm8k", "split")).choice(len(rows), size=train_size, replace=False).tolist())
-    out = []
-    for k, (number, obj) in enumerate(rows):
-        where = f"{path}, line {number}"
-        solution = require(obj, "answer", where)
-        final = gsm8k_final_number(solution)
-        if final is None:
-            raise DataFormatError(f"{where}: field 'answer' has no '#### <number>' final answer")
-        is_train = k in train
-        reference = solution.replace("####", "The answer is") if is_train else final
-        out.append(Instance(f"gsm8k/{k}", require(obj, "question", where), (Reference(reference, True),),
-                            TRAIN if is_train else TEST, {"final_answer": final}))
     return out

@@ -1,14 +1,12 @@
-"""BoolQ and IMDb with contrast sets — Gardner et al. 2020, "Evaluating Models' Local Decision Boundaries
-via Contrast Sets" (Findings of EMNLP); originals from Clark et al. 2019 (BoolQ) and Maas et al. 2011 (IMDb).
+"""BoolQ with its contrast set — Gardner et al. 2020, "Evaluating Models' Local Decision Boundaries via Contrast Sets"
+(Findings of EMNLP); originals from Clark et al. 2019.
 
-HELM (Liang et al. 2022, §4.5) uses these contrast sets for *equivariance* robustness: each original
-instance carries a minimally edited partner whose gold label may flip. Only the contrast-set originals
-are available offline, so they are the evaluation instances.
-Tags: reading comprehension (BoolQ), sentiment (IMDb), classification, robustness.
+HELM (Liang et al. 2022, §4.5) uses the contrast set for *equivariance* robustness: each original instance carries a
+minimally edited partner whose gold label may flip. Only the contrast-set originals are available offline, so they are
+the evaluation instances. Tags: reading comprehension, yes/no question answering, robustness.
 """
 from __future__ import annotations
 
-import csv
 import json
 import random
 
@@ -17,8 +15,6 @@ from .._jsonl import DataFormatError
 from ._base import TEST, TRAIN, Instance, Reference, register
 
 BOOLQ = "helm/datasets/contrast_sets/BoolQ/boolq_perturbed.json"
-IMDB = {(split, kind): f"helm/datasets/contrast_sets/IMDb/{split}_{kind}.tsv" for split in ("dev", "test")
-        for kind in ("original", "contrast")}
 _YES_NO = {"TRUE": "Yes", "FALSE": "No"}
 
 
@@ -65,34 +61,4 @@ def load_boolq(train_share: float = 0.3) -> list[Instance]:
             p = flipping[random.Random(original.id).choice(range(len(flipping)))]
             contrast = _boolq_instance(f"boolq/{k}/contrast", row["paragraph"], p["perturbed_q"], p["answer"], split, where)
         out.append(Instance(original.id, original.input, original.references, split, {"title": row["title"]}, contrast))
-    return out
-
-
-def _read_imdb(split: str, kind: str) -> list[tuple[str, str]]:
-    path = data.fetch(IMDB[(split, kind)])
-    with open(path, newline="", encoding="utf-8") as handle:
-        rows = list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
-    for number, row in enumerate(rows, start=2):
-        if row.get("Sentiment") not in ("Positive", "Negative") or not row.get("Text"):
-            raise DataFormatError(f"{path}, line {number}: expected Sentiment (Positive/Negative) and Text")
-    return [(r["Sentiment"], r["Text"]) for r in rows]  # the raw review, '<br />' kept, as IMDBScenario reads it
-
-
-def _imdb_instance(iid, label, text, split) -> Instance:
-    return Instance(iid, text, (Reference("Positive", label == "Positive"), Reference("Negative", label == "Negative")), split)
-
-
-@register("imdb", main_metric="quasi_exact_match", default_method="multiple_choice_separate",
-          data=tuple(IMDB.values()), adapter={"input_prefix": "Passage: ", "output_prefix": "Sentiment:"})
-def load_imdb() -> list[Instance]:
-    """IMDb contrast-set originals (dev 100 → train, test 488 → test), each paired with its contrast review."""
-    out = []
-    for split, label in (("dev", TRAIN), ("test", TEST)):
-        originals, contrasts = _read_imdb(split, "original"), _read_imdb(split, "contrast")
-        if len(originals) != len(contrasts):
-            raise DataFormatError(f"IMDb {split}: {len(originals)} originals but {len(contrasts)} contrasts")
-        for k, ((s, text), (cs, ctext)) in enumerate(zip(originals, contrasts)):
-            contrast = _imdb_instance(f"imdb/{split}/{k}/contrast", cs, ctext, label)
-            original = _imdb_instance(f"imdb/{split}/{k}", s, text, label)
-            out.append(Instance(original.id, original.input, original.references, label, {}, contrast))
     return out
