@@ -7,7 +7,8 @@ its lettered choices ending in ``Answer:``, zero-shot, inspect's ``generate()`` 
 (inspect's ``multiple_choice()`` solver and ``choice()`` scorer want ``ANSWER: <letter>``, which neither small model
 writes: both scored 0/10 with them.) The samples' ids are helmlite's MMLU
 instance ids (``mmlu/us_foreign_policy/test/<k>``) and the task is named ``mmlu`` with argument ``subject``, so an
-imported run pairs with a native helmlite run of the same items. Each embedded model is the prepared Hugging Face
+imported run holds the same items under the same ids as a native helmlite run (its metric is the scorer's,
+``pattern``). Each embedded model is the prepared Hugging Face
 directory (``helmlite models prepare``) loaded by inspect's ``hf`` provider on the CPU, greedy (``-M do_sample=false``: inspect's ``hf`` provider samples by default, and
 transformers refuses temperature 0). For
 each model the recipe copies inspect's ``.eval`` log into ``tests/data/inspect/<model>/``.

@@ -8,8 +8,8 @@ Any run folder can be compared: a native run or one imported from crfm-helm, lm-
 * the difference A − B with its interval and two-sided p-value from the paired procedure the scores call for
   (:func:`helmlite.stats.paired_difference`): for 0/1 scores the exact McNemar (1947) test and Newcombe's (1998)
   interval; for continuous scores a paired bootstrap over items whose p-value comes from the same resamples;
-* the verdict on the claim "A > B" from :func:`helmlite.claims.claims_table` — ``supported`` (A better),
-  ``contradicted`` (B better) or ``inconclusive`` — with every pair and metric of the call in one family,
+* the verdict on the claim "A > B" (A's mean is higher) from :func:`helmlite.claims.claims_table` — ``supported``,
+  ``contradicted`` (B's is higher) or ``inconclusive`` — with every pair and metric of the call in one family,
   Holm-corrected (Holm 1979), the minimum detectable effect at this n (80% power of the test used) and the n
   needed to detect the observed difference.
 
@@ -60,7 +60,7 @@ def _split(run: Run) -> str:
 
 
 def _where(run: Run, name: str = MANIFEST) -> str:
-    return f"{run.run_id}/{name}"
+    return str(run.folder / name) if run.folder else f"{run.run_id}/{name}"
 
 
 def check_same_scenario(runs: list[Run]) -> None:
@@ -121,15 +121,23 @@ def _values(run: Run, metric: str) -> dict[str, float]:
     if duplicated:
         raise UserError(f"compare: {_where(run, INSTANCES)}: instance id(s) appear more than once: "
                         f"{_ids(dict.fromkeys(duplicated))}; a run holds each instance once")
-    return {record.id: float(record.metrics[metric]) for record in run.records
-            if record.metrics.get(metric) is not None and math.isfinite(float(record.metrics[metric]))}
+    values, bad = {}, []
+    for record in run.records:
+        value = record.metrics.get(metric)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+            values[record.id] = float(value)
+        elif value is not None and not (isinstance(value, float) and math.isnan(value)):
+            bad.append(record.id)
+    if bad:
+        raise UserError(f"compare: {_where(run, INSTANCES)}: the {metric} value of instance(s) {_ids(bad)} is not a number")
+    return values
 
 
 def _check_inputs(runs: list[Run], ids: list[str]) -> None:
     """Refuse instances that share an id but not their input (the runs' instance ids mean different items)."""
-    first = {record.id: " ".join(record.input.split()) for record in runs[0].records}
+    first = {record.id: " ".join(str(record.input or "").split()) for record in runs[0].records}
     for run in runs[1:]:
-        other = {record.id: " ".join(record.input.split()) for record in run.records}
+        other = {record.id: " ".join(str(record.input or "").split()) for record in run.records}
         mismatched = [i for i in ids if first[i] != other[i]]
         if mismatched:
             raise UserError(f"compare: {len(mismatched)} instance(s) share an id but not their input in "
@@ -144,7 +152,11 @@ class Aligned:
     metric: str
     ids: list[str]
     values: list[np.ndarray]
-    dropped: dict[str, int]  # run id -> instances of that run left out (not in every other run)
+    own: list[frozenset[str]]  # per run, the ids it has a value for
+
+    def dropped(self, k: int, j: int) -> int:
+        """Instances of run ``k`` or run ``j`` left out because they are not in every run."""
+        return len((self.own[k] | self.own[j]) - set(self.ids))
 
 
 def align(runs: list[Run], metric: str, on_missing: str = "error") -> Aligned:
@@ -160,15 +172,16 @@ def align(runs: list[Run], metric: str, on_missing: str = "error") -> Aligned:
             missing = [i for i in own if i not in shared]
             if missing:
                 others = ", ".join(r.run_id for r in runs if r is not run)
-                raise UserError(f"compare: {len(missing)} instance(s) of {_where(run, INSTANCES)} with a {metric} value "
-                                f"have none in {others}: {_ids(missing)}; compare the shared instances with "
-                                f"--on-missing drop")
+                raise UserError(f"compare: {len(missing)} instance(s) of {_where(run, INSTANCES)} with a value of {metric} "
+                                f"are not in every other run ({others}): {_ids(missing)}; compare the shared instances "
+                                f"with --on-missing drop")
     ids = sorted(shared)
     if not ids:
-        raise UserError(f"compare: the runs share no instance with a {metric} value ({', '.join(r.run_id for r in runs)})")
+        firsts = "; ".join(f"{_where(run, INSTANCES)}: {_ids(sorted(own)[:3])}" for run, own in zip(runs, values))
+        raise UserError(f"compare: the runs share no instance id with a value of {metric} (first ids: {firsts}); runs "
+                        f"made by different tools name their instances differently")
     _check_inputs(runs, ids)
-    return Aligned(metric, ids, [np.array([own[i] for i in ids]) for own in values],
-                   {run.run_id: len(own) - len(ids) for run, own in zip(runs, values)})
+    return Aligned(metric, ids, [np.array([own[i] for i in ids]) for own in values], [frozenset(own) for own in values])
 
 
 def metrics_to_compare(runs: list[Run], metrics: list[str] | None) -> list[str]:
@@ -200,7 +213,7 @@ def _pair(aligned: Aligned, k: int, j: int, runs: list[Run], level: float, n_res
                          p_value=difference.p_value, scale="paired-proportion" if binary else "difference", level=level,
                          discordance=claims.observed_discordance(difference.discordance, difference.n) if binary else None)
     row = {"metric": aligned.metric, "run_a": runs[k].run_id, "run_b": runs[j].run_id, "n": difference.n,
-           "dropped": aligned.dropped[runs[k].run_id] + aligned.dropped[runs[j].run_id],
+           "dropped": aligned.dropped(k, j),
            "kind": "0/1" if binary else "continuous", "mean_a": means[0].estimate, "ci_low_a": means[0].ci_low,
            "ci_high_a": means[0].ci_high, "mean_b": means[1].estimate, "ci_low_b": means[1].ci_low,
            "ci_high_b": means[1].ci_high, "interval": difference.method}
@@ -216,7 +229,9 @@ def compare_runs(runs: list[Run], metrics: list[str] | None = None, *, alpha: fl
     ids = [run.run_id for run in runs]
     repeated = [i for i in dict.fromkeys(ids) if ids.count(i) > 1]
     if repeated:
-        raise UserError(f"compare: run {repeated[0]} is given more than once")
+        folders = ", ".join(str(run.folder or run.run_id) for run in runs if run.run_id == repeated[0])
+        raise UserError(f"compare: more than one of the runs has the run id {repeated[0]} ({folders}); compare "
+                        f"different runs, or import them under different names (--model)")
     if not 0 < alpha < 1:
         raise UserError(f"compare: --alpha must lie strictly between 0 and 1, got {alpha}")
     check_same_scenario(runs)
@@ -259,13 +274,19 @@ def render(table: pd.DataFrame, runs: list[Run], alpha: float) -> str:
     kinds = sorted(set(table["kind"]))
     tests = {"0/1": "0/1 scores: exact McNemar p, Newcombe interval",
              "continuous": "continuous scores: paired bootstrap (p from the same resamples)"}
-    notes = [f"{'; '.join(tests[k] for k in kinds)}. Verdict on \"1st > 2nd\": supported (the 1st is better), "
-             f"contradicted (the 2nd is better) or inconclusive, at α = {claims.format_number(alpha)} with p Holm-adjusted over "
-             f"the {len(table)} comparison(s). MDE: the smallest difference this n detects with 80% power; "
+    notes = [f"{'; '.join(tests[k] for k in kinds)}. Verdict on \"1st > 2nd\": supported (the 1st has the higher mean), "
+             f"contradicted (the 2nd has) or inconclusive, at α = {claims.format_number(alpha)} with p Holm-adjusted over "
+             f"the {len(table)} comparison(s); for a metric where lower is better (an error rate, toxicity) supported "
+             f"means the 1st is worse. MDE: the smallest difference this n detects with 80% power; "
              f"\"n to detect\": the pairs needed to detect the observed difference."]
     dropped = table[table["dropped"] > 0]
-    notes += [f"{row.metric}, {letters[row.run_a]} vs {letters[row.run_b]}: {row.dropped} instance(s) not in both runs "
-              f"left out (--on-missing drop)" for row in dropped.itertuples()]
+    notes += [f"{row.metric}, {letters[row.run_a]} vs {letters[row.run_b]}: {row.dropped} of their instance(s) left out, "
+              f"not in every run (--on-missing drop)" for row in dropped.itertuples()]
+    excludes = (table["ci_low"] > 0) | (table["ci_high"] < 0)
+    split = table[excludes & (table["verdict"] == "inconclusive") & (table["kind"] == "0/1")]
+    notes += [f"{row.metric}, {letters[row.run_a]} vs {letters[row.run_b]}: the Newcombe interval excludes 0 but the exact "
+              f"McNemar p (Holm-adjusted {claims.format_number(row.p_adjusted)}) does not reach α: two procedures that can "
+              f"disagree at the margin; the verdict follows the exact test" for row in split.itertuples()]
     return "\n".join(legend + ["", shown.to_string(index=False), ""] + notes) + "\n"
 
 

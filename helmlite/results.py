@@ -319,6 +319,7 @@ class Run:
     records: list[InstanceRecord]
     manifest: Manifest
     timings: Timings
+    folder: Path | None = None  # where it was read from (None: built in memory)
 
     @property
     def model(self) -> str:
@@ -402,7 +403,7 @@ def read_run(results_dir: str | Path, run_id: str) -> Run:
         raise RunResultsError(f"{path} holds {len(records)} records but {STATS} counts {stats.n_instances}; {rebuild}")
     if stats.run_id != run_id:
         raise RunResultsError(f"{folder / STATS} belongs to run {stats.run_id!r}, not {run_id!r}; {rebuild}")
-    return Run(run_id, manifest.spec, stats, records, manifest, timings)
+    return Run(run_id, manifest.spec, stats, records, manifest, timings, folder)
 
 
 def read_runs(results_dir: str | Path, run_ids: list[str]) -> list[Run]:

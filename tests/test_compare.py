@@ -17,6 +17,7 @@ from statsmodels.stats.multitest import multipletests
 
 from helmlite import cli
 from helmlite.compare import compare_runs
+from helmlite.errors import UserError
 from helmlite.imports import import_helm, import_inspect, import_lm_eval
 from helmlite.results import read_run
 from helmlite.runner import RunSpec, execute
@@ -160,7 +161,7 @@ def _change_input(records):
 
 
 @pytest.mark.parametrize("case, message", [
-    ("rename", "compare: 1 instance(s) of {a}/instances.jsonl with a exact_match value have none in {b}: "),
+    ("rename", "compare: 1 instance(s) of {a}/instances.jsonl with a value of exact_match are not in every other run ({b.name}): "),
     ("duplicate", "compare: {b}/instances.jsonl: instance id(s) appear more than once: "),
     ("input", "compare: 1 instance(s) share an id but not their input in {a}/instances.jsonl and {b}/instances.jsonl: "),
     ("metric", "compare: metric 'nope' is not a per-instance metric of {a}/instances.jsonl; its metrics: "),
@@ -189,7 +190,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, mirrored_cache, capsys, case
     assert cli.main(["compare", *map(str, argv)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("helmlite: error: ")
-    assert message.format(a=a.name, b=b.name) in err[0]
+    assert message.format(a=a, b=b) in err[0]
 
 
 def test_json_output_holds_every_row(tmp_path, mirrored_cache, capsys):
@@ -205,3 +206,69 @@ def test_runs_of_two_models_made_alike_give_no_warning(tmp_path, capsys):
     reported as adapted differently."""
     assert cli.main(["compare", *map(str, helm_runs(tmp_path))]) == 0
     assert capsys.readouterr().err == ""
+
+
+def _binary(pattern: str) -> list[float]:
+    return [float(c) for c in pattern]
+
+
+# 50 items: A right on 35, B on 20; 25 discordant pairs (20 only A, 5 only B): McNemar p = 0.0041
+A_WINS = _binary("1" * 15 + "1" * 20 + "0" * 5 + "0" * 10)
+B_LOSES = _binary("1" * 15 + "0" * 20 + "1" * 5 + "0" * 10)
+
+
+def test_both_discordant_cells_and_the_verdicts_of_both_directions():
+    """A 2×2 with both off-diagonal cells filled: p equals statsmodels' exact McNemar, the difference 15/50; "A > B"
+    is supported, "B > A" (the same pair the other way round) contradicted — end to end through claims_table."""
+    a, b = make_run("m1", "s", A_WINS, run_id="a"), make_run("m2", "s", B_LOSES, run_id="b")
+    forward, backward = compare_runs([a, b]).iloc[0], compare_runs([b, a]).iloc[0]
+    assert forward["p_value"] == pytest.approx(mcnemar([[15, 20], [5, 10]], exact=True).pvalue, abs=1e-12)
+    assert forward["difference"] == pytest.approx(0.3) and forward["verdict"] == "supported"
+    assert backward["difference"] == pytest.approx(-0.3) and backward["verdict"] == "contradicted"
+    assert forward["ci_low"] > 0 and backward["ci_high"] < 0
+
+
+def test_three_runs_with_distinct_p_values_are_holm_adjusted_together():
+    c = _binary("10" * 25)
+    runs = [make_run(f"m{k}", "s", values, run_id=name) for k, (name, values) in enumerate((("a", A_WINS), ("b", B_LOSES), ("c", c)))]
+    table = compare_runs(runs)
+    assert len(set(table["p_value"])) == 3 and (table["p_value"] < 1).all()
+    assert table["p_adjusted"].tolist() == pytest.approx(multipletests(table["p_value"], method="holm")[1].tolist())
+
+
+def test_dropped_counts_only_the_pairs_own_instances_left_out():
+    """Runs a and b on 50 items, c on the first 47: a vs b drop 3 (not in every run), each counted once."""
+    a, b = make_run("m1", "s", A_WINS, run_id="a"), make_run("m2", "s", B_LOSES, run_id="b")
+    c = make_run("m3", "s", A_WINS[:47], run_id="c")
+    table = compare_runs([a, b, c], on_missing="drop")
+    assert table["n"].tolist() == [47, 47, 47] and table["dropped"].tolist() == [3, 3, 3]
+
+
+def test_runs_of_another_split_are_refused():
+    from dataclasses import replace
+
+    a, b = make_run("m1", "s", A_WINS, run_id="a"), make_run("m2", "s", B_LOSES, run_id="b")
+    b.manifest = replace(b.manifest, imported_from={"split": "valid"})
+    with pytest.raises(UserError, match="the runs differ in split: 'test' \\(a/manifest.json\\) vs 'valid' \\(b/manifest.json\\)"):
+        compare_runs([a, b])
+
+
+@pytest.mark.parametrize("argv, message", [(["--alpha", "2"], "--alpha must lie strictly between 0 and 1, got 2.0"),
+                                           (["--on-missing", "keep"], "invalid choice: 'keep'")])
+def test_bad_options_are_one_line_and_exit_2(tmp_path, mirrored_cache, capsys, argv, message):
+    a, b = native_runs(tmp_path)
+    assert cli.main(["compare", str(a), str(b), *argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0]
+
+
+def test_a_metric_value_that_is_not_a_number_is_one_error(tmp_path, mirrored_cache, capsys):
+    a, b = native_runs(tmp_path)
+
+    def text_value(records):
+        records[2]["metrics"]["exact_match"] = "yes"
+
+    _edit_instances(b, text_value)
+    assert cli.main(["compare", str(a), str(b)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"{b / 'instances.jsonl'}: the exact_match value of instance(s) " in err[0] and "is not a number" in err[0]

@@ -56,10 +56,10 @@ def test_json_and_eval_logs_import_to_the_same_run(tmp_path):
     assert a.stats == b.stats and a.records == b.records
 
 
-def _rewritten(tmp_path: Path, edit) -> Path:
+def _rewritten(tmp_path: Path, edit, suffix: str = ".eval") -> Path:
     log = read_eval_log(str(log_file("smollm2-135m")))
     edit(log)
-    path = tmp_path / "edited.eval"
+    path = tmp_path / f"edited{suffix}"
     write_eval_log(log, str(path))
     return path
 
@@ -76,6 +76,14 @@ def _error_status(log):
     log.status = "error"
 
 
+def _duplicate_sample(log):
+    log.samples.append(log.samples[0])
+
+
+def _dict_value(log):
+    log.samples[3].scores["pattern"].value = {"first": "C", "second": "I"}
+
+
 @pytest.mark.parametrize("case, message", [
     ("absent", "absent.eval: file not found (expected an inspect_ai log, .eval or .json)"),
     ("truncated", "inspect_ai cannot read it as an evaluation log"),
@@ -83,6 +91,8 @@ def _error_status(log):
     ("no samples", "the log holds no samples"),
     ("status error", "the evaluation's status is 'error'; expected 'success'"),
     ("unknown scorer", "no scorer 'nope'; the log's scorers: pattern"),
+    ("duplicate sample", "(id 'mmlu/us_foreign_policy/test/0', epoch 1) appears twice; a log holds each sample once per epoch"),
+    ("dict value", "samples[3] (id 'mmlu/us_foreign_policy/test/3', epoch 1): scores['pattern'].value {'first': 'C'"),
 ])
 def test_bad_logs_get_one_clear_error_and_exit_2(tmp_path, capsys, case, message):
     path, extra = {"absent": lambda: (tmp_path / "absent.eval", []),
@@ -90,6 +100,8 @@ def test_bad_logs_get_one_clear_error_and_exit_2(tmp_path, capsys, case, message
                    "score edited": lambda: (_rewritten(tmp_path, _flip_first_score), []),
                    "no samples": lambda: (_rewritten(tmp_path, _drop_samples), []),
                    "status error": lambda: (_rewritten(tmp_path, _error_status), []),
+                   "duplicate sample": lambda: (_rewritten(tmp_path, _duplicate_sample, ".json"), []),  # .eval keys samples
+                   "dict value": lambda: (_rewritten(tmp_path, _dict_value), []),
                    "unknown scorer": lambda: (log_file("smollm2-135m"), ["--scorer", "nope"])}[case]()
     if not extra:
         with pytest.raises(ImportFormatError) as error:

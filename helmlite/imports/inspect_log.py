@@ -21,6 +21,7 @@ version), so both of its formats and their versions are read as inspect reads th
 """
 from __future__ import annotations
 
+import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -122,23 +123,31 @@ def import_inspect(log_file: str | Path, results_dir: str | Path = "results/runs
     from inspect_ai.scorer import value_to_float
 
     to_float = value_to_float()
-    by_id = defaultdict(list)
+    by_id, seen = defaultdict(list), set()
     for k, sample in enumerate(log.samples):
+        where = f"samples[{k}] (id {sample.id!r}, epoch {sample.epoch})"
+        if (str(sample.id), sample.epoch) in seen:
+            raise ImportFormatError(f"{path}: {where} appears twice; a log holds each sample once per epoch")
+        seen.add((str(sample.id), sample.epoch))
         if not sample.scores or chosen.name not in sample.scores:
-            raise ImportFormatError(f"{path}: samples[{k}] (id {sample.id!r}, epoch {sample.epoch}) has no score of "
-                                    f"scorer {chosen.name!r}")
-        value = finite(to_float(sample.scores[chosen.name].value))
+            raise ImportFormatError(f"{path}: {where} has no score of scorer {chosen.name!r}")
+        raw = sample.scores[chosen.name].value
+        value = None if isinstance(raw, (dict, list)) else finite(to_float(raw))
         if value is None:
-            raise ImportFormatError(f"{path}: samples[{k}].scores[{chosen.name!r}].value "
-                                    f"{sample.scores[chosen.name].value!r} is not a number inspect can average")
+            raise ImportFormatError(f"{path}: {where}: scores[{chosen.name!r}].value {raw!r:.80} is not one number "
+                                    f"(a dict or list of values needs --scorer for one of them, or is not a 0/1 or numeric "
+                                    f"score)")
         by_id[str(sample.id)].append((sample, value))
     records = [_record([s for s, _ in pairs], chosen.name, sum(v for _, v in pairs) / len(pairs), len(pairs))
                for pairs in by_id.values()]
+    if not isinstance(aggregate, (int, float)):
+        print(f"helmlite: warning: {path.name}: scorer {chosen.name!r} has no accuracy or mean metric; imported "
+              f"{len(records)} samples unchecked against inspect's own aggregate", file=sys.stderr)
     check_tool_mean(path, [r.metrics[chosen.name] for r in records], chosen.name,
                     aggregate if isinstance(aggregate, (int, float)) else None,
                     f"inspect's own {aggregate_name} of scorer {chosen.name!r}", "import the log inspect wrote, unedited")
     spec_model = model or _model_name(log)
-    method = "multiple_choice_joint" if all(r.references and len(r.references) > 1 for r in records) else "generation"
+    method = "multiple_choice_joint" if all(pairs[0][0].choices for pairs in by_id.values()) else "generation"
     task_args = {k: v for k, v in (log.eval.task_args or {}).items() if isinstance(v, (str, int, float, bool))}
     stderr = chosen.metrics["stderr"].value if "stderr" in chosen.metrics else None
     spec = {"scenario": log.eval.task, "model": spec_model, "args": task_args,
