@@ -9,7 +9,7 @@ import pytest
 
 from helmlite import data
 from helmlite._jsonl import DataFormatError
-from helmlite.scenarios import nq_multidoc, synthetic
+from helmlite.scenarios import nq_multidoc
 from helmlite.scenarios import TEST, TRAIN, UnknownScenarioError, scenario
 
 from .fakes import WordModel
