@@ -283,8 +283,8 @@ def test_initial_kappa_is_the_mean_of_sklearns_pairwise_weighted_kappas():
 
 
 @pytest.mark.parametrize("low,high,verdict", [
-    (0.19, 0.24, "differs: below both published values"), (0.60, 0.80, "consistent with the value after"),
-    (0.40, 0.50, "consistent with the value before"), (0.50, 0.60, "differs: between the two"),
+    (0.19, 0.24, "differs: below both published values"), (0.60, 0.80, "consistent: the interval holds the value after"),
+    (0.40, 0.50, "consistent: the interval holds the value before"), (0.50, 0.60, "differs: between the two"),
     (0.75, 0.90, "differs: above both")])
 def test_unfitted_check_places_the_interval_against_the_published_kappas(low, high, verdict):
     """Published helpfulness κ 0.465 (before) and 0.706 (after); the verdict names where the CI lies."""
@@ -292,7 +292,9 @@ def test_unfitted_check_places_the_interval_against_the_published_kappas(low, hi
                            "estimate": (low + high) / 2, "ci_low": low, "ci_high": high, "n": 100}
                           for a in ("helpfulness", "correctness")])
     out = hs.protocol.unfitted_check(table)
-    assert out.iloc[0]["verdict"].startswith(verdict) and not out["fitted"].any()
+    word, note = verdict.split(": ")
+    assert out.iloc[0]["verdict"] == word and out.iloc[0]["note"].startswith(note) and not out["fitted"].any()
+    assert set(out["verdict"]) <= set(VERDICTS)  # one vocabulary (issue 27 §4)
 
 
 def test_every_figure_of_simulated_annotations_says_simulated_in_a_title():

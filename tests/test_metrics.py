@@ -13,7 +13,7 @@ from helmlite.metrics.bbq import bbq_indicators, bbq_scores, scores_from_sums
 from helmlite.metrics.bias import counts_per_text, group_counts_to_bias, metrics_from_counts, tokenize
 from helmlite.metrics.calibration import (ece_rows, expected_calibration_error, reliability_table, scaa_rows,
                                           selective_accuracy, selective_coverage_accuracy_area)
-from helmlite.metrics.efficiency import fit_runtime_model
+from helmlite.analyses.helm_core.efficiency import fit_runtime_model
 from helmlite.metrics.toxicity import OfflineClassifier, PerspectiveScorer, toxic_fraction
 
 

@@ -13,9 +13,8 @@ import pandas as pd
 
 from ...adaptation import MULTIPLE_CHOICE_METHODS as MC_METHODS
 from ... import stats
-from ...metrics.calibration import calibration_error_test, reliability_table
-from ...metrics.efficiency import fit_runtime_model
-from ...metrics.families import calibration_correct, confidence_of
+from ...metrics import calibration_correct, calibration_error_test, confidence_of, reliability_table
+from .efficiency import fit_runtime_model
 from ...results import Run
 from ...seeds import rng
 

@@ -78,26 +78,31 @@ def protocol_readings(config: SimulatorConfig = SimulatorConfig(), careless_grid
     return pd.DataFrame(rows)
 
 
+def _against_published(low: float, high: float, before: float, after: float) -> tuple[str, str]:
+    """The verdict in :data:`helmlite.reproduction.VERDICTS`' words (``consistent``: a published κ lies inside the
+    interval; else ``differs``) and a note saying where the interval lies."""
+    if low <= after <= high:
+        return "consistent", "the interval holds the value after the guideline changes"
+    if low <= before <= high:
+        return "consistent", "the interval holds the value before the guideline changes"
+    if high < min(before, after):
+        return "differs", "below both published values (these annotators agree less than HelpSteer2's)"
+    if low > max(before, after):
+        return "differs", "above both published values"
+    return "differs", "between the two published values"
+
+
 def unfitted_check(agreement: pd.DataFrame) -> pd.DataFrame:
     """The simulator against figures it was not fitted to: the initial three's weighted κ (from
     :func:`helmlite.analyses.helpsteer2.agreement`, with its cluster-bootstrap CI) beside the published κ
-    before and after the guideline changes, per attribute the paper reports; ``verdict`` says where the
-    interval lies. Slot pairs are not annotator pairs (no ids are released), so the comparison is approximate."""
+    before and after the guideline changes, per attribute the paper reports; ``verdict`` is ``consistent`` or
+    ``differs`` (:data:`helmlite.reproduction.VERDICTS`) and ``note`` says where the interval lies. Slot pairs are not annotator pairs (no ids are released), so the comparison is approximate."""
     rows = []
     initial = agreement[(agreement["measure"] == "quadratic-weighted kappa") & (agreement["stage"] == "initial three")]
     for attribute, (before, after) in PUBLISHED_KAPPA.items():
         r = initial[initial["attribute"] == attribute].iloc[0]
-        if r["ci_high"] < before:
-            verdict = "differs: below both published values (these annotators agree less than HelpSteer2's)"
-        elif r["ci_low"] > after:
-            verdict = "differs: above both published values"
-        elif r["ci_low"] <= after <= r["ci_high"]:
-            verdict = "consistent with the value after the guideline changes"
-        elif r["ci_low"] <= before <= r["ci_high"]:
-            verdict = "consistent with the value before the guideline changes"
-        else:
-            verdict = "differs: between the two published values"
+        verdict, note = _against_published(r["ci_low"], r["ci_high"], before, after)
         rows.append({"quantity": f"weighted kappa, {attribute}, initial three", "fitted": False, "simulated": r["estimate"],
                      "ci_low": r["ci_low"], "ci_high": r["ci_high"], "published_before": before, "published_after": after,
-                     "verdict": verdict, "source": KAPPA_SOURCE})
+                     "verdict": verdict, "note": note, "source": KAPPA_SOURCE})
     return pd.DataFrame(rows)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..errors import UserError
+from ...errors import UserError
 
 
 def fit_runtime_model(frame: pd.DataFrame) -> pd.DataFrame:
