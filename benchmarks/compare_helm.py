@@ -202,7 +202,7 @@ def main() -> None:
             f"mmlu:subject={s},method=multiple_choice_joint,model=helmlite_{MODEL}" for s in args.subjects}
 
     from helmlite.results import read_run
-    from helmlite.runner import adapted_prompts
+    from helmlite.instances import adapted_prompts
     from helmlite.runspec import RunSpec
 
     totals = {"items": 0, "prompts": 0, "dry_prompts": 0, "predictions": 0, "helm_correct": 0, "ours_correct": 0}

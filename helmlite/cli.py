@@ -99,7 +99,7 @@ def _run(args) -> None:
 
 
 def _prompts(args) -> None:
-    from .runner import adapted_prompts
+    from .instances import adapted_prompts
     from .runspec import RunSpec
 
     adapter = {"selection": args.adaptation, "seed": args.seed}

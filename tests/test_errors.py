@@ -17,7 +17,8 @@ from helmlite.errors import DataError, HelmliteError, UserError
 from helmlite.metrics import best_over_references
 from helmlite.models import ModelError, load_model
 from helmlite.params import ParameterError, check
-from helmlite.runner import RunError, RunSpec, execute
+from helmlite.runner import RunSpec, execute
+from helmlite.runspec import RunError
 from helmlite.scenarios import Instance, Reference, UnknownScenarioError, scenario
 
 from .fakes import WordModel

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from helmlite.runner import adapted_prompts
+from helmlite.instances import adapted_prompts
 from helmlite.runspec import RunSpec
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))

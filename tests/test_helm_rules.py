@@ -16,7 +16,7 @@ from helmlite.metrics.calibration import expected_calibration_error, selective_a
 from helmlite.metrics.outcomes import outcome
 from helmlite.models import Generation, Scores
 from helmlite.run_rules import decision_rules
-from helmlite.runner import adapted_prompts, load_instances
+from helmlite.instances import adapted_prompts, load_instances
 from helmlite.runspec import RunSpec
 from helmlite.scenarios import Instance, Reference
 

@@ -276,11 +276,11 @@ def test_the_paper_plan_lists_exactly_the_workflow_runs(monkeypatch):
     """config/paper.yaml through the planner with no model to count (the plan's path for a model without local
     weights) and each run's instances stubbed (its ~20 min of token counting is not run here): its run ids are the
     ones `helmlite config` and Snakemake list (test_config checks those two agree for all three configs)."""
-    from helmlite import planning, runner
+    from helmlite import instances, planning
     from helmlite.scenarios import TEST, Instance, Reference
 
     monkeypatch.setattr(planning, "_model_path", lambda name: None)
-    monkeypatch.setattr(runner, "load_instances", lambda spec, model: ([], [Instance("x", "q", (Reference("a", True),), TEST)]))
+    monkeypatch.setattr(instances, "load_instances", lambda spec, model: ([], [Instance("x", "q", (Reference("a", True),), TEST)]))
     config = workflow.load_config(REPO / "config" / "paper.yaml")
     result = planning.plan(config)
     assert sorted(result.runs["run_id"]) == sorted(workflow.run_specs(config)) and len(result.runs) > 100

@@ -8,7 +8,8 @@ import pytest
 from helmlite.errors import UserError
 
 from helmlite.models.cache import CachedModel, RequestCache
-from helmlite.runner import RunError, RunSpec, execute
+from helmlite.runner import RunSpec, execute
+from helmlite.runspec import RunError
 
 from .fakes import WordModel
 

@@ -110,7 +110,7 @@ def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool
                 encoded, generated = work.encoded_tokens, work.decode_steps
             else:
                 from ..models.whitespace import WhitespaceTokens
-                from ..runner import load_instances
+                from ..instances import load_instances
 
                 test = load_instances(spec, WhitespaceTokens())[1]
                 seconds = encoded = generated = math.nan

@@ -1,0 +1,84 @@
+"""Which instances a run evaluates, with which in-context examples and which variants: the test subsample, the
+examples every test instance is shown, the perturbed variants, and the prompts they make without a model.
+
+The test subsample and the in-context examples never depend on the model, so every model sees the same
+items and examples and comparisons can be paired. With ``adapter.selection="helm_compat"`` (default)
+both follow crfm-helm exactly — the subsample is ``np.random.seed(data_seed)`` + ``np.random.choice``
+in sampled order (HELM: seed 0), the examples ``random.seed(adapter.seed)`` (HELM's train trial index);
+see :func:`helmlite.adaptation.helm_eval_subsample` and :func:`helmlite.adaptation.helm_sample_examples`.
+With ``"hashed"`` the subsample comes from a generator derived with hashlib from (scenario, arguments,
+``data_seed``), kept in file order, and the examples from one derived from (scenario, arguments, ``seed``).
+"""
+from __future__ import annotations
+
+import inspect
+import json
+
+import numpy as np
+
+from .adaptation import adapt, helm_eval_subsample, select_examples
+from .models import LanguageModel
+from .models.whitespace import WhitespaceTokens
+from .perturbations import helm_perturbation_seeds, variants
+from .runspec import RunError, RunSpec
+from .scenarios import TEST, TRAIN, Instance, scenario
+from .seeds import rng
+
+
+def _load_all(spec: RunSpec, model: LanguageModel) -> list[Instance]:
+    """Every instance of the run's scenario, in its loader's order."""
+    info = scenario(spec.scenario)
+    kwargs = dict(spec.args)
+    info.check_args(kwargs)
+    parameters = inspect.signature(info.load).parameters
+    if "count_tokens" in parameters:
+        kwargs["count_tokens"] = model.count_tokens
+    return info.load(**kwargs)
+
+
+def load_instances(spec: RunSpec, model: LanguageModel) -> tuple[list[Instance], list[Instance]]:
+    """The run's training pool and its (subsampled) test instances."""
+    return _split(spec, _load_all(spec, model))
+
+
+def _split(spec: RunSpec, instances: list[Instance]) -> tuple[list[Instance], list[Instance]]:
+    train = [i for i in instances if i.split == TRAIN]
+    test = [i for i in instances if i.split == TEST]
+    if not test:
+        raise RunError(f"scenario {spec.scenario!r} with {dict(spec.args)} has no test instances")
+    if spec.max_instances is not None and len(test) > spec.max_instances:
+        if spec.adapter.selection == "helm_compat":
+            keep = helm_eval_subsample(len(test), spec.max_instances, spec.data_seed)
+        else:
+            order = rng(spec.scenario, json.dumps(dict(spec.args), sort_keys=True, default=list), spec.data_seed, "instances")
+            keep = np.sort(order.choice(len(test), size=spec.max_instances, replace=False))
+        test = [test[i] for i in keep]
+    return train, test
+
+
+def in_context_examples(spec: RunSpec, train: list[Instance]) -> list[Instance]:
+    """The run's in-context examples (shared by every test instance), per ``spec.adapter.selection``."""
+    return select_examples(train, spec.adapter, rng(spec.scenario, json.dumps(dict(spec.args), sort_keys=True, default=list),
+                                                    spec.adapter.seed, "in-context examples"))
+
+
+def adapted_prompts(spec: RunSpec, model: LanguageModel | None = None, variant: str = "identity") -> list[tuple[str, str]]:
+    """``(instance id, prompt)`` for every (subsampled) test instance of ``spec`` without running a model —
+    HELM's dry run, lm-eval's ``--write_out`` — as given or under one of the spec's perturbations (``variant``).
+    With no ``model`` a whitespace stand-in counts tokens, so nothing is truncated and scenarios that size inputs in
+    tokens count words instead. For separate multiple choice and ranking the prompt is the text before the scored
+    continuation."""
+    model = model or WhitespaceTokens()
+    if variant != "identity" and variant not in spec.perturbations:
+        raise RunError(f"prompts: the run has no perturbation {variant!r} (it has {list(spec.perturbations) or 'none'})")
+    _, examples, variant_sets = test_examples_variants(spec, model)
+    return [(instance.id, adapt(instance, examples, spec.adapter, model).prompt) for instance in variant_sets[variant]
+            if instance is not None]
+
+
+def test_examples_variants(spec: RunSpec, model: LanguageModel) -> tuple[list[Instance], list[Instance], dict]:
+    """The run's test instances, its in-context examples and the test set's variants (perturbations seeded by
+    :func:`helm_perturbation_seeds` over the scenario's whole load order)."""
+    instances = _load_all(spec, model)
+    train, test = _split(spec, instances)
+    return test, in_context_examples(spec, train), variants(spec, test, helm_perturbation_seeds(spec, instances))
