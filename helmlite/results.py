@@ -335,8 +335,9 @@ class Run:
         return self.spec.seed
 
     @property
-    def scenario(self) -> str:
-        """Scenario name with its argument values, e.g. ``mmlu:us_foreign_policy``."""
+    def scenario_label(self) -> str:
+        """The scenario's name with its argument values, e.g. ``mmlu:us_foreign_policy`` (``stats.scenario`` is the
+        registry name alone, ``mmlu``)."""
         args = ",".join(f"{v}" for v in self.spec.args.values())
         return f"{self.stats.scenario}{':' + args if args else ''}"
 

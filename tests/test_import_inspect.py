@@ -28,7 +28,7 @@ def test_import_reproduces_inspects_accuracy_and_samples(tmp_path, model):
     log = read_eval_log(str(log_file(model)))
     run = read_run(tmp_path, import_inspect(log_file(model), tmp_path, **BOOT).name)
     accuracy = log.results.scores[0].metrics["accuracy"].value
-    assert run.run_id == f"inspect-mmlu-{model}" and run.model == model and run.scenario == "mmlu:us_foreign_policy"
+    assert run.run_id == f"inspect-mmlu-{model}" and run.model == model and run.scenario_label == "mmlu:us_foreign_policy"
     assert run.main_metric == "pattern" and run.stats.n_instances == len(log.samples) == 10
     assert run.stats.metrics["pattern"].mean == accuracy  # exactly inspect's number
     assert run.stats.metrics["pattern"].method == "clopper-pearson"

@@ -51,7 +51,7 @@ def test_helm_import_reproduces_helms_aggregate_and_instances(tmp_path, model):
         assert run.stats.metrics[metric].mean == helm_mean(model, metric)  # exactly HELM's number
     main = run.stats.metrics["exact_match"]
     assert main.method == "clopper-pearson" and main.ci_low <= main.mean <= main.ci_high and main.n == 10
-    assert run.main_metric == "exact_match" and run.model == f"helmlite/{model}" and run.scenario == "mmlu:us_foreign_policy"
+    assert run.main_metric == "exact_match" and run.model == f"helmlite/{model}" and run.scenario_label == "mmlu:us_foreign_policy"
     state = json.loads((helm_dir(model) / "scenario_state.json").read_text())["request_states"]
     assert [r.id for r in run.records] == [s["instance"]["id"] for s in state]
     for record, request_state in zip(run.records, state):
@@ -77,7 +77,7 @@ def test_lm_eval_import_reproduces_reported_accuracy(tmp_path, model):
     run = read_run(tmp_path, folder.name)
     reported = json.loads(results_file(model).read_text())
     task = "helmlite_mmlu_cloze_us_foreign_policy"
-    assert run.run_id == f"lm-eval-{task}-{model}" and run.model == model and run.scenario == task
+    assert run.run_id == f"lm-eval-{task}-{model}" and run.model == model and run.scenario_label == task
     assert run.stats.n_instances == reported["n-samples"][task]["effective"] == 10
     assert run.stats.metrics["acc"].mean == reported["results"][task]["acc,none"]
     assert run.stats.metrics["acc_norm"].mean == reported["results"][task]["acc_norm,none"]

@@ -274,7 +274,7 @@ def test_manifest_and_timings_are_typed_and_checked_on_read(tmp_path):
     run = read_run(tmp_path, "run")
     assert (run.spec.method, run.spec.seed, run.spec.shots, run.spec.perturbations) == ("generation", 2, 5, ("robustness",))
     assert run.timings.latency_s == (0.5,) and run.timings.model_calls == 1 and run.timings.model_s is None
-    assert run.manifest.spec == run.spec and run.scenario == "mmlu:anatomy"
+    assert run.manifest.spec == run.spec and run.scenario_label == "mmlu:anatomy"
     for broken, field in (({**manifest, "spec": {**spec, "model": 3}}, "'model' must be str"),
                           ({k: v for k, v in manifest.items() if k != "model_identity"}, "'model_identity' is missing"),
                           ({**manifest, "notes": "x"}, r"unknown field\(s\) \['notes'\]"),

@@ -42,13 +42,13 @@ def score_matrix(runs: list[Run], *, seed: int, n_resamples: int) -> pd.DataFram
         for family, (key, lower) in SCORE_COLUMNS.items():
             value = run.stats.metrics.get(main if key is None else key.format(main=main))
             if value is not None and np.isfinite(value.mean):
-                rows.append({"model": run.model, "scenario": run.scenario, "family": family, "main_metric": main,
+                rows.append({"model": run.model, "scenario": run.scenario_label, "family": family, "main_metric": main,
                              "estimate": value.mean, "ci_low": value.ci_low, "ci_high": value.ci_high,
                              "n": value.n, "interval": value.method, "lower_is_better": lower})
         tokens = [r.prompt_tokens + r.output_tokens for r in run.records]
         if tokens:  # HELM's efficiency inputs that are deterministic; measured seconds: latency_table
             est = stats.interval_for(tokens, seed=rng(seed, "tokens", run.run_id), n_resamples=n_resamples)
-            rows.append({"model": run.model, "scenario": run.scenario, "family": EFFICIENCY,
+            rows.append({"model": run.model, "scenario": run.scenario_label, "family": EFFICIENCY,
                          "main_metric": main, "estimate": est.estimate, "ci_low": est.ci_low, "ci_high": est.ci_high,
                          "n": est.n, "interval": est.method, "lower_is_better": True})
     return pd.DataFrame(rows)
@@ -62,7 +62,7 @@ def latency_table(runs: list[Run], *, seed: int, n_resamples: int) -> pd.DataFra
         latency = run.timings.latency_s
         if latency:
             est = stats.interval_for(latency, seed=rng(seed, "latency", run.run_id), n_resamples=n_resamples)
-            rows.append({"model": run.model, "scenario": run.scenario, "seconds_per_instance": est.estimate,
+            rows.append({"model": run.model, "scenario": run.scenario_label, "seconds_per_instance": est.estimate,
                          "ci_low": est.ci_low, "ci_high": est.ci_high, "n": est.n})
     return pd.DataFrame(rows)
 
@@ -78,7 +78,7 @@ def _paired_row(diff: stats.PairedComparison) -> dict:
 def model_differences(runs: list[Run], a: str, b: str, *, seed: int, n_resamples: int) -> pd.DataFrame:
     """Main metric of model ``a`` minus model ``b`` per scenario, paired on the instances both saw: exact
     McNemar p and Newcombe interval for 0/1 metrics, paired bootstrap otherwise (:func:`helmlite.stats.paired_difference`)."""
-    by_key = {(r.model, r.scenario, r.seed): r for r in runs}
+    by_key = {(r.model, r.scenario_label, r.seed): r for r in runs}
     rows = []
     for (model, scenario, run_seed), run in sorted(by_key.items()):
         if model != a or (b, scenario, run_seed) not in by_key:
@@ -116,10 +116,10 @@ def perturbation_deltas(runs: list[Run], *, seed: int, n_resamples: int) -> pd.D
             perturbed, original = np.array([other[i] for i in shared]), np.array([base[i] for i in shared])
             diff = stats.interval_for((perturbed, original), paired=True, seed=rng(seed, "perturbation", run.run_id, variant),
                                       n_resamples=n_resamples)
-            rows.append({"model": run.model, "scenario": run.scenario, "seed": run.seed, "perturbation": variant,
+            rows.append({"model": run.model, "scenario": run.scenario_label, "seed": run.seed, "perturbation": variant,
                          "delta": diff.estimate, **_paired_row(diff)})
             if run.spec.method in MC_METHODS:
-                pairs.setdefault((run.model, run.seed, variant), []).append((run.scenario, perturbed, original))
+                pairs.setdefault((run.model, run.seed, variant), []).append((run.scenario_label, perturbed, original))
     first = min((r.seed for r in runs), default=0)
     for (model, run_seed, variant), parts in sorted(pairs.items()):
         if run_seed != first or len(parts) < 2:
@@ -137,14 +137,14 @@ def group_performance(runs: list[Run], scenario_prefix: str, key: str, *, seed: 
     0/1 metrics, percentile bootstrap otherwise."""
     rows = []
     for run in runs:
-        if not run.scenario.startswith(scenario_prefix):
+        if not run.scenario_label.startswith(scenario_prefix):
             continue
         groups: dict[str, list[float]] = {}
         for r in run.records:
             groups.setdefault(str(r.metadata.get(key)), []).append(r.metrics[run.main_metric])
         for group, values in sorted(groups.items()):
             est = stats.interval_for(values, seed=rng(seed, "group", run.run_id, group), n_resamples=n_resamples)
-            rows.append({"model": run.model, "scenario": run.scenario, "group": group, "estimate": est.estimate,
+            rows.append({"model": run.model, "scenario": run.scenario_label, "group": group, "estimate": est.estimate,
                          "ci_low": est.ci_low, "ci_high": est.ci_high, "n": est.n, "interval": est.method})
     return pd.DataFrame(rows, columns=["model", "scenario", "group", "estimate", "ci_low", "ci_high", "n", "interval"])
 
@@ -179,7 +179,7 @@ def calibration_table(runs: list[Run], *, seed: int, n_simulations: int = 2000) 
     for run in _first_seed(runs):
         records = [r for r in run.records if confidence_of(r) is not None]
         if "ece_10" in run.stats.metrics and records:
-            cells.append((run.model, run.scenario, run.run_id, records, run.spec.method in MC_METHODS))
+            cells.append((run.model, run.scenario_label, run.run_id, records, run.spec.method in MC_METHODS))
     for model in sorted({cell[0] for cell in cells}):
         pooled = [cell for cell in cells if cell[0] == model and cell[4]]
         if len(pooled) >= 2:
@@ -204,7 +204,7 @@ def reliability(runs: list[Run], n_bins: int = 10) -> pd.DataFrame:
         if not records:
             continue
         table = reliability_table([confidence_of(r) for r in records], [calibration_correct(r) for r in records], n_bins)
-        rows += [{"model": run.model, "scenario": run.scenario, **b} for b in table]
+        rows += [{"model": run.model, "scenario": run.scenario_label, **b} for b in table]
     return pd.DataFrame(rows, columns=["model", "scenario", "bin", "confidence", "accuracy", "n"])
 
 
@@ -225,7 +225,7 @@ def bbq_bias_table(runs: list[Run]) -> pd.DataFrame:
         for key, label in BBQ_SCORES.items():
             est = run.stats.metrics.get(key)
             if est is not None:
-                rows.append({"model": run.model, "scenario": run.scenario, "quantity": label, "estimate": est.mean,
+                rows.append({"model": run.model, "scenario": run.scenario_label, "quantity": label, "estimate": est.mean,
                              "ci_low": est.ci_low, "ci_high": est.ci_high, "n": est.n})
     return pd.DataFrame(rows, columns=["model", "scenario", "quantity", "estimate", "ci_low", "ci_high", "n"])
 

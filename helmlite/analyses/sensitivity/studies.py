@@ -27,7 +27,7 @@ def factor_table(runs: list[Run], levels: dict[str, str], study: str) -> pd.Data
     for run in runs:
         m = run.stats.metrics[run.main_metric]
         adapter = run.spec.adapter
-        rows.append({"study": study, "run_id": run.run_id, "model": run.model, "scenario": run.scenario,
+        rows.append({"study": study, "run_id": run.run_id, "model": run.model, "scenario": run.scenario_label,
                      "level": levels[run.run_id], "seed": adapter["seed"], "shots": adapter["max_train_instances"],
                      "method": adapter["method"], "metric": run.main_metric, "accuracy": m.mean, "ci_low": m.ci_low,
                      "ci_high": m.ci_high, "n": m.n, "interval": m.method})
@@ -44,7 +44,7 @@ def _aligned(runs: list[Run]) -> tuple[list[str], np.ndarray]:
 def _by_model_scenario(runs: list[Run]) -> dict[tuple[str, str], list[Run]]:
     groups: dict[tuple, list[Run]] = {}
     for run in runs:
-        groups.setdefault((run.model, run.scenario), []).append(run)
+        groups.setdefault((run.model, run.scenario_label), []).append(run)
     return dict(sorted(groups.items()))
 
 
@@ -142,7 +142,7 @@ def rank_reversals(runs: list[Run], factor_of, models: tuple[str, str], *, seed:
     differences are significant (paired tests, Holm-corrected over all configurations)."""
     a, b = models
     diffs = []
-    by = {(r.model, r.scenario, factor_of(r)): r for r in runs}
+    by = {(r.model, r.scenario_label, factor_of(r)): r for r in runs}
     for (model, scenario, config), run in sorted(by.items()):
         if model != a or (b, scenario, config) not in by:
             continue
