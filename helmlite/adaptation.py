@@ -65,6 +65,10 @@ METHODS = ("generation", "multiple_choice_joint", "multiple_choice_separate", "m
 MULTIPLE_CHOICE_METHODS = tuple(m for m in METHODS if m.startswith("multiple_choice_"))
 SELECTIONS = ("helm_compat", "hashed")  # in-context example selection and test subsampling (module docstring)
 JOINT_DECISIONS = ("letter_logprob", "helm_greedy")  # multiple_choice_joint: best letter log-prob, or HELM's greedy token
+#: The prompt layout's version (instructions, prefixes, example and choice formatting, truncation): raise it when a
+#: change alters the prompts of runs whose specs are unchanged, so their ids change and the workflow runs them again
+#: (:attr:`helmlite.runspec.RunSpec.versions`).
+LAYOUT_VERSION = 1
 SEPARATE_SCORES = ("per_token", "sum")  # multiple_choice_separate: HELM's log-prob per token, or the summed log-prob
 
 

@@ -11,6 +11,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from . import adaptation
 from .adaptation import AdapterSpec
 from .errors import UserError
 from .metrics.selection import VERSIONS as FAMILY_VERSIONS
@@ -84,9 +85,10 @@ class RunSpec:
 
     @property
     def versions(self) -> dict:
-        """The definition versions behind the run's results: its scenario loader's, each perturbation's and each
-        metric family's (what lm-eval keeps as a task's ``metadata.version``)."""
-        return {"scenario": scenario(self.scenario).version,
+        """The definition versions behind the run's results: its scenario loader's, the prompt layout's
+        (:data:`helmlite.adaptation.LAYOUT_VERSION`), each perturbation's and each metric family's (what lm-eval keeps
+        as a task's ``metadata.version``)."""
+        return {"scenario": scenario(self.scenario).version, "adaptation": adaptation.LAYOUT_VERSION,
                 "perturbations": {p: perturbation(p).version for p in self.perturbations if p not in SCENARIO_VARIANTS},
                 "metrics": {family: FAMILY_VERSIONS[family] for family in self.metrics}}
 
@@ -94,7 +96,7 @@ class RunSpec:
         """The versions above 1: a definition still at its first version adds nothing to the run id, so the ids of
         runs made before versions existed stay valid for every definition that has not changed since."""
         versions = self.versions
-        out = {"scenario": versions["scenario"]} if versions["scenario"] != 1 else {}
+        out = {kind: versions[kind] for kind in ("scenario", "adaptation") if versions[kind] != 1}
         for kind in ("perturbations", "metrics"):
             changed = {name: v for name, v in versions[kind].items() if v != 1}
             if changed:

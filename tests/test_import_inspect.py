@@ -45,6 +45,7 @@ def test_import_reproduces_inspects_accuracy_and_samples(tmp_path, model):
     assert source["aggregate"] == {"metric": "pattern", "inspect_accuracy": accuracy,
                                    "inspect_stderr": log.results.scores[0].metrics["stderr"].value}
     assert run.spec.source == "inspect_ai" and run.spec.args == {"subject": "us_foreign_policy"}
+    assert run.manifest.versions == {"importer": {"inspect_ai": 1}, "metrics": {"accuracy": 1}}  # issue 27 §2
 
 
 def test_json_and_eval_logs_import_to_the_same_run(tmp_path):

@@ -64,6 +64,35 @@ def test_a_raised_definition_version_changes_exactly_the_ids_it_affects(monkeypa
                                              dataclasses.replace(robustness, version=3))) == {"mmlu+robustness"}
     assert changed_after(lambda m: m.setitem(selection.VERSIONS, "toxicity", 2)) == {"nq"}  # generation runs only
     assert changed_after(lambda m: m.setitem(selection.VERSIONS, "calibration", 2)) == set(specs)
+    from helmlite import adaptation
+
+    assert plain.versions["adaptation"] == 1
+    assert changed_after(lambda m: m.setattr(adaptation, "LAYOUT_VERSION", 2)) == set(specs)  # the prompt layout
+
+
+def test_a_raised_backend_code_version_stops_reusing_cached_answers(tmp_path):
+    """Issue 27 §2: the request cache keys a backend's answers by its code version when above 1; at 1 the key is the
+    one of the cache's first format (computed here by hand), so existing caches stay valid."""
+    import hashlib
+
+    from helmlite.models.cache import request_key
+
+    identity, request = {"backend": "fake", "name": "w"}, {"prompt": "p", "max_tokens": 1}
+    first_format = hashlib.sha256(json.dumps({"model": identity, "request": request}, sort_keys=True).encode()).hexdigest()
+    assert request_key(identity, request) == request_key(identity, request, 1) == first_format
+    assert request_key(identity, request, 2) != first_format
+    cache = RequestCache(tmp_path / "cache.sqlite")
+    old, new = WordModel(), WordModel()
+    new.code_version = 2
+    CachedModel(old, cache, progress=False).score(_score_requests())
+    CachedModel(new, cache, progress=False).score(_score_requests())
+    assert len(old.calls) == len(new.calls) == 2  # the raised version asked the model again
+
+
+def _score_requests():
+    from helmlite.models import ScoreRequest
+
+    return [ScoreRequest("Question: 1 + 1 =", (" 2", " 3")), ScoreRequest("Question: 2 + 2 =", (" 4", " 5"))]
 
 def test_scenario_defaults_and_overrides_reach_the_adapter():
     spec = RunSpec.from_dict({**MMLU, "adapter": {"method": "multiple_choice_joint"}})

@@ -12,6 +12,7 @@ from .. import __version__
 from .._jsonl import DataFormatError
 from ..data import sha256_of
 from ..metrics import families
+from ..metrics.selection import VERSIONS as FAMILY_VERSIONS
 from ..results import InstanceRecord, write_run
 
 MISSING = object()
@@ -73,10 +74,11 @@ def source_files(paths: dict[str, Path]) -> dict:
 
 def write_imported(results_dir: str | Path, *, rid: str, records: list[InstanceRecord], scenario: str, model: str,
                    method: str, main_metric: str, metric_families: tuple[str, ...], n_train: int, spec: dict,
-                   source: dict, decision: dict, timings: dict, n_resamples: int, seed: int) -> Path:
+                   source: dict, decision: dict, timings: dict, n_resamples: int, seed: int, importer_version: int) -> Path:
     """Compute every metric of ``metric_families`` over ``records`` (the intervals a native run gets) and write
     the run folder; ``source`` (tool, version, files with sha256, the tool's own aggregates) goes into the
-    manifest beside ``spec``."""
+    manifest beside ``spec``, and the versions behind it: the importer's (``importer_version``, each importer's
+    ``VERSION``: raised when a change alters what it writes for the same files) and the metric families'."""
     if not records:
         raise ImportFormatError(f"{source.get('folder') or source.get('file')}: no evaluated instance to import")
     if not any(main_metric in r.metrics for r in records):
@@ -84,7 +86,9 @@ def write_imported(results_dir: str | Path, *, rid: str, records: list[InstanceR
     stats = families.run_stats(metric_families, records, run_id=rid, scenario=scenario, model=model, method=method,
                                main_metric=main_metric, n_train=n_train, decision=decision, seed=seed, n_resamples=n_resamples)
     manifest = {"run_id": rid, "spec": spec, "imported_from": source, "imported_by": {"helmlite": __version__},
-                "model_identity": {"backend": source["tool"], "model": model}}
+                "model_identity": {"backend": source["tool"], "model": model},
+                "versions": {"importer": {source["tool"]: importer_version},
+                             "metrics": {family: FAMILY_VERSIONS[family] for family in metric_families}}}
     return write_run(Path(results_dir) / rid, records, stats, manifest, timings)
 
 

@@ -30,6 +30,9 @@ from pathlib import Path
 from ..results import InstanceRecord, PerturbedOutcome
 from ._common import ImportFormatError, check_tool_mean, finite, get, load_json, run_id, source_files, write_imported
 
+#: This importer's version: raise it when a change alters what it writes for the same files (the manifest records it).
+VERSION = 1
+
 RUN_SPEC, SCENARIO_STATE, PER_INSTANCE, STATS = "run_spec.json", "scenario_state.json", "per_instance_stats.json", "stats.json"
 MAIN_METRICS = ("exact_match", "quasi_exact_match", "f1_score", "rouge_2", "math_equiv", "final_number_exact_match",
                 "bits_per_byte", "RR@10", "NDCG@10")
@@ -187,7 +190,7 @@ def import_helm(run_dir: str | Path, results_dir: str | Path = "results/runs", *
             results_dir, rid=rid, records=records, scenario=scenario, model=model, method=method, main_metric=main,
             metric_families=metric_families, n_train=n_train, spec=spec, source=source, decision=decision,
             timings={"latency_s": latencies, "source": "HELM's per-instance inference_runtime"},
-            n_resamples=n_resamples, seed=seed))
+            n_resamples=n_resamples, seed=seed, importer_version=VERSION))
     return written
 
 

@@ -29,6 +29,9 @@ from ..errors import UserError
 from ..results import InstanceRecord
 from ._common import ImportFormatError, check_tool_mean, finite, run_id, source_files, write_imported
 
+#: This importer's version: raise it when a change alters what it writes for the same files (the manifest records it).
+VERSION = 1
+
 _AGGREGATES = ("accuracy", "mean")  # inspect's metrics that are the mean of the per-sample values
 
 
@@ -164,4 +167,4 @@ def import_inspect(log_file: str | Path, results_dir: str | Path = "results/runs
                           scenario=log.eval.task, model=spec_model, method=method, main_metric=chosen.name,
                           metric_families=("accuracy",), n_train=0, spec=spec, source=source, decision=decision,
                           timings={"source": "inspect_ai records per-sample times; not imported"},
-                          n_resamples=n_resamples, seed=seed)
+                          n_resamples=n_resamples, seed=seed, importer_version=VERSION)

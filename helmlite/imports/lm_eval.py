@@ -31,6 +31,9 @@ from ..metrics.outcomes import softmax
 from ..results import InstanceRecord
 from ._common import ImportFormatError, check_tool_mean, finite, get, load_json, run_id, source_files, write_imported
 
+#: This importer's version: raise it when a change alters what it writes for the same files (the manifest records it).
+VERSION = 1
+
 _NAME = re.compile(r"^samples_(?P<task>.+?)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.:-]+)$")
 
 
@@ -182,7 +185,7 @@ def import_lm_eval(samples: str | Path, results_dir: str | Path = "results/runs"
     return write_imported(results_dir, rid=rid, records=records, scenario=task, model=model, method=method, main_metric=main,
                           metric_families=metric_families, n_train=int(n_shot or 0), spec=spec, source=source,
                           decision=decision, timings={"source": "lm-eval records no per-document times"},
-                          n_resamples=n_resamples, seed=seed)
+                          n_resamples=n_resamples, seed=seed, importer_version=VERSION)
 
 
 def _check_against_tool(path: Path, results_path: Path | None, records: list[InstanceRecord], main: str, chosen: str,

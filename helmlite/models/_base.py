@@ -72,6 +72,10 @@ class ModelError(HelmliteError, RuntimeError):
 
 @runtime_checkable
 class LanguageModel(Protocol):
+    #: The backend code's version: raise it when a change alters what the backend answers for the same request (the
+    #: request cache then stops reusing the old answers; :func:`helmlite.models.cache.request_key`).
+    code_version: int
+
     @property
     def identity(self) -> dict:
         """What makes outputs reproducible: backend, name and weights sha256 (or server URL + model)."""

@@ -1,7 +1,9 @@
 """SQLite request cache keyed by model identity + the full request, and a caching model wrapper.
 
 * Key: sha256 of canonical JSON ``{"model": identity, "request": request}`` — two models never share
-  an entry (identity holds the weights' sha256, or the server URL + model name).
+  an entry (identity holds the weights' sha256, or the server URL + model name) — plus ``"code": N`` when the
+  backend's :attr:`code_version` is above 1: a backend change that alters what it answers for the same request
+  raises its ``code_version``, and its cached answers stop matching (entries of unchanged backends stay valid).
 * Concurrency: WAL journal and a generous busy timeout, so two run jobs (``snakemake --cores 2``)
   share one cache without "database is locked" failures; ``INSERT OR IGNORE`` keeps the first answer.
 * Determinism: :class:`CachedModel` splits a run's requests into fixed *chunks* (in request order)
@@ -36,8 +38,10 @@ def default_path() -> Path:
     return Path(os.environ.get("HELMLITE_REQUEST_CACHE", "results/cache/requests.sqlite")).absolute()
 
 
-def request_key(identity: dict, request: dict) -> str:
-    text = json.dumps({"model": identity, "request": request}, sort_keys=True, ensure_ascii=False)
+def request_key(identity: dict, request: dict, code_version: int = 1) -> str:
+    """The cache key of one request to the model ``identity`` answered by backend code ``code_version``."""
+    key = {"model": identity, "request": request, **({"code": code_version} if code_version != 1 else {})}
+    text = json.dumps(key, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
@@ -143,7 +147,8 @@ class CachedModel:
         return getattr(self.inner, name)
 
     def _run(self, requests: Sequence, compute: Callable, decode: Callable, label: str) -> list:
-        keys = [request_key(self.inner.identity, r.key()) for r in requests]
+        version = getattr(self.inner, "code_version", 1)
+        keys = [request_key(self.inner.identity, r.key(), version) for r in requests]
         results = [None] * len(requests)
         chunks = range(0, len(requests), self.chunk_size)
         bar = make_progress(self.progress, len(requests), f"{self.label or self.inner.identity.get('name')} ({label})")

@@ -68,6 +68,8 @@ ECHO_ALIGNMENT_FLOOR = -2.0
 
 
 class OpenAIModel:
+    code_version = 1  # raise when a change alters the answer to the same request (helmlite.models.cache)
+
     def __init__(self, base_url: str, model: str, *, api_key: str | None = None, tokenizer: str | None = None,
                  chat: bool = False, timeout_s: float = 60.0, max_retries: int = 5, backoff_s: float = 0.5,
                  max_backoff_s: float = 8.0, max_retry_after_s: float = 60.0, max_context: int = 8192):
