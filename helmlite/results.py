@@ -151,8 +151,8 @@ class RunStats:
 
 def _typed(cls, raw, path: Path):
     """``cls`` (a record dataclass of this module) from the JSON object ``raw`` of file ``path``: every field's JSON type
-    checked (not the elements of a list or mapping), unknown and missing fields refused — one :class:`RunResultsError`
-    naming the file and the field."""
+    checked, and the elements of its lists (:data:`_ELEMENT_TYPES`; a mapping's values are not), unknown and missing
+    fields refused — one :class:`RunResultsError` naming the file and the field."""
     if not isinstance(raw, dict):
         raise RunResultsError(f"{path}: expected a JSON object, got {type(raw).__name__}")
     known = {f.name: f for f in fields(cls)}
@@ -172,6 +172,13 @@ def _typed(cls, raw, path: Path):
         if isinstance(value, bool) and bool not in kinds or not isinstance(value, tuple(k for k in kinds if k is not type(None))):
             expected = " or ".join("null" if k is type(None) else k.__name__ for k in kinds)
             raise RunResultsError(f"{path}: field {name!r} must be {expected}, got {type(value).__name__} {value!r:.60}")
+        elements = _ELEMENT_TYPES.get(cls.__name__, {}).get(name)
+        if elements is not None:
+            bad = next((k for k, item in enumerate(value) if isinstance(item, bool) or not isinstance(item, elements)), None)
+            if bad is not None:
+                expected = " or ".join(k.__name__ for k in elements)
+                raise RunResultsError(f"{path}: field {name!r}[{bad}] must be {expected}, got {type(value[bad]).__name__} "
+                                      f"{value[bad]!r:.60}")
         values[name] = tuple(value) if list in kinds and tuple in kinds else value
     return values
 
@@ -232,8 +239,8 @@ class SpecRecord:
 class Timings:
     """``timings.json``: where a run's wall-clock time went — the one file that differs between two runs of the same
     spec. A native run fills the seconds and latencies (and the request counts when it ran through the request cache);
-    an imported one the latencies its tool recorded, if any, and ``source``. Values are checked by type, list
-    elements are not."""
+    an imported one the latencies its tool recorded, if any, and ``source``. Values are checked by type, and
+    ``latency_s``'s elements are numbers."""
 
     wall_s: float | None = None
     """Seconds from the run's start to its stats (writing the folder not included)."""
@@ -306,6 +313,13 @@ _FIELD_TYPES = {  # per record and field, the JSON types accepted (a list read a
                  "packages": (dict,), "git": (dict,), "data_files": (list, tuple), "versions": (dict,),
                  "perturbation_resources": (dict,), "toxicity_scorer": (dict, type(None)),
                  "imported_from": (dict, type(None)), "imported_by": (dict, type(None))},
+}
+
+
+_ELEMENT_TYPES = {  # per record and list field, the JSON type of its elements
+    "SpecRecord": {"perturbations": (str,), "metrics": (str,)},
+    "Timings": {"latency_s": (float, int)},
+    "Manifest": {"in_context_examples": (str,), "data_files": (str,)},
 }
 
 

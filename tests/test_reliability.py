@@ -278,10 +278,16 @@ def test_manifest_and_timings_are_typed_and_checked_on_read(tmp_path):
     for broken, field in (({**manifest, "spec": {**spec, "model": 3}}, "'model' must be str"),
                           ({k: v for k, v in manifest.items() if k != "model_identity"}, "'model_identity' is missing"),
                           ({**manifest, "notes": "x"}, r"unknown field\(s\) \['notes'\]"),
-                          ({**manifest, "spec": {**spec, "adapter": {"seed": 0}}}, "spec: field 'adapter.method'")):
+                          ({**manifest, "spec": {**spec, "adapter": {"seed": 0}}}, "spec: field 'adapter.method'"),
+                          ({**manifest, "spec": {**spec, "perturbations": ["robustness", 7]}},
+                           r"field 'perturbations'\[1\] must be str, got int 7"),
+                          ({**manifest, "in_context_examples": [["a"]]}, r"field 'in_context_examples'\[0\] must be str")):
         write_run(tmp_path / "run", [record], stats, broken, {"wall_s": 1.5})
         with pytest.raises(RunResultsError, match=rf"manifest.json.*{field}"):
             read_run(tmp_path, "run")
     write_run(tmp_path / "run", [record], stats, manifest, {"wall_s": "fast"})
     with pytest.raises(RunResultsError, match=r"timings.json: field 'wall_s' must be float or int or null"):
+        read_run(tmp_path, "run")
+    write_run(tmp_path / "run", [record], stats, manifest, {"latency_s": [0.5, None]})
+    with pytest.raises(RunResultsError, match=r"timings.json: field 'latency_s'\[1\] must be float or int, got NoneType"):
         read_run(tmp_path, "run")
