@@ -189,7 +189,7 @@ def curves(records: pd.DataFrame, min_contexts: int = MIN_CONTEXTS, *, seed: int
     keys = [*CURVE, "depth"]
     contexts = records.groupby(CURVE)["context"].nunique()
     for key, part in records.groupby(keys, sort=True):
-        est = stats.proportion_estimate(part["correct"].to_numpy())
+        est = stats.interval_for(part["correct"].to_numpy())
         enough = contexts.loc[key[:-1]] >= min_contexts
         row = {**dict(zip(keys, key)), "position": part["position"].mean(), "position_min": part["position"].min(),
                "position_max": part["position"].max(), "accuracy": est.estimate,
@@ -198,7 +198,7 @@ def curves(records: pd.DataFrame, min_contexts: int = MIN_CONTEXTS, *, seed: int
                "interval": est.method if enough else INCONCLUSIVE}
         row.update(dict.fromkeys(BASELINE_COLUMNS, math.nan))
         if _has_baseline(part):
-            base = stats.proportion_estimate(part["baseline"].to_numpy())
+            base = stats.interval_for(part["baseline"].to_numpy())
             diff = stats.interval_for((part["correct"].to_numpy(), part["baseline"].to_numpy()), paired=True)
             row.update(baseline=base.estimate, difference=diff.estimate)
             if enough:

@@ -228,8 +228,8 @@ def metric_relationships(frame: pd.DataFrame, *, seed: int, n_resamples: int = 2
             both = pd.DataFrame({"acc": accuracy[(scenario, acc_metric)], "other": other[column]}).dropna()
             if len(both) < 5 or both["other"].nunique() < 2:
                 continue
-            est = stats.correlation_ci(both["acc"].to_numpy(), both["other"].to_numpy(), correlation="pearson",
-                                       seed=rng(seed, "metric-relationships", group, scenario), n_resamples=n_resamples)
+            est = stats.interval_for((both["acc"].to_numpy(), both["other"].to_numpy()), statistic=stats.pearson_r,
+                                     seed=rng(seed, "metric-relationships", group, scenario), n_resamples=n_resamples)
             rows.append({"group": group, "scenario": scenario, "metric": column[1], "pearson_r": est.estimate,
                          "ci_low": est.ci_low, "ci_high": est.ci_high, "models": est.n, "interval": est.method})
     if not rows:

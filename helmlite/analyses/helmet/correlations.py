@@ -86,11 +86,16 @@ def pair_intervals(table: pd.DataFrame, pairs, *, seed: int, n_resamples: int) -
     """ρ for each (row, col) pair with a bootstrap CI resampling models (BCa from 20 models, else percentile)."""
     out = []
     for r, c in pairs:
-        est = stats.correlation_ci(table[r].to_numpy(float), table[c].to_numpy(float), correlation="spearman",
-                                   seed=rng(seed, "pair", r, c), n_resamples=n_resamples)
+        est = stats.interval_for((table[r].to_numpy(float), table[c].to_numpy(float)), statistic=stats.spearman_rho,
+                                 seed=rng(seed, "pair", r, c), n_resamples=n_resamples)
         out.append({"row": r, "col": c, "rho": est.estimate, "ci_low": est.ci_low, "ci_high": est.ci_high, "n": est.n,
                     "interval": est.method})
     return pd.DataFrame(out)
+
+
+def _rho_difference(x1, x2, y, axis=-1):
+    """ρ(x1, y) − ρ(x2, y): is x1 the better predictor of y (Spearman; vectorised over resamples)?"""
+    return stats.spearman_rho(x1, y, axis=axis) - stats.spearman_rho(x2, y, axis=axis)
 
 
 def _mean_rho(x, *targets, axis=-1):
@@ -118,8 +123,8 @@ def compare_predictors(table: pd.DataFrame, better: str, worse: str, downstream=
     targets = {d: table[d].to_numpy(float) for d in downstream}
     rows = []
     for name, target in targets.items():
-        diff = stats.correlation_difference(a, b, target, correlation="spearman",
-                                            seed=rng(seed, "predictors", better, worse, name), n_resamples=n_resamples)
+        diff = stats.interval_for((a, b, target), statistic=_rho_difference, paired=True,
+                                  seed=rng(seed, "predictors", better, worse, name), n_resamples=n_resamples)
         rows.append({"target": name, **_difference_row(diff)})
 
     def avg_difference(x, y, *ts, axis=-1):
@@ -157,8 +162,8 @@ def ci_width_by_models(table: pd.DataFrame, pairs: dict[str, tuple[str, str]], s
             for s in range(subsets):
                 pick = subsets_rng.choice(len(table), size=n, replace=False)
                 sub = table.iloc[pick]
-                est = stats.correlation_ci(sub[x].to_numpy(float), sub[y].to_numpy(float), correlation="spearman",
-                                           seed=rng(seed, "width", label, n, s), n_resamples=n_resamples)
+                est = stats.interval_for((sub[x].to_numpy(float), sub[y].to_numpy(float)), statistic=stats.spearman_rho,
+                                         seed=rng(seed, "width", label, n, s), n_resamples=n_resamples)
                 widths.append(est.ci_high - est.ci_low)
                 methods.append(est.method)
             used = pd.Series(methods).value_counts().sort_index()

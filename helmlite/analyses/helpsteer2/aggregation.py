@@ -172,7 +172,7 @@ def removal_summary(aggregated: pd.DataFrame, *, seed: int = 0, n_resamples: int
                 est = stats.interval_for(values, clusters=part["prompt_id"].to_numpy(), n_resamples=n_resamples,
                                          seed=rng(seed, "removal", label))
             else:
-                est = stats.proportion_estimate(values)
+                est = stats.interval_for(values)
             rows.append({"subset": label, "filter": spread_filter, "samples": len(part), "removed": int(values.sum()),
                          "share_removed": est.estimate, "ci_low": est.ci_low, "ci_high": est.ci_high, "interval": est.method})
     return pd.DataFrame(rows)
