@@ -19,7 +19,6 @@ inspect_ai installs into the project's own environment (``pip install -e '.[insp
 """
 from __future__ import annotations
 
-import argparse
 import csv
 import json
 import os
@@ -29,10 +28,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from fixture_args import fixture_parser  # benchmarks/ is on sys.path when run as a script
 from helmlite import data
 from helmlite.models import prepare
-
-REPO = Path(__file__).resolve().parents[1]
 
 TASK = '''"""MMLU (Hendrycks et al. 2021), one subject's test questions: the lettered choices in the prompt, a short generation,
 the first "<letter>)" of the answer scored against the key."""
@@ -76,13 +74,8 @@ def write_task(folder: Path, subject: str) -> Path:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--inspect", default=str(Path(sys.executable).with_name("inspect")), help="the inspect executable")
-    parser.add_argument("--subject", default="us_foreign_policy")
-    parser.add_argument("--limit", type=int, default=10)
-    parser.add_argument("--models", nargs="+", default=["smollm2-135m", "gemma3-270m"])
-    parser.add_argument("--out", default=str(REPO / "tests" / "data" / "inspect"))
-    args = parser.parse_args()
+    args = fixture_parser(__doc__.splitlines()[0], "inspect", str(Path(sys.executable).with_name("inspect")),
+                          "inspect").parse_args()
     work = Path(tempfile.mkdtemp(prefix="helmlite-inspect-"))
     task = write_task(work, args.subject)
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "INSPECT_LOG_DIR": str(work / "logs")}

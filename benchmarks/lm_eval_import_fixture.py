@@ -18,7 +18,6 @@ borrows torch and transformers from helmlite's (no second torch download)::
 """
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import subprocess
@@ -26,19 +25,12 @@ import tempfile
 from pathlib import Path
 
 from compare_lm_eval import lm_eval_task  # benchmarks/ is on sys.path when run as a script
+from fixture_args import fixture_parser
 from helmlite.models import prepare
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--lm-eval", default="/tmp/lmeval-venv/bin/lm-eval", help="the lm-eval executable")
-    parser.add_argument("--subject", default="us_foreign_policy")
-    parser.add_argument("--limit", type=int, default=10)
-    parser.add_argument("--models", nargs="+", default=["smollm2-135m", "gemma3-270m"])
-    parser.add_argument("--out", default=str(REPO / "tests" / "data" / "lm_eval"))
-    args = parser.parse_args()
+    args = fixture_parser(__doc__.splitlines()[0], "lm-eval", "/tmp/lmeval-venv/bin/lm-eval", "lm_eval").parse_args()
     work = Path(tempfile.mkdtemp(prefix="helmlite-lmeval-"))
     task = lm_eval_task(work, args.subject, "cloze")
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
