@@ -3,8 +3,8 @@
 Columns ``quantity, published, ours, abs_diff, ci_low, ci_high, verdict`` — one row per published
 number; ``quantity`` names the figure/table and cell (e.g. ``fig5:RAG~Re-rank``) — and ``note``, which says in words
 what the verdict rests on (the tolerance used, how the value prints, why a quantity cannot be compared). The verdict
-is one of :data:`VERDICTS`, the same words in every analysis; :func:`verdict` gives ``reproduced``, ``consistent``,
-``differs`` or, when a value is missing, ``not comparable``.
+is one of :data:`VERDICTS`, the same words in every analysis, decided by one rule (:func:`decide`; :func:`verdict`
+for one value): ``reproduced``, ``consistent``, ``differs`` or ``not comparable``.
 """
 from __future__ import annotations
 
@@ -25,16 +25,23 @@ VERDICTS = {
 }
 
 
-def verdict(ours: float, published: float, tolerance: float, ci_low: float = math.nan, ci_high: float = math.nan) -> str:
-    """``reproduced`` when |ours − published| ≤ ``tolerance``, else ``consistent`` when the published value lies in
-    [``ci_low``, ``ci_high``], else ``differs``; ``not comparable`` when either value is missing (NaN)."""
-    if math.isnan(ours) or math.isnan(published):
+def decide(reproduced: bool, inside: bool, comparable: bool = True) -> str:
+    """The one verdict rule, for a value or a whole group of them: ``not comparable`` when the published quantity cannot
+    be recomputed, else ``reproduced`` when ours matches within the stated tolerance, else ``consistent`` when the
+    published value lies inside our interval or range (for a group: every one), else ``differs``."""
+    if not comparable:
         return "not comparable"
-    if abs(ours - published) <= tolerance + 1e-12:
+    if reproduced:
         return "reproduced"
-    if ci_low <= published <= ci_high:
-        return "consistent"
-    return "differs"
+    return "consistent" if inside else "differs"
+
+
+def verdict(ours: float, published: float, tolerance: float, ci_low: float = math.nan, ci_high: float = math.nan) -> str:
+    """:func:`decide` for one value: reproduced when |ours − published| ≤ ``tolerance``, consistent when the
+    published value lies in [``ci_low``, ``ci_high``]; ``not comparable`` when either value is missing (NaN)."""
+    comparable = not (math.isnan(ours) or math.isnan(published))
+    return decide(comparable and abs(ours - published) <= tolerance + 1e-12,
+                  comparable and ci_low <= published <= ci_high, comparable)
 
 
 def row(quantity: str, published: float, ours: float, verdict: str, ci_low: float = math.nan,

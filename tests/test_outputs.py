@@ -157,5 +157,8 @@ def test_reproduction_verdicts_are_one_vocabulary():
     assert reproduction.verdict(0.53, 0.5, 0.01, 0.1, 0.8) == "consistent"
     assert reproduction.verdict(0.53, 0.5, 0.01, 0.51, 0.8) == "differs"
     assert reproduction.verdict(math.nan, 0.5, 0.01) == "not comparable"
+    # the one rule behind every verdict, for one value or a whole group (HELM's win-rate groups, HelpSteer2's κ)
+    assert [reproduction.decide(True, False), reproduction.decide(False, True), reproduction.decide(False, False),
+            reproduction.decide(True, True, comparable=False)] == ["reproduced", "consistent", "differs", "not comparable"]
     with pytest.raises(ValueError, match="not one of"):
         reproduction.row("q", 1.0, 1.0, "reproduced (prints 1.00)")

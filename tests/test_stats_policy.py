@@ -65,3 +65,21 @@ def test_a_paired_statistic_gets_its_p_value_from_the_same_resamples():
 def test_a_paired_mean_needs_two_arrays():
     with pytest.raises(UserError, match="paired=True needs data=\\(a, b\\)"):
         stats.interval_for((CONTINUOUS, CONTINUOUS, CONTINUOUS), paired=True)
+
+
+def test_two_independent_groups_are_resampled_each_on_its_own():
+    """``versus``: the difference of two groups' means, each group resampled on its own from one generator (a, then
+    b), recomputed here by hand; the percentile interval and its p-value agree (dual)."""
+    a, b = CONTINUOUS[:30], CONTINUOUS[30:] - 0.4
+    diff = stats.interval_for(a, versus=b, n_resamples=999, seed=5)
+    draw = np.random.default_rng(5)
+    boot_a = a[draw.integers(0, 30, size=(999, 30))].mean(axis=1)
+    boot_b = b[draw.integers(0, 30, size=(999, 30))].mean(axis=1)
+    boot = np.sort(boot_a - boot_b)
+    assert diff.estimate == pytest.approx(a.mean() - b.mean())
+    assert diff.method == "percentile (independent groups)" and diff.ci_low >= boot[0] and diff.ci_high <= boot[-1]
+    # order statistics at the ranks where the two-sided p = 2(k + 1)/(B + 1) stays below α: 24 on each side
+    rank = int(np.sum(2 * (np.arange(1000) + 1) / 1000 < 0.05))
+    assert rank == 24 and diff.ci_low == pytest.approx(boot[rank - 1], abs=1e-12)
+    assert diff.ci_high == pytest.approx(boot[999 - rank], abs=1e-12)
+    assert diff.significant == (diff.ci_low > 0 or diff.ci_high < 0)

@@ -199,7 +199,7 @@ def compute(families: tuple[str, ...], records, *, run_id: str, seed: int, n_res
                 out[name] = stats.Estimate(value, math.nan, math.nan, len(records), method=POINT_METHOD)
         if family in _RUN_LEVEL_SHARES and records:
             for name, (successes, total) in _RUN_LEVEL_SHARES[family](records).items():
-                out[name] = stats.proportion_estimate(np.repeat([1.0, 0.0], [successes, total - successes]))
+                out[name] = stats.interval_for(np.repeat([1.0, 0.0], [successes, total - successes]))
     efficiency = {}
     if "efficiency" in families and records:
         efficiency = {"mean_prompt_tokens": float(np.mean([r.prompt_tokens for r in records])),

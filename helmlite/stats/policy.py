@@ -12,10 +12,16 @@ paired difference of means     Newcombe (1998) + exact McNemar p           paire
 paired, rows in clusters       cluster bootstrap of the paired rows        cluster bootstrap of the paired rows
 any other statistic            BCa when ``smooth`` and n >= 20, else the percentile interval; clustered rows: the
                                cluster bootstrap's percentile interval; paired: p from the same resamples
+two independent groups         ``versus=``: each group resampled on its own, the percentile interval of the
+                               difference of the statistic and p from the same resamples
 ============================  ==========================================  =============================================
 
-``smooth=False`` marks a statistic whose jackknife acceleration means nothing — binned (ECE), rank-based
-(Spearman's ρ, Kendall's τ) or a share of ties — so the percentile interval is used at any n. Every result is an
+``smooth=False`` marks a statistic whose jackknife acceleration means nothing — binned (ECE) or a step function of
+the resample (a re-ranking of models by win rates, behind Kendall's τ) — so the percentile interval is used at any n;
+means and correlations (Pearson's r, Spearman's ρ over 20 or more units) are smooth. Not through this entry point:
+a run-level metric computed from how often each item is drawn (:func:`helmlite.stats.bootstrap_weighted`, BBQ's and
+the bias scores), a seed variance component (:func:`helmlite.stats.seed_variance_component`) and the calibration
+test (:func:`helmlite.metrics.calibration.calibration_error_test`): each is its own design, documented where it is. Every result is an
 :class:`~helmlite.stats.Estimate` (a :class:`~helmlite.stats.PairedComparison` for paired designs) whose
 ``method`` names the interval used; the level is always the keyword ``level``.
 """
@@ -26,10 +32,14 @@ from typing import Callable
 import numpy as np
 
 from ..errors import UserError
-from .bootstrap import BCA_MIN_N, bootstrap_ci, mean_estimate, paired_test
+from .bootstrap import BCA_MIN_N, Resampled, bootstrap_ci, bootstrap_distribution, mean_estimate, paired_test
 from .cluster import cluster_bootstrap_statistic, cluster_mean_estimate, cluster_paired_difference
-from .estimates import Estimate, Seed
+from .estimates import Estimate, PairedComparison, Seed, generator
 from .paired import paired_difference
+
+
+def _mean(x, axis=-1):
+    return np.mean(x, axis=axis)
 
 
 def _method(smooth: bool, n: int) -> str:
@@ -37,8 +47,21 @@ def _method(smooth: bool, n: int) -> str:
     return "bca" if smooth and n >= BCA_MIN_N else "percentile"
 
 
+def _independent_groups(data, versus, statistic: Callable, level: float, n_resamples: int, seed: Seed) -> PairedComparison:
+    """statistic(group a) − statistic(group b), the groups resampled independently (one generator: a, then b); the
+    percentile interval of the differences and the two-sided p of 0 from the same resamples (dual by construction)."""
+    draw = generator(seed)
+    groups = [data if isinstance(data, (tuple, list)) else (data,), versus if isinstance(versus, (tuple, list)) else (versus,)]
+    estimate = float(statistic(*groups[0], axis=-1)) - float(statistic(*groups[1], axis=-1))
+    boots = [bootstrap_distribution(tuple(group), statistic, n_resamples=n_resamples, seed=draw) for group in groups]
+    resampled = Resampled(boots[0] - boots[1], "percentile")
+    low, high = resampled.interval(level)
+    n = min(len(groups[0][0]), len(groups[1][0]))
+    return PairedComparison(estimate, low, high, n, level, "percentile (independent groups)", p_value=resampled.p_value(0.0))
+
+
 def interval_for(data, *, statistic: Callable | None = None, paired: bool = False, clusters=None,
-                 bounds: tuple[float, float] | None = None, smooth: bool = True, level: float = 0.95,
+                 bounds: tuple[float, float] | None = None, smooth: bool = True, versus=None, level: float = 0.95,
                  n_resamples: int = 10_000, seed: Seed = 0) -> Estimate:
     """The estimate and interval the design calls for (module docstring).
 
@@ -47,9 +70,13 @@ def interval_for(data, *, statistic: Callable | None = None, paired: bool = Fals
     ``statistic(*arrays, axis=-1)`` vectorised as for :func:`helmlite.stats.bootstrap_ci` — with ``paired=True`` a
     difference whose two-sided p-value against 0 comes from the same resamples (:func:`helmlite.stats.paired_test`).
     ``clusters``: each row's cluster label when rows share a unit (a context, a prompt, a scenario); ``bounds``: the
-    known range of bounded rows in clusters (win rates in [0, 1]).
+    known range of bounded rows in clusters (win rates in [0, 1]). ``versus``: the data of a second, independent group
+    (other units: instruct vs base models), the estimate then being statistic(data) − statistic(versus); ``n`` is the
+    smaller group's size.
     """
     boot = {"level": level, "n_resamples": n_resamples, "seed": seed}
+    if versus is not None:
+        return _independent_groups(data, versus, statistic or _mean, level, n_resamples, seed)
     if paired and statistic is not None:  # a difference statistic of arrays sharing rows, p from the same resamples
         if clusters is not None:
             raise UserError("interval_for: a paired statistic other than the mean difference has no clustered interval")

@@ -21,7 +21,7 @@ import pandas as pd
 from scipy.stats import kendalltau
 
 from ... import stats
-from ...reproduction import row, verdict
+from ...reproduction import decide, row, verdict
 from .reference import PAPER_MODELS, REPRODUCTION_TARGETS, ROUNDING
 from ...errors import DataError
 from ...seeds import rng
@@ -62,11 +62,10 @@ def published_win_rates(frame: pd.DataFrame, group: str) -> pd.Series:
 def _group_verdict(group: str, abs_diff: pd.Series, inside: pd.Series) -> tuple[str, str]:
     """A metric group's verdict in :data:`helmlite.reproduction.VERDICTS` words, and its note."""
     target = REPRODUCTION_TARGETS.get(group)
-    if target is not None and abs_diff.max() <= target + 1e-12:
-        return "reproduced", f"max |Δ| ≤ {target}"
-    if bool(inside.all()):
-        return "consistent", "every published value inside its tie range (rounding)"
-    return "differs", f"{int((~inside).sum())} model(s) outside the tie range"
+    word = decide(target is not None and abs_diff.max() <= target + 1e-12, bool(inside.all()))
+    notes = {"reproduced": f"max |Δ| ≤ {target}", "consistent": "every published value inside its tie range (rounding)",
+             "differs": f"{int((~inside).sum())} model(s) outside the tie range"}
+    return word, notes[word]
 
 
 def win_rate_comparison(frame: pd.DataFrame, groups, *, tie_rule: str = "v0.4.0") -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -175,23 +175,17 @@ def ci_width_by_models(table: pd.DataFrame, pairs: dict[str, tuple[str, str]], s
 
 def group_difference(groups: dict[str, pd.DataFrame], pairs, *, seed: int, n_resamples: int) -> pd.DataFrame:
     """ρ per pair in two independent model groups (e.g. instruct vs base) and the CI of their difference
-    (models resampled independently within each group; percentile interval of the difference and the
-    two-sided bootstrap p-value from the same resamples, :func:`helmlite.stats.percentile_interval` /
-    :func:`helmlite.stats.bootstrap_p_value`, so ``significant`` and the interval agree), with Holm's
-    correction over the pairs (statsmodels)."""
+    (:func:`helmlite.stats.interval_for` with ``versus``: models resampled independently within each group; the
+    percentile interval of the difference and the two-sided p-value from the same resamples, so ``significant`` and
+    the interval agree), with Holm's correction over the pairs (statsmodels)."""
     (name_a, a), (name_b, b) = groups.items()
     rows = []
     for r, c in pairs:
-        boot = {}
-        est = {}
-        for name, part in ((name_a, a), (name_b, b)):
-            x, y = part[r].to_numpy(float), part[c].to_numpy(float)
-            est[name] = float(stats.spearman_rho(x, y))
-            boot[name] = stats.bootstrap_distribution((x, y), stats.spearman_rho, n_resamples=n_resamples,
-                                                      seed=rng(seed, "groups", name, r, c))
-        diff = boot[name_a] - boot[name_b]
-        low, high = stats.percentile_interval(diff)
-        p = stats.bootstrap_p_value(diff)  # dual to the interval: p < 0.05 exactly when it excludes 0
+        x_a, y_a, x_b, y_b = (part[col].to_numpy(float) for part in (a, b) for col in (r, c))
+        diff = stats.interval_for((x_a, y_a), statistic=stats.spearman_rho, versus=(x_b, y_b),
+                                  seed=rng(seed, "groups", r, c), n_resamples=n_resamples)
+        est = {name_a: float(stats.spearman_rho(x_a, y_a)), name_b: float(stats.spearman_rho(x_b, y_b))}
+        low, high, p = diff.ci_low, diff.ci_high, diff.p_value  # p < 0.05 exactly when the interval excludes 0
         rows.append({"row": r, "col": c, f"rho_{name_a}": est[name_a], f"rho_{name_b}": est[name_b],
                      "difference": est[name_a] - est[name_b], "ci_low": low, "ci_high": high,
                      "p_value": p, "significant": bool(p < 0.05), f"n_{name_a}": len(a), f"n_{name_b}": len(b)})

@@ -43,7 +43,7 @@ import pandas as pd
 
 from ... import stats
 from ...seeds import rng
-from ...reproduction import row, table, verdict
+from ...reproduction import decide, row, table, verdict
 from .annotations import ATTRIBUTES, MAX_ANNOTATORS, Annotations
 from .reference import CARD_ANNOTATORS_RANGE, CARD_MEAN_ANNOTATORS, CARD_TRAIN_KEPT, PUBLISHED
 from ...errors import UserError
@@ -415,9 +415,9 @@ def reproduction_check(card: pd.DataFrame, annotations: Annotations, aggregated:
     n = annotations.n_annotators
     simulated = source == "simulated"
     low, high = CARD_ANNOTATORS_RANGE
-    rows.append(row("card:max_annotators", high, int(n.max()), "consistent" if n.max() <= high else "differs",
+    rows.append(row("card:max_annotators", high, int(n.max()), decide(False, n.max() <= high),
                     note=f"the card's range {low}–{high}: at most {high}"))
-    rows.append(row("card:min_annotators", low, int(n.min()), "consistent" if n.min() >= low else "differs",
+    rows.append(row("card:min_annotators", low, int(n.min()), decide(False, n.min() >= low),
                     note=f"the card's range {low}–{high}: at least {low}" if n.min() >= low else
                     f"{int((n < low).sum())} samples with 2 annotators (the card's note on not-ratable annotations)"))
     mean = stats.interval_for(n, seed=rng(seed, "mean-annotators"), n_resamples=n_resamples)

@@ -25,6 +25,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
+from ...reproduction import decide
 from .aggregation import HELPFULNESS, mean_pairwise_kappa, aggregate
 from .reference import KAPPA_SOURCE, PUBLISHED, PUBLISHED_KAPPA
 from .simulator import SimulatorConfig, distance, published_figures, simulate
@@ -81,15 +82,18 @@ def protocol_readings(config: SimulatorConfig = SimulatorConfig(), careless_grid
 def _against_published(low: float, high: float, before: float, after: float) -> tuple[str, str]:
     """The verdict in :data:`helmlite.reproduction.VERDICTS`' words (``consistent``: a published κ lies inside the
     interval; else ``differs``) and a note saying where the interval lies."""
+    word = decide(False, low <= after <= high or low <= before <= high)
     if low <= after <= high:
-        return "consistent", "the interval holds the value after the guideline changes"
-    if low <= before <= high:
-        return "consistent", "the interval holds the value before the guideline changes"
-    if high < min(before, after):
-        return "differs", "below both published values (these annotators agree less than HelpSteer2's)"
-    if low > max(before, after):
-        return "differs", "above both published values"
-    return "differs", "between the two published values"
+        where = "the interval holds the value after the guideline changes"
+    elif low <= before <= high:
+        where = "the interval holds the value before the guideline changes"
+    elif high < min(before, after):
+        where = "below both published values (these annotators agree less than HelpSteer2's)"
+    elif low > max(before, after):
+        where = "above both published values"
+    else:
+        where = "between the two published values"
+    return word, where
 
 
 def unfitted_check(agreement: pd.DataFrame) -> pd.DataFrame:
