@@ -112,6 +112,7 @@ def execute(spec: RunSpec, model: LanguageModel, *, results_dir: str | Path = RE
                **{key: after - before for (key, after), before in zip(_cache_counters(model).items(), counted_before.values())}}
     manifest = {"run_id": spec.run_id, "spec": spec.as_dict(), "model_identity": model.identity,
                 "in_context_examples": [e.id for e in examples], "packages": package_versions(), "git": git_state(),
-                "data_files": list(info.data), "versions": spec.versions, "perturbation_resources": resources_used(spec.perturbations),
+                "data_files": list(info.data), "versions": {**spec.versions, "backend": getattr(model, "code_version", 1)},
+                "perturbation_resources": resources_used(spec.perturbations),
                 "toxicity_scorer": {"name": scorer.name, "proxy": scorer.proxy} if scorer else None}
     return write_run(Path(results_dir) / spec.run_id, records, stats, manifest, timings)

@@ -235,7 +235,7 @@ def test_required_data_includes_the_files_runs_read_besides_their_scenarios():
 
 def test_schema_accepts_what_a_run_spec_accepts_and_names_the_registries():
     """One source of names (issue 27 §3): the schema's run properties are RunSpec.from_dict's fields, and its
-    perturbation and metric-family enums are the registries' (helmlite.perturbations, scenario variants,
+    perturbation (also helm_core's) and metric-family enums are the registries' (helmlite.perturbations, scenario variants,
     helmlite.metrics.selection.FAMILIES) — a name added to one and not the other fails here. A run with
     perturbations and metrics validates (the schema rejected both before)."""
     from importlib import resources
@@ -250,8 +250,10 @@ def test_schema_accepts_what_a_run_spec_accepts_and_names_the_registries():
     schema = yaml.safe_load(resources.files("helmlite").joinpath("schema.yaml").read_text(encoding="utf-8"))
     run, entry = schema["$defs"]["run"]["properties"], schema["$defs"]["grid_entry"]["properties"]
     assert set(run) == {"scenario", "model", "args", "adapter", "max_instances", "data_seed", "perturbations", "metrics"}
-    for properties in (run, entry):
+    helm_core = schema["properties"]["helm_core"]["properties"]  # the live grid's own perturbation list
+    for properties in (run, entry, helm_core):
         assert set(properties["perturbations"]["items"]["enum"]) == set(PERTURBATIONS) | set(SCENARIO_VARIANTS)
+    for properties in (run, entry):
         assert tuple(properties["metrics"]["items"]["enum"]) == FAMILIES
     config = workflow.load_config(REPO / "config" / "test.yaml")
     spec = {"scenario": "mmlu", "model": "smollm2-135m", "args": {"subject": "computer_security"}, "max_instances": 4,

@@ -38,7 +38,7 @@ import numpy as np
 from scipy.special import ndtri
 
 from ..adaptation import MULTIPLE_CHOICE_METHODS as MC_METHODS
-from ..metrics.calibration import calibration_error_test
+from ..metrics import calibration_error_test
 from ..stats import power
 
 PLANNING_DISCORDANCE = 0.25

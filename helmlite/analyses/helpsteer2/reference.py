@@ -10,7 +10,6 @@ PUBLISHED = {
                                        "a number the authors state: 23,652 disagreements rows vs 21,362 released = 9.7%"),
 }
 
-CARD_MEAN_ANNOTATORS = 3.41  # dataset card: "The final annotations (mean of 3.41 annotators) ..."
 CARD_TRAIN_KEPT = 20_324  # dataset card: "... to retain only 20,324 samples" (train split)
 CARD_ANNOTATORS_RANGE = (3, 5)  # dataset card: "a minimum of three annotators and up to five"
 

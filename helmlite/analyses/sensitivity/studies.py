@@ -26,10 +26,9 @@ def factor_table(runs: list[Run], levels: dict[str, str], study: str) -> pd.Data
     rows = []
     for run in runs:
         m = run.stats.metrics[run.main_metric]
-        adapter = run.spec.adapter
         rows.append({"study": study, "run_id": run.run_id, "model": run.model, "scenario": run.scenario_label,
-                     "level": levels[run.run_id], "seed": adapter["seed"], "shots": adapter["max_train_instances"],
-                     "method": adapter["method"], "metric": run.main_metric, "accuracy": m.mean, "ci_low": m.ci_low,
+                     "level": levels[run.run_id], "seed": run.spec.seed, "shots": run.spec.shots,
+                     "method": run.spec.method, "metric": run.main_metric, "accuracy": m.mean, "ci_low": m.ci_low,
                      "ci_high": m.ci_high, "n": m.n, "interval": m.method})
     return pd.DataFrame(rows)
 
