@@ -120,21 +120,34 @@ _REQUIRED = {f.name for f in fields(InstanceRecord) if f.default is MISSING and 
 
 @dataclass(frozen=True)
 class RunStats:
-    """A run's aggregates: ``stats.json``."""
+    """A run's aggregates: ``stats.json`` (validated on read like the manifest: one error names the file and field)."""
 
     run_id: str
+    """The run's id (the folder's name)."""
     scenario: str
+    """The scenario's registry name (``mmlu``; :attr:`Run.scenario_label` adds its arguments)."""
     model: str
+    """The model's name as the run asked for it."""
     method: str
+    """The adaptation method."""
     main_metric: str
+    """The metric the run is judged by (:mod:`helmlite.run_rules`)."""
     metric_families: tuple[str, ...]
+    """The metric families computed (:mod:`helmlite.metrics.selection`)."""
     n_instances: int
+    """Test instances evaluated (the records in ``instances.jsonl``)."""
     n_train_examples: int
+    """In-context examples every test instance was shown."""
     metrics: dict[str, MetricStat]
+    """Metric name → its estimate, interval, n and the interval's method."""
     efficiency: dict[str, float]
-    bootstrap: dict  # n_resamples and seed purpose of every bootstrap interval in the file
+    """Tokens per instance (prompt, output) and the like."""
+    bootstrap: dict
+    """``n_resamples`` and ``seed``: the settings of every bootstrap interval in the file."""
     format_version: int = FORMAT_VERSION
-    decision: dict = field(default_factory=dict)  # selection and decision rules the run used (run_rules.decision_rules)
+    """The run-folder format's version."""
+    decision: dict = field(default_factory=dict)
+    """The selection and decision rules the run used (:func:`helmlite.run_rules.decision_rules`)."""
 
     def to_json(self) -> dict:
         out = asdict(self)
@@ -142,11 +155,14 @@ class RunStats:
         return out
 
     @classmethod
-    def from_json(cls, raw: dict) -> "RunStats":
-        raw = dict(raw)
-        raw["metrics"] = {name: MetricStat.from_dict(m) for name, m in raw["metrics"].items()}
-        raw["metric_families"] = tuple(raw["metric_families"])
-        return cls(**raw)
+    def from_json(cls, raw, path: Path = Path(STATS)) -> "RunStats":
+        values = _typed(cls, raw, path)
+        try:
+            values["metrics"] = {name: MetricStat.from_dict(m) for name, m in values["metrics"].items()}
+        except (KeyError, TypeError, ValueError) as error:
+            raise RunResultsError(f"{path}: field 'metrics' holds an entry without mean, ci_low, ci_high, n and "
+                                  f"method ({error})") from None
+        return cls(**values)
 
 
 def _typed(cls, raw, path: Path):
@@ -303,6 +319,9 @@ class Manifest:
 
 
 _FIELD_TYPES = {  # per record and field, the JSON types accepted (a list read as a tuple where both are given)
+    "RunStats": {**{name: (str,) for name in ("run_id", "scenario", "model", "method", "main_metric")},
+                 "metric_families": (list, tuple), "n_instances": (int,), "n_train_examples": (int,), "metrics": (dict,),
+                 "efficiency": (dict,), "bootstrap": (dict,), "format_version": (int,), "decision": (dict,)},
     "SpecRecord": {"scenario": (str,), "model": (str,), "adapter": (dict,), "args": (dict,), "max_instances": (int, type(None)),
                    "data_seed": (int,), "perturbations": (list, tuple), "metrics": (list, tuple),
                    "source": (str, type(None)), "helm_run_name": (str, type(None)), "task_version": (int, float, str, type(None))},
@@ -317,6 +336,7 @@ _FIELD_TYPES = {  # per record and field, the JSON types accepted (a list read a
 
 
 _ELEMENT_TYPES = {  # per record and list field, the JSON type of its elements
+    "RunStats": {"metric_families": (str,)},
     "SpecRecord": {"perturbations": (str,), "metrics": (str,)},
     "Timings": {"latency_s": (float, int)},
     "Manifest": {"in_context_examples": (str,), "data_files": (str,)},
@@ -400,9 +420,9 @@ def read_run(results_dir: str | Path, run_id: str) -> Run:
     rebuild = f"delete {folder} and re-run snakemake (finished requests come from the request cache)"
     raw_stats, raw_manifest = _load_json(folder / STATS, rebuild), _load_json(folder / MANIFEST, rebuild)
     try:
-        stats = RunStats.from_json(raw_stats)
-    except (KeyError, TypeError) as error:
-        raise RunResultsError(f"{folder / STATS}: unexpected content ({error}); {rebuild}") from None
+        stats = RunStats.from_json(raw_stats, folder / STATS)
+    except RunResultsError as error:
+        raise RunResultsError(f"{error}; {rebuild}") from None
     raw_timings = _load_json(folder / TIMINGS, rebuild) if (folder / TIMINGS).exists() else {}
     try:
         manifest = Manifest.from_json(raw_manifest, folder / MANIFEST)

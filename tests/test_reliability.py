@@ -257,9 +257,9 @@ def test_a_record_without_prediction_or_correctness_round_trips(tmp_path):
 
 
 def test_manifest_and_timings_are_typed_and_checked_on_read(tmp_path):
-    """Issue 27 §1: a run folder's manifest, spec and timings are read into typed records (results.Manifest,
-    SpecRecord, Timings); a missing field, a field of the wrong type or an unknown field is one error naming the file
-    and the field."""
+    """Issue 27 §1: a run folder's stats, manifest, spec and timings are read into typed records (results.RunStats,
+    Manifest, SpecRecord, Timings); a missing field, a field of the wrong type or an unknown field is one error naming
+    the file and the field."""
     from helmlite.results import InstanceRecord, MetricStat, RunStats, write_run
 
     record = InstanceRecord(id="a", input="", prompt="", n_train=0, truncated=False, prompt_tokens=1, references=[],
@@ -288,6 +288,16 @@ def test_manifest_and_timings_are_typed_and_checked_on_read(tmp_path):
     write_run(tmp_path / "run", [record], stats, manifest, {"wall_s": "fast"})
     with pytest.raises(RunResultsError, match=r"timings.json: field 'wall_s' must be float or int or null"):
         read_run(tmp_path, "run")
+    import json
+
+    write_run(tmp_path / "run", [record], stats, manifest, {"wall_s": 1.5})
+    raw = json.loads((tmp_path / "run" / "stats.json").read_text())
+    for broken, field in (({**raw, "main_metric": 1}, r"stats.json: field 'main_metric' must be str, got int"),
+                          ({**raw, "metric_families": ["accuracy", None]}, r"field 'metric_families'\[1\] must be str"),
+                          ({**raw, "metrics": {"x": {"mean": 1.0}}}, r"stats.json: field 'metrics' holds an entry without")):
+        (tmp_path / "run" / "stats.json").write_text(json.dumps(broken))
+        with pytest.raises(RunResultsError, match=field):
+            read_run(tmp_path, "run")
     write_run(tmp_path / "run", [record], stats, manifest, {"latency_s": [0.5, None]})
     with pytest.raises(RunResultsError, match=r"timings.json: field 'latency_s'\[1\] must be float or int, got NoneType"):
         read_run(tmp_path, "run")
