@@ -121,7 +121,7 @@ def _calibration(records) -> dict[str, Bootstrapper]:
 
     def of(statistic) -> Bootstrapper:
         if not len(confidence):
-            return lambda **_: stats.Estimate(math.nan, math.nan, math.nan, 0, method="percentile")
+            return lambda **_: stats.Estimate(math.nan, math.nan, math.nan, 0, 0.95, "percentile")
         # binned statistics: not smooth, so the percentile interval at any n (stats.interval_for)
         return lambda **kw: stats.interval_for((confidence, correct), statistic=statistic, smooth=False, **kw)
 
@@ -196,7 +196,7 @@ def compute(families: tuple[str, ...], records, *, run_id: str, seed: int, n_res
                 out[name] = bootstrap(n_resamples=n_resamples, seed=rng(seed, run_id, "bootstrap", name))
         if family in _RUN_LEVEL_POINTS and records:
             for name, value in _RUN_LEVEL_POINTS[family](records).items():
-                out[name] = stats.Estimate(value, math.nan, math.nan, len(records), method=POINT_METHOD)
+                out[name] = stats.Estimate(value, math.nan, math.nan, len(records), 0.95, POINT_METHOD)
         if family in _RUN_LEVEL_SHARES and records:
             for name, (successes, total) in _RUN_LEVEL_SHARES[family](records).items():
                 out[name] = stats.interval_for(np.repeat([1.0, 0.0], [successes, total - successes]))

@@ -29,15 +29,16 @@ class Estimate:
 
     ``n`` counts the independent units the interval rests on (items; clusters for a cluster
     bootstrap); ``method`` names the interval actually used (e.g. ``"bca"``, ``"percentile"``,
-    ``"clopper-pearson"``), which may differ from the one asked for (BCa needs n >= 20).
+    ``"clopper-pearson"``), which may differ from the one asked for (BCa needs n >= 20). Both are required: an
+    estimate always says at which level and by which method its interval was made.
     """
 
     estimate: float
     ci_low: float
     ci_high: float
     n: int
-    level: float = 0.95
-    method: str = "bca"
+    level: float
+    method: str
 
     def as_dict(self) -> dict:
         return asdict(self)
