@@ -390,10 +390,14 @@ class Run:
 
 
 def write_run(folder: str | Path, records: list[InstanceRecord], stats: RunStats, manifest: dict, timings: dict) -> Path:
-    """Write a run folder atomically, ``stats.json`` last (the file the workflow waits for)."""
+    """Write a run folder atomically, ``stats.json`` last (the file the workflow waits for). The manifest and timings
+    are checked as :func:`read_run` checks them (:class:`Manifest`, :class:`Timings`) before anything is written, so a
+    run that could not be read back is never written."""
     folder = Path(folder)
     if stats.n_instances != len(records):
         raise ValueError(f"stats count {stats.n_instances} instances but {len(records)} records were given")
+    Manifest.from_json(manifest, folder / MANIFEST)
+    Timings.from_json(timings, folder / TIMINGS)
     with atomic_open(folder / INSTANCES, "w", encoding="utf-8") as handle:
         for record in records:
             handle.write(json_line(record.to_json()) + "\n")

@@ -259,7 +259,7 @@ def test_a_record_without_prediction_or_correctness_round_trips(tmp_path):
 def test_manifest_and_timings_are_typed_and_checked_on_read(tmp_path):
     """Issue 27 §1: a run folder's stats, manifest, spec and timings are read into typed records (results.RunStats,
     Manifest, SpecRecord, Timings); a missing field, a field of the wrong type or an unknown field is one error naming
-    the file and the field."""
+    the file and the field — and write_run refuses a manifest or timings it could not read back, writing nothing."""
     from helmlite.results import InstanceRecord, MetricStat, RunStats, write_run
 
     record = InstanceRecord(id="a", input="", prompt="", n_train=0, truncated=False, prompt_tokens=1, references=[],
@@ -282,14 +282,20 @@ def test_manifest_and_timings_are_typed_and_checked_on_read(tmp_path):
                           ({**manifest, "spec": {**spec, "perturbations": ["robustness", 7]}},
                            r"field 'perturbations'\[1\] must be str, got int 7"),
                           ({**manifest, "in_context_examples": [["a"]]}, r"field 'in_context_examples'\[0\] must be str")):
-        write_run(tmp_path / "run", [record], stats, broken, {"wall_s": 1.5})
-        with pytest.raises(RunResultsError, match=rf"manifest.json.*{field}"):
+        with pytest.raises(RunResultsError, match=rf"manifest.json.*{field}"):  # refused before anything is written
+            write_run(tmp_path / "refused", [record], stats, broken, {"wall_s": 1.5})
+        assert not (tmp_path / "refused").exists()
+        (tmp_path / "run" / "manifest.json").write_text(json.dumps({"format_version": 1, **broken}))
+        with pytest.raises(RunResultsError, match=rf"manifest.json.*{field}"):  # and a file edited later, on read
             read_run(tmp_path, "run")
-    write_run(tmp_path / "run", [record], stats, manifest, {"wall_s": "fast"})
-    with pytest.raises(RunResultsError, match=r"timings.json: field 'wall_s' must be float or int or null"):
-        read_run(tmp_path, "run")
-    import json
-
+    for timings, field in (({"wall_s": "fast"}, r"field 'wall_s' must be float or int or null"),
+                           ({"latency_s": [0.5, None]}, r"field 'latency_s'\[1\] must be float or int, got NoneType")):
+        with pytest.raises(RunResultsError, match=rf"timings.json: {field}"):
+            write_run(tmp_path / "refused", [record], stats, manifest, timings)
+        write_run(tmp_path / "run", [record], stats, manifest, {"wall_s": 1.5})
+        (tmp_path / "run" / "timings.json").write_text(json.dumps({"format_version": 1, **timings}))
+        with pytest.raises(RunResultsError, match=rf"timings.json: {field}"):
+            read_run(tmp_path, "run")
     write_run(tmp_path / "run", [record], stats, manifest, {"wall_s": 1.5})
     raw = json.loads((tmp_path / "run" / "stats.json").read_text())
     for broken, field in (({**raw, "main_metric": 1}, r"stats.json: field 'main_metric' must be str, got int"),
@@ -298,6 +304,3 @@ def test_manifest_and_timings_are_typed_and_checked_on_read(tmp_path):
         (tmp_path / "run" / "stats.json").write_text(json.dumps(broken))
         with pytest.raises(RunResultsError, match=field):
             read_run(tmp_path, "run")
-    write_run(tmp_path / "run", [record], stats, manifest, {"latency_s": [0.5, None]})
-    with pytest.raises(RunResultsError, match=r"timings.json: field 'latency_s'\[1\] must be float or int, got NoneType"):
-        read_run(tmp_path, "run")
