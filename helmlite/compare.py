@@ -112,15 +112,8 @@ def _ids(ids) -> str:
 
 
 def _values(run: Run, metric: str) -> dict[str, float]:
-    """Instance id → the metric's value on the instance (instances without a value left out); duplicated ids refused."""
-    seen, duplicated = set(), []
-    for record in run.records:
-        if record.id in seen:
-            duplicated.append(record.id)
-        seen.add(record.id)
-    if duplicated:
-        raise UserError(f"compare: {_where(run, INSTANCES)}: instance id(s) appear more than once: "
-                        f"{_ids(dict.fromkeys(duplicated))}; a run holds each instance once")
+    """Instance id → the metric's value on the instance (instances without a value left out; ids are unique, as
+    :func:`helmlite.results.read_run` checks)."""
     values, bad = {}, []
     for record in run.records:
         value = record.metrics.get(metric)
@@ -201,13 +194,12 @@ def metrics_to_compare(runs: list[Run], metrics: list[str] | None) -> list[str]:
     return list(dict.fromkeys(metrics))
 
 
-def _pair(aligned: Aligned, k: int, j: int, runs: list[Run], level: float, n_resamples: int, seed: int):
-    a, b = aligned.values[k], aligned.values[j]
-    binary = stats.is_binary(a) and stats.is_binary(b)
+def _pair(aligned: Aligned, k: int, j: int, runs: list[Run], means: list, level: float, n_resamples: int, seed: int):
     draw = rng(seed, "compare", aligned.metric, runs[k].run_id, runs[j].run_id)
-    difference = stats.interval_for((a, b), paired=True, level=level, n_resamples=n_resamples, seed=draw)
-    means = [stats.interval_for(x, level=level, n_resamples=n_resamples, seed=rng(seed, "compare-mean", aligned.metric, run.run_id))
-             for x, run in ((a, runs[k]), (b, runs[j]))]
+    difference = stats.interval_for((aligned.values[k], aligned.values[j]), paired=True, level=level,
+                                    n_resamples=n_resamples, seed=draw)
+    binary = difference.discordance is not None  # the 0/1 design (McNemar + Newcombe) reports its discordance
+    means = [means[k], means[j]]
     claim = claims.Claim(f"{runs[k].run_id} > {runs[j].run_id} on {aligned.metric}", f"mean {aligned.metric}: A − B",
                          difference.estimate, difference.ci_low, difference.ci_high, 0.0, difference.n, "greater",
                          p_value=difference.p_value, scale="paired-proportion" if binary else "difference", level=level,
@@ -239,8 +231,11 @@ def compare_runs(runs: list[Run], metrics: list[str] | None = None, *, alpha: fl
     pairs, rows = [], []
     for metric in metrics_to_compare(runs, metrics):
         aligned = align(runs, metric, on_missing)
+        means = [stats.interval_for(values, level=level, n_resamples=n_resamples,  # each run's once, on the shared items
+                                    seed=rng(seed, "compare-mean", metric, run.run_id))
+                 for values, run in zip(aligned.values, runs)]
         for k, j in itertools.combinations(range(len(runs)), 2):
-            claim, row = _pair(aligned, k, j, runs, level, n_resamples, seed)
+            claim, row = _pair(aligned, k, j, runs, means, level, n_resamples, seed)
             pairs.append(claim)
             rows.append(row)
     verdicts = claims.claims_table(pairs, alpha=alpha, correction="holm")

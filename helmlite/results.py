@@ -438,6 +438,11 @@ def read_run(results_dir: str | Path, run_id: str) -> Run:
         records = [InstanceRecord.from_json(json.loads(line)) for line in path.read_text(encoding="utf-8").splitlines()]
     except (OSError, json.JSONDecodeError, KeyError, TypeError) as error:
         raise RunResultsError(f"{path} is unreadable or truncated ({error}); {rebuild}") from None
+    ids = [record.id for record in records]
+    if len(set(ids)) != len(ids):
+        repeated = sorted({i for i in ids if ids.count(i) > 1})
+        raise RunResultsError(f"{path}: instance id(s) appear more than once ({', '.join(repeated[:5])}); a run holds each "
+                              f"instance once; {rebuild}")
     if len(records) != stats.n_instances:
         raise RunResultsError(f"{path} holds {len(records)} records but {STATS} counts {stats.n_instances}; {rebuild}")
     if stats.run_id != run_id:

@@ -143,11 +143,11 @@ def import_inspect(log_file: str | Path, results_dir: str | Path = "results/runs
         by_id[str(sample.id)].append((sample, value))
     records = [_record([s for s, _ in pairs], chosen.name, sum(v for _, v in pairs) / len(pairs), len(pairs))
                for pairs in by_id.values()]
-    if not isinstance(aggregate, (int, float)):
+    reported = aggregate if isinstance(aggregate, (int, float)) else None
+    if reported is None:
         print(f"helmlite: warning: {path.name}: scorer {chosen.name!r} has no accuracy or mean metric; imported "
               f"{len(records)} samples unchecked against inspect's own aggregate", file=sys.stderr)
-    check_tool_mean(path, [r.metrics[chosen.name] for r in records], chosen.name,
-                    aggregate if isinstance(aggregate, (int, float)) else None,
+    check_tool_mean(path, [r.metrics[chosen.name] for r in records], chosen.name, reported,
                     f"inspect's own {aggregate_name} of scorer {chosen.name!r}", "import the log inspect wrote, unedited")
     spec_model = model or _model_name(log)
     method = "multiple_choice_joint" if all(pairs[0][0].choices for pairs in by_id.values()) else "generation"
