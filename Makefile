@@ -87,9 +87,12 @@ test-server: venv
 	HELMLITE_TEST_INSTALL=1 $(PY) -m pytest -q tests/test_server.py tests/test_install.py
 
 # config/test.yaml through profiles/slurm on a single-node SLURM cluster it sets up (Debian's slurm-wlm and munge,
-# installed if absent; needs root), tables byte-identical to a local run; the daemons it starts are stopped.
+# installed if absent; needs root), tables byte-identical to a local run; the daemons it starts are stopped. Twice:
+# without job accounting (squeue status), then with slurmdbd and MariaDB (sacct status), against the same local run.
 test-cluster: venv
 	bash benchmarks/test_cluster.sh
+	rm -rf build/cluster-local-tables && cp -r build/cluster/local_tables build/cluster-local-tables
+	ACCOUNTING=slurmdbd LOCAL_TABLES=build/cluster-local-tables bash benchmarks/test_cluster.sh
 
 clean:
 	rm -rf build results reports tables .snakemake
