@@ -32,16 +32,30 @@ case "$ACCOUNTING" in
   slurmdbd) PACKAGES=(slurm-wlm munge slurmdbd mariadb-server); STATUS_COMMAND=sacct; MIN_JOB_AGE=5 ;;
   *) echo "test-cluster: ACCOUNTING must be none or slurmdbd, not '$ACCOUNTING'" >&2; exit 2 ;;
 esac
+if [ "$(id -u)" != 0 ]; then
+  echo "test-cluster: run as root: it installs packages if absent, writes $CONF_DIR and starts the SLURM daemons" >&2
+  exit 2
+fi
+running=$(pgrep -x 'slurmctld|slurmd|slurmdbd|mariadbd' || true)
+if [ -n "$running" ]; then
+  echo "test-cluster: SLURM or MariaDB daemons are already running (pids: $(echo $running)) — stop them first (an earlier run killed before its clean-up?)" >&2
+  exit 2
+fi
 missing=()
 for package in "${PACKAGES[@]}"; do
   dpkg -s "$package" > /dev/null 2>&1 || missing+=("$package")
 done
 if [ ${#missing[@]} -gt 0 ]; then
-  if [ "$(id -u)" != 0 ]; then
-    echo "test-cluster: ${missing[*]} not installed and this is not root: install them (apt-get install ${missing[*]})" >&2
-    exit 2
+  # a container's policy-rc.d forbids starting services on install; where there is none, one for the install
+  # keeps Debian's scripts from starting system-wide munge/MariaDB/SLURM services that this script would not stop
+  POLICY=/usr/sbin/policy-rc.d
+  own_policy=false
+  if [ ! -e "$POLICY" ]; then
+    printf '#!/bin/sh\nexit 101\n' > "$POLICY" && chmod 755 "$POLICY" && own_policy=true
   fi
+  apt-get update -q > /dev/null
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" > /dev/null
+  if $own_policy; then rm -f "$POLICY"; fi
 fi
 # the `cluster` extra's executor plugin, at the version constraints.txt pins
 "$PY" -c "import snakemake_executor_plugin_slurm" 2> /dev/null || "$PY" -m pip install --quiet -c constraints.txt snakemake-executor-plugin-slurm
@@ -52,7 +66,7 @@ if [ -e "$CONF_DIR/slurm.conf" ]; then
 fi
 rm -rf "$STATE"
 mkdir -p "$STATE"/{spool/ctld,spool/d,log,run}
-HOST=$(hostname)
+HOST=$(hostname -s)  # slurmd finds its node by the short host name
 MEMORY_MB=$(( $(awk '/MemTotal/ {print $2}' /proc/meminfo) / 1024 - 2048 ))
 CPUS=$(nproc)
 if [ "$ACCOUNTING" = slurmdbd ]; then
@@ -89,20 +103,25 @@ EOF
 STARTED_PIDS=()  # pid files of the daemons this script started, stopped last-started first
 WROTE=()  # files this script wrote under $CONF_DIR
 stop() {
+  # jobs first (on a failed or interrupted run they would outlive slurmd: proctrack/linuxproc), then the daemons:
+  # SIGTERM, up to 10 s, then SIGKILL
+  if [ -e "$CONF_DIR/slurm.conf" ] && pgrep -x slurmctld > /dev/null; then scancel --user="$(id -un)" 2> /dev/null || true; fi
   for (( i=${#STARTED_PIDS[@]}-1; i>=0; i-- )); do
     pid=$(cat "${STARTED_PIDS[$i]}" 2> /dev/null || true)
     if [ -n "$pid" ]; then
       kill "$pid" 2> /dev/null || true
       for _ in $(seq 20); do kill -0 "$pid" 2> /dev/null || break; sleep 0.5; done
+      kill -KILL "$pid" 2> /dev/null || true
     fi
   done
+  pkill -KILL -x slurmstepd 2> /dev/null || true
   [ ${#WROTE[@]} -eq 0 ] || rm -f "${WROTE[@]}"
 }
 trap stop EXIT
-started() {  # started PIDFILE: wait for a daemon's pid file, then remember it for stop()
+started() {  # started PIDFILE: remember a daemon's pid file for stop(), then wait for it to appear
+  STARTED_PIDS+=("$1")
   for _ in $(seq 30); do [ -s "$1" ] && break; sleep 1; done
   [ -s "$1" ] || { echo "test-cluster: no pid file $1 — the daemon did not start:" >&2; tail -n 20 "$STATE/log/"*.log >&2; exit 1; }
-  STARTED_PIDS+=("$1")
 }
 mkdir -p "$CONF_DIR"
 cp "$STATE/slurm.conf" "$CONF_DIR/slurm.conf"

@@ -244,23 +244,71 @@ def test_pooled_one_row_requests_do_not_depend_on_their_batch_mates(tiny_model_d
 def test_generations_depend_on_the_request_alone(tiny_model_dir):
     """Issue 24 §4, for generation: the same greedy requests generated in chunks of 1, 2 or all, with batch sizes 1
     and 8, in reverse order, or after another request filled the prefix cache, give bit-identical texts and
-    log-probabilities (each request is decoded on its own over its declared prefix; the reference is one call)."""
+    log-probabilities (the reference is one call). Longer generations are decoded on their own over their declared
+    prefix; one-token ones (every third, and one without a prefix) share pooled forwards, whose composition
+    changes with the chunk and batch size."""
     model = load_model(str(tiny_model_dir))
     prefix = "Question: what is two plus two?\nAnswer: four\n\n" * 8
-    requests = [GenerationRequest(prefix + f"Question: {k} cats sat on {'a ' * k}mat?\nAnswer:", max_tokens=3 + k % 3,
-                                  prefixes=(len(prefix),)) for k in range(6)]
-    requests.append(GenerationRequest("Plain text without a prefix", max_tokens=4))
+    requests = [GenerationRequest(prefix + f"Question: {k} cats sat on {'a ' * k}mat?\nAnswer:", max_tokens=(1, 1, 4)[k % 3],
+                                  prefixes=(len(prefix),)) for k in range(12)]
+    requests += [GenerationRequest("Plain text without a prefix", max_tokens=4), GenerationRequest("Plain text, one token", max_tokens=1)]
 
     def generated(chunk, batch, order=None):
         return [(g.text, g.token_logprobs) for g in _in_chunks(model, model.generate, requests, chunk, batch, order)]
 
     reference = generated(len(requests), 8)
     assert all(len(logprobs) > 0 for _, logprobs in reference)
-    for chunk, batch in ((1, 8), (2, 1)):
+    for chunk, batch in ((1, 8), (2, 1), (5, 3)):
         assert generated(chunk, batch) == reference, (chunk, batch)
     assert generated(3, 8, order=list(range(len(requests)))[::-1]) == reference
     model.generate([GenerationRequest(prefix + "Question: another run?\nAnswer:", 2, prefixes=(len(prefix),))])
     assert [(g.text, g.token_logprobs) for g in model.generate(requests)] == reference
+
+
+def test_one_token_greedy_generations_equal_decoding_each_request_alone(tiny_model_dir):
+    """HELM's joint multiple-choice answers (``max_tokens=1``, temperature 0) take pooled forwards; each equals the
+    same prompt decoded alone by HF ``generate`` on the whole prompt, without prefix reuse (an independent path): the
+    same token and its log-probability within fp32 rounding. A stop sequence still cuts the text."""
+    import torch
+
+    model = load_model(str(tiny_model_dir), batch_size=4)
+    prefix = "Question: what is two plus two?\nAnswer: four\n\n" * 6
+    prompts = [prefix + f"Question: is {k} {'very ' * k}large?\nAnswer:" for k in range(7)]
+    out = model.generate([GenerationRequest(p, max_tokens=1, prefixes=(len(prefix),)) for p in prompts])
+    for prompt, answer in zip(prompts, out):
+        ids = model._encode(prompt)
+        whole = model.model.generate(input_ids=torch.tensor([ids]), attention_mask=torch.ones(1, len(ids), dtype=torch.long),
+                                     max_new_tokens=1, do_sample=False, output_logits=True, return_dict_in_generate=True,
+                                     pad_token_id=model.tokenizer.pad_token_id)
+        token = int(whole.sequences[0, -1])
+        assert answer.text == model.tokenizer.decode([token], skip_special_tokens=True)
+        assert answer.token_logprobs[0] == pytest.approx(float(torch.log_softmax(whole.logits[0][0].float(), -1)[token]), abs=1e-5)
+        assert answer.prompt_tokens == len(ids) and answer.output_tokens == 1
+    first = out[0].text
+    stopped = model.generate([GenerationRequest(prompts[0], max_tokens=1, stop=(first,), prefixes=(len(prefix),))])[0]
+    assert first and stopped.text == ""
+
+
+def test_a_pooled_forward_keeps_no_copy_of_the_prefix(tiny_model_dir):
+    """A scoring forward's fork of the prefix cache (``keep_new=False``) returns the same concatenations as
+    transformers' own ``DynamicLayer.update`` — the logits are bit-identical to a fork that keeps them — but its
+    layers still hold only the prefix afterwards (the batch's copy of the prefix is not kept for the whole forward)."""
+    import torch
+
+    from helmlite.models.transformers_backend import _fork_cache
+
+    model = load_model(str(tiny_model_dir))
+    prefix = "Question: what is two plus two?\nAnswer: four\n\n" * 4
+    ids = model._encode(prefix + "Question: and three?\nAnswer: three")
+    length, cache = model._extend_prefix(None, ids, len(model._encode(prefix)) - 1)
+    suffix = torch.tensor([ids[length:]] * 3)
+    positions = torch.arange(length, len(ids)).unsqueeze(0).expand(3, -1)
+    logits = {}
+    for keep in (True, False):
+        fork = _fork_cache(cache, 3, keep_new=keep)
+        logits[keep] = model.model(input_ids=suffix, cache=fork, position_ids=positions).logits
+        assert fork.get_seq_length() == (len(ids) if keep else length)
+    assert torch.equal(logits[True], logits[False])
 
 
 def test_a_forward_over_a_forked_prefix_cache_leaves_the_cache_as_it_was(tiny_model_dir):

@@ -19,12 +19,16 @@ request only —
 not on the chunk, the batch size or what the cache held (tested bit for bit) — and equals the no-reuse path within
 float rounding (tested on both embedded models; ``reuse_prefixes=False`` turns reuse off). One-token
 continuations of the same context (the answer letters of a joint multiple-choice prompt) are read from one forward
-pass, as lm-evaluation-harness's logits cache does. Generation decodes each request on its own over its declared
-prefix levels (HF ``generate``, no padding), so a generation too depends on its request alone.
+pass, as lm-evaluation-harness's logits cache does. A forward over a prefix keeps no copy of it: the batch's
+concatenation with the prefix lives for one layer. Generation decodes each request on its own over its declared
+prefix levels (HF ``generate``, no padding), except one-token greedy requests (HELM's multiple-choice-joint
+answers), which take the pooled forwards one-row scoring takes; either way a generation depends on its request
+alone.
 """
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import time
 from collections import OrderedDict
@@ -49,6 +53,9 @@ WIDTH_STEP = 8
 #: positions at once (fewer take another matrix-product path, ~1e-6 apart), so a pooled forward that reads fewer
 #: also projects other positions of its padded width (:func:`_head_positions`).
 MIN_HEAD_ROWS = 4
+#: The ``alternatives`` of a row read for its whole next-token distribution: a one-token greedy generation, run as a
+#: row of its prompt and a placeholder token whose predecessor's distribution is read (:meth:`TransformersModel.generate`).
+NEXT_TOKEN = object()
 #: Prefix levels kept (their key/value caches), most recently used first: a run's few-shot prefix and the level an
 #: instance shares with its variants stay while their requests are scored.
 PREFIX_LRU = 6
@@ -68,10 +75,13 @@ def _head_positions(rows: list, start: int, width: int) -> list[int]:
     return sorted(set(keep) | set([p for p in range(width) if p not in keep][:max(0, need - len(keep))]))
 
 
-def _fork_cache(cache, rows: int = 1):
+def _fork_cache(cache, rows: int = 1, *, keep_new: bool = True):
     """A key/value cache to run over ``cache`` without changing it, for ``rows`` rows. transformers' dynamic layers
     never write into their tensors — ``update`` concatenates and rebinds — so the fork shares them (as batch views,
-    not copies: the concatenation in the forward makes the only copy). Other cache types are deep-copied."""
+    not copies: the concatenation in the forward makes the only copy). With ``keep_new=False`` (a forward whose
+    cache is dropped after it) full-attention layers do not keep that concatenation either (:func:`_read_through`),
+    so a batch's copy of the prefix lives for one layer, not for the whole forward. Other cache types are
+    deep-copied."""
     from transformers.cache_utils import DynamicLayer, DynamicSlidingWindowLayer
 
     if not all(type(layer) in (DynamicLayer, DynamicSlidingWindowLayer) for layer in cache.layers):
@@ -83,7 +93,21 @@ def _fork_cache(cache, rows: int = 1):
     for layer in fork.layers:
         if rows > 1 and layer.keys is not None and layer.keys.numel():
             layer.keys, layer.values = (t.expand(rows, *t.shape[1:]) for t in (layer.keys, layer.values))
+        if not keep_new and type(layer) is DynamicLayer:
+            layer.update = functools.partial(_read_through, layer)
     return fork
+
+
+def _read_through(layer, key_states: torch.Tensor, value_states: torch.Tensor, *args, **kwargs):
+    """A full-attention layer's ``update`` that returns the prefix's keys and values joined with the new ones —
+    the very tensors ``DynamicLayer.update`` returns, so the forward's values are bit-identical — without keeping
+    them in the layer."""
+    return torch.cat([layer.keys, key_states], dim=-2), torch.cat([layer.values, value_states], dim=-2)
+
+
+def _pool_key(levels: list[int], ids: list[int]) -> tuple:
+    """What one-row requests must share to be pooled: their prefix levels and the deepest level's tokens."""
+    return tuple(levels), tuple(ids[:levels[-1]]) if levels else ()
 
 
 def _common_prefix(a: list[int], b: list[int]) -> int:
@@ -94,7 +118,7 @@ def _common_prefix(a: list[int], b: list[int]) -> int:
 class TransformersModel:
     """A ``LanguageModel`` over a local model directory (or hub id, where the hub is reachable)."""
 
-    code_version = 1  # raise when a change alters the answer to the same request (helmlite.models.cache)
+    code_version = 2  # raise when a change alters the answer to the same request (helmlite.models.cache)
 
     def __init__(self, path: str | Path, *, name: str | None = None, threads: int = 1, batch_size: int = 8,
                  dtype: torch.dtype = torch.float32, device: str = "cpu", reuse_prefixes: bool = True,
@@ -190,7 +214,8 @@ class TransformersModel:
         With ``prefix = (length, cache)`` the first ``length`` tokens of every row are taken from the
         prefix's key/value cache and only the suffixes are run. A row with ``alternatives`` (several
         one-token continuations of one context) returns the log-probability of each alternative token at
-        its last position instead. With ``width`` (a pooled forward) the rows are padded to it and the output
+        its last position instead; one whose alternatives are :data:`NEXT_TOKEN` returns that position's whole
+        distribution (a tensor over the vocabulary). With ``width`` (a pooled forward) the rows are padded to it and the output
         projection sees at least :data:`MIN_HEAD_ROWS` positions.
         """
         start, cache = prefix if prefix else (0, None)
@@ -206,7 +231,7 @@ class TransformersModel:
         where = {p: k for k, p in enumerate(keep)}
         extra = {}
         if cache is not None:
-            batch_cache = _fork_cache(cache, len(rows))
+            batch_cache = _fork_cache(cache, len(rows), keep_new=False)
             positions = torch.arange(start, start + width, device=self.device).unsqueeze(0).expand(len(rows), -1)
             extra = {"cache": batch_cache, "position_ids": positions}
         self.encoded_tokens += sum(len(ids) - start for ids, _ in rows)
@@ -215,7 +240,9 @@ class TransformersModel:
         logprobs = torch.log_softmax(logits.float(), dim=-1)
         out = []
         for r, ((ids, n), tokens) in enumerate(zip(rows, alternatives)):
-            if tokens is not None:
+            if tokens is NEXT_TOKEN:
+                out.append(logprobs[r, where[len(ids) - 2 - start]])
+            elif tokens is not None:
                 out.append(logprobs[r, where[len(ids) - 2 - start], list(tokens)].tolist())
             else:
                 out.append([float(logprobs[r, where[p - start], ids[p + 1]]) for p in range(n - 1, len(ids) - 1)])
@@ -373,7 +400,7 @@ class TransformersModel:
         for i in first.values():
             _, unique, alternatives, _, levels = plans[i]
             if len(unique) == 1:
-                pooled.setdefault((tuple(levels), tuple(unique[0][0][:levels[-1]]) if levels else ()), []).append(i)
+                pooled.setdefault(_pool_key(levels, unique[0][0]), []).append(i)
             elif unique:
                 values[i] = self._score_over(unique, alternatives, self._prefix_cache(unique[0][0], levels))
         for members in pooled.values():
@@ -425,15 +452,43 @@ class TransformersModel:
         steps = torch.log_softmax(torch.stack([s[0].float() for s in out.logits]), dim=-1)  # (steps, vocab)
         return self._decode(request, out.sequences[0, len(ids):].tolist(), steps, len(ids), latency)
 
+    def _generate_pooled(self, requests: list[GenerationRequest], encoded: list[list[int]], levels: list[int]) -> list[Generation]:
+        """One-token greedy generations over the same prefix levels (HELM's multiple-choice-joint answers:
+        ``max_tokens=1``, temperature 0) in the pooled forwards scoring uses (:meth:`_score_pooled`): each prompt is
+        a row with a placeholder token after it, padded to its width bucket, and the generated token is the argmax
+        of the last prompt position's distribution, as greedy decoding takes it. A row's values depend on its
+        prompt and prefix only — not on which requests share its forward (tested bit for bit) — and equal a
+        decoding of the request alone within float rounding. A generation's latency is its share of its forwards' time."""
+        started = time.perf_counter()
+        rows = [(ids + [self.tokenizer.pad_token_id], len(ids)) for ids in encoded]
+        distributions = self._score_pooled(rows, [NEXT_TOKEN] * len(rows), self._prefix_cache(encoded[0], levels))
+        latency = (time.perf_counter() - started) / len(requests)
+        out = []
+        for request, ids, distribution in zip(requests, encoded, distributions):
+            token = int(torch.argmax(distribution))
+            out.append(self._decode(request, [token], distribution.unsqueeze(0), len(ids), latency))
+        return out
+
     def generate(self, requests: Sequence[GenerationRequest]) -> list[Generation]:
-        """Each request decoded on its own over its declared prefix levels (:meth:`_declared_lengths`; a run's
-        few-shot prefix is encoded once and kept in the prefix cache), so a generation — its text and its
-        log-probabilities — depends on its request alone, as a score does. One row at a time gives up batched
-        decoding, which on a CPU made a step of eight rows cost little more than one."""
-        results = []
+        """Each generation a function of its request alone — its text and its log-probabilities — as a score is.
+        A request decodes over its declared prefix levels (:meth:`_declared_lengths`; a run's few-shot prefix is
+        encoded once and kept in the prefix cache). One-token greedy requests over the same levels are answered in
+        pooled forwards (:meth:`_generate_pooled`: one forward for up to ``batch_size`` of them, as a prompt's
+        scoring is); any other request is decoded on its own (HF ``generate``, no padding), which gives up batched
+        decoding — on a CPU a step of eight rows cost little more than one."""
+        results: list[Generation | None] = [None] * len(requests)
         self._start_progress(len(requests))
-        for request in requests:
+        pooled: dict[tuple, list[tuple[int, list[int], list[int]]]] = {}
+        for i, request in enumerate(requests):
             ids = self._encode(request.prompt)
-            results.append(self._generate_one(request, ids, self._prefix_cache(ids, self._declared_lengths(request, [(ids, len(ids))]))))
+            levels = self._declared_lengths(request, [(ids, len(ids))])
+            if request.max_tokens == 1 and request.temperature == 0:
+                pooled.setdefault(_pool_key(levels, ids), []).append((i, ids, levels))
+                continue
+            results[i] = self._generate_one(request, ids, self._prefix_cache(ids, levels))
             self._advance(1)
+        for members in pooled.values():
+            answers = self._generate_pooled([requests[i] for i, _, _ in members], [ids for _, ids, _ in members], members[0][2])
+            for (i, _, _), answer in zip(members, answers):
+                results[i] = answer
         return results

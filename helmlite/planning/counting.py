@@ -11,7 +11,8 @@ prefix extension, one request's generation). A run's requests are counted in the
 prefix LRU is kept across those calls and released after the run, as the runner does.
 
 Generation is counted at ``max_tokens`` decoding steps per request (each is decoded on its own) — an upper bound
-(a request stops early at a stop sequence or end of text), so planned generation time errs on the long side.
+(a request stops early at a stop sequence or end of text), so planned generation time errs on the long side —
+except one-token greedy requests, which the backend answers in pooled scoring forwards and which count as those.
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from typing import Sequence
 import torch
 
 from ..models._base import Generation, GenerationRequest, ScoreRequest
-from ..models.transformers_backend import TransformersModel
+from ..models.transformers_backend import NEXT_TOKEN, TransformersModel
 
 
 @dataclass
@@ -76,7 +77,8 @@ class WorkCounter(TransformersModel):
         self.work.prefix_row_positions += len(rows) * start  # each row's concatenation of, and attention over, the prefix cache
         self.work.score_forwards += 1
         self.work.encoded_tokens += sum(len(ids) - start for ids, _ in rows)
-        return [[0.0] * len(tokens) if tokens is not None else [0.0] * (len(ids) - n) for (ids, n), tokens in zip(rows, alternatives)]
+        return [torch.zeros(1) if tokens is NEXT_TOKEN else [0.0] * len(tokens) if tokens is not None else [0.0] * (len(ids) - n)
+                for (ids, n), tokens in zip(rows, alternatives)]
 
     def _extend_prefix(self, prefix, ids, length):
         start = prefix[0] if prefix else 0
