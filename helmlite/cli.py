@@ -212,13 +212,13 @@ def _plan(args) -> None:
     import os
 
     from ._io import write_csv
-    from .planning import job_seconds, plan, render
+    from .planning import job_plan, plan, render
 
     config = workflow.load_config(args.configfile)
     workflow.check_names(config, args.configfile)
     cores = args.cores or os.cpu_count() or 1
     result = plan(config, rates_file=args.rates_file, recalibrate=args.recalibrate, cores=cores)
-    write_csv(workflow.planned_jobs_file(args.configfile), job_seconds(result))  # the workflow's cluster time limits
+    write_csv(workflow.planned_jobs_file(args.configfile), job_plan(result))  # the workflow's cluster time and memory limits
     if args.format == "csv":
         table = {"runs": result.runs, "analyses": result.analyses, "claims": result.claims}[args.table]
         sys.stdout.write(table.to_csv(index=False))

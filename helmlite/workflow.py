@@ -300,6 +300,8 @@ def run_data(spec) -> list[str]:
 
 PLANNED_JOBS_DIR = Path("results/planner")  # beside the planner's rates (results/planner/rates.json)
 DEFAULT_RUNTIME_MIN = 60  # a run job's SLURM time limit when no plan was written
+DEFAULT_MEM_MB = 4000  # a run job's memory request when no plan was written
+MIN_MEM_MB = 1024  # the least a run job requests (Python, torch and a tokenizer alone take ~0.5 GB)
 
 
 def planned_jobs_file(configfile: str | os.PathLike) -> Path:
@@ -307,16 +309,27 @@ def planned_jobs_file(configfile: str | os.PathLike) -> Path:
     return PLANNED_JOBS_DIR / f"jobs-{Path(configfile).stem}.csv"
 
 
-def planned_job_seconds(configfile: str | os.PathLike) -> dict[str, float]:
-    """Run job id → the planner's predicted seconds (runs plus start-up), from :func:`planned_jobs_file`;
-    empty when no plan was written (or a job's prediction is unknown, e.g. an OpenAI-compatible model)."""
+def _planned_column(configfile: str | os.PathLike, column: str) -> dict[str, float]:
+    """Run job id → one column of :func:`planned_jobs_file`; empty when no plan was written (or the column is
+    absent: a plan written before it existed), a job left out where its value is unknown."""
     import csv
 
     path = planned_jobs_file(configfile)
     if not path.is_file():
         return {}
     with open(path, encoding="utf-8", newline="") as handle:
-        return {row["job"]: float(row["predicted_s"]) for row in csv.DictReader(handle) if row["predicted_s"]}
+        return {row["job"]: float(row[column]) for row in csv.DictReader(handle) if row.get(column) not in (None, "")}
+
+
+def planned_job_seconds(configfile: str | os.PathLike) -> dict[str, float]:
+    """Run job id → the planner's predicted seconds (runs plus start-up), from :func:`planned_jobs_file`;
+    empty when no plan was written (or a job's prediction is unknown, e.g. an OpenAI-compatible model)."""
+    return _planned_column(configfile, "predicted_s")
+
+
+def planned_job_memory_mb(configfile: str | os.PathLike) -> dict[str, float]:
+    """Run job id → the memory the planner reserves for it (MB; :mod:`helmlite.planning.memory`)."""
+    return _planned_column(configfile, "predicted_mem_mb")
 
 
 def run_job_priorities(config: dict, planned_s: dict[str, float]) -> dict[str, int]:
@@ -339,6 +352,14 @@ def run_job_priorities(config: dict, planned_s: dict[str, float]) -> dict[str, i
         return seconds[job] + max((path(later) for later in waiting.get(job, [])), default=0.0)
 
     return {job: round(path(job)) for job in batches}
+
+
+def run_job_mem_mb(planned_mb: float | None) -> int:
+    """A run job's memory request for a cluster scheduler (MB): the planner's reservation (its predicted peak with a
+    margin), at least :data:`MIN_MEM_MB`; :data:`DEFAULT_MEM_MB` without one."""
+    if planned_mb is None or not planned_mb == planned_mb:
+        return DEFAULT_MEM_MB
+    return max(MIN_MEM_MB, int(planned_mb))
 
 
 def run_job_runtime_min(predicted_s: float | None) -> int:

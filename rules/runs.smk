@@ -6,9 +6,11 @@
 # spread them (each job declares threads and memory). Every 30 s a run prints its progress (requests done, ETA),
 # and each finished run one line (its main metric, interval, model calls and cache hits), which Snakemake shows
 # as the job goes and the job log keeps.
-# Cluster time limits and job order from the planner: `helmlite plan --configfile F` leaves each job's predicted
-# seconds in results/planner/jobs-<F's stem>.csv; without it a job gets hw.DEFAULT_RUNTIME_MIN minutes.
+# Cluster time and memory limits and job order from the planner: `helmlite plan --configfile F` leaves each job's
+# predicted seconds and memory in results/planner/jobs-<F's stem>.csv; without it a job gets hw.DEFAULT_RUNTIME_MIN
+# minutes and hw.DEFAULT_MEM_MB.
 PLANNED_S = hw.planned_job_seconds(CONFIGFILE)
+PLANNED_MB = hw.planned_job_memory_mb(CONFIGFILE)
 BATCHES = hw.run_batches(config)
 # with a plan, ready jobs start longest critical path first (hw.run_job_priorities); without one, waited-on jobs, then those of more runs
 PRIORITY = hw.run_job_priorities(config, PLANNED_S)
@@ -40,7 +42,7 @@ for batch_id, batch in BATCHES.items():
             "../environment.yml"
         threads: ENGINE["threads"]
         resources:
-            mem_mb=4000,
+            mem_mb=hw.run_job_mem_mb(PLANNED_MB.get(batch_id)),
             runtime=hw.run_job_runtime_min(PLANNED_S.get(batch_id)),
         params:
             specs=shlex.quote(json.dumps([spec.as_dict() for spec in batch], sort_keys=True)),

@@ -244,11 +244,89 @@ def test_cluster_time_limits_come_from_the_plan(tmp_path, monkeypatch):
 
     monkeypatch.setattr(workflow, "PLANNED_JOBS_DIR", tmp_path)
     assert workflow.planned_job_seconds("config/paper.yaml") == {}
-    (tmp_path / "jobs-paper.csv").write_text("job,runs,predicted_s\na,2,80\nb,3,1800\nc,1,4000\nd,1,\n")
+    (tmp_path / "jobs-paper.csv").write_text("job,runs,predicted_s,predicted_mem_mb\na,2,80,768\nb,3,1800,5120\nc,1,4000,\nd,1,,\n")
     planned = workflow.planned_job_seconds("config/paper.yaml")
     assert planned == {"a": 80.0, "b": 1800.0, "c": 4000.0}
     assert [workflow.run_job_runtime_min(planned.get(k)) for k in "abcd"] == [15, 70, 144, 60]
     assert workflow.run_job_runtime_min(float("nan")) == 60
+    # memory: the plan's reservation, at least 1,024 MB; 4,000 without one (and from a plan written before the column)
+    memory_mb = workflow.planned_job_memory_mb("config/paper.yaml")
+    assert memory_mb == {"a": 768.0, "b": 5120.0}
+    assert [workflow.run_job_mem_mb(memory_mb.get(k)) for k in "abcd"] == [1024, 5120, 4000, 4000]
+    (tmp_path / "jobs-paper.csv").write_text("job,runs,predicted_s\na,2,80\n")
+    assert workflow.planned_job_memory_mb("config/paper.yaml") == {}
+
+
+def test_predicted_memory_is_the_sum_of_its_terms():
+    """Hand-derived for SmolLM2-135M's shape (30 layers, 9 heads, 3 key/value heads of 64, hidden 576, MLP 1,536,
+    vocabulary 49,152): a key/value position is 2·3·64·4 = 1,536 B per layer. 1,000 cached positions × 30 layers
+    = 46,080,000 B; 2,000 one-layer positions = 3,072,000 B; 10⁶ attention cells × (2·9 + 1)·4 = 76,000,000 B;
+    500 row positions × (2·1,536 + 576)·4 = 7,296,000 B; 8 logit positions × 49,152 × 8 = 3,145,728 B: in all
+    135,593,728 B = 129.31 MiB. Reserved over a 1,000 MB floor: ⌈1.5 · 1,129.31 / 256⌉ · 256 = 1,792 MB."""
+    from helmlite.planning import memory
+
+    shape = {"layers": 30, "heads": 9, "kv_heads": 3, "head_dim": 64, "hidden": 576, "intermediate": 1536, "vocab": 49152}
+    work = counting.Work(peak_cached_positions=1000, peak_layer_positions=2000, peak_attention_cells=10**6,
+                         peak_row_positions=500, peak_logit_positions=8)
+    assert memory.work_mb(work, shape) == pytest.approx(135_593_728 / 2**20)
+    assert memory.reservation_mb(1000 + memory.work_mb(work, shape)) == 1792.0
+    assert math.isnan(memory.reservation_mb(math.nan))
+    # peaks combine as maxima, counts as sums
+    total = work + counting.Work(peak_cached_positions=10, peak_attention_cells=2 * 10**6, score_forwards=3)
+    assert (total.peak_cached_positions, total.peak_attention_cells, total.score_forwards) == (1000, 2 * 10**6, 3)
+
+
+def test_counted_peaks_are_the_backends_forward_shapes(tiny_model_dir):
+    """The counter's peaks on requests whose forwards are known by hand: one request of one continuation, without
+    prefix reuse, is a pooled forward of 1 row padded to its width bucket W = ⌈(n + 1)/8⌉·8 (n: its tokens), every
+    layer keeping W positions, W² attention cells, and 4 positions projected to the vocabulary (MIN_HEAD_ROWS); two
+    one-token greedy generations over a declared prefix are one pooled forward of 2 rows over it, whose one-layer
+    concatenation holds 2 × (prefix + width) positions, and no HF generate call."""
+    counter = counting.WorkCounter(tiny_model_dir, batch_size=8)
+    counter.reuse_prefixes = False
+    n = len(counter._encode("The cat sat on the mat"))
+    work = counter.count([ScoreRequest("The cat sat on the", (" mat",))], 10)
+    w = -(-(n + 1) // 8) * 8
+    assert (work.peak_cached_positions, work.peak_attention_cells, work.peak_row_positions, work.peak_logit_positions) == (w, w * w, w, 4)
+    assert work.peak_layer_positions == 0
+    counter.reuse_prefixes = True
+    prefix = "Question: what is two plus two?\nAnswer: four\n\n" * 4
+    requests = [GenerationRequest(prefix + f"Question: and {k}?\nAnswer:", max_tokens=1, prefixes=(len(prefix),)) for k in ("three", "five")]
+    work = counter.count(requests, 10)
+    ids = [counter._encode(r.prompt) for r in requests]
+    start = counter._declared_lengths(requests[0], [(ids[0], len(ids[0]))])[-1]
+    widths = {-(-(len(i) + 2 - start) // 8) * 8 for i in ids}  # the placeholder token, one padding position, steps of 8
+    assert len(widths) == 1  # both in one width bucket
+    assert work.peak_layer_positions == 2 * (start + widths.pop())
+    assert work.generate_calls == 0 and work.decode_steps == 0  # answered by the pooled forward, not by HF generate
+
+
+def test_a_run_jobs_memory_reservation_covers_its_measured_peak(mirrored_cache, tmp_path):
+    """A real run job (``helmlite run``, SmolLM2, NIAH at 1K tokens, log-probability scoring) peaks below the memory
+    the planner reserves for it, and the reservation is not wasteful: at most twice the measured peak (measured here
+    2026-12-03: 1,565 MB against 2,304 reserved)."""
+    import subprocess
+    import sys
+
+    from helmlite.models import prepare
+    from helmlite.planning import memory
+    from helmlite.runner import prepare_requests
+    from helmlite.runspec import RunSpec
+
+    spec_dict = {"scenario": "niah", "model": "smollm2-135m", "args": {"n_contexts": 2, "target_tokens": 1024},
+                 "adapter": {"method": "multiple_choice_separate"}}
+    path = prepare("smollm2-135m")
+    counter = counting.WorkCounter(path, batch_size=8)
+    *_, adapted = prepare_requests(RunSpec.from_dict(spec_dict), counter)
+    work = counter.count(list(dict.fromkeys(r for a in adapted for r in a.requests)), 32)
+    reserved = memory.reservation_mb(rates.loaded_mb(path, threads=2) + memory.work_mb(work, memory.model_shape(counter.model.config)))
+    measure = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True); "
+               "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)")
+    done = subprocess.run([sys.executable, "-c", measure, sys.executable, "-m", "helmlite", "run", "--spec-json",
+                           json.dumps([spec_dict]), "--results-dir", str(tmp_path / "runs"), "--cache", str(tmp_path / "cache.sqlite"),
+                           "--threads", "2", "--quiet", "--progress", "none"], capture_output=True, text=True, check=True)
+    measured = float(done.stdout.split()[-1])
+    assert measured <= reserved <= 2 * measured, (measured, reserved)
 
 
 def test_run_jobs_start_longest_critical_path_first():

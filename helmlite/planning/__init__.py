@@ -26,6 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from .. import workflow
+from . import memory
 from .claims import TARGET_MDE, headline_claims
 from .rates import RATES_FILE, Rates, model_rates
 
@@ -108,12 +109,14 @@ def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool
                 work = counter.count(new, engine["chunk_size"])
                 seconds = rates[spec.model].seconds(work) * slowdown + PER_RUN_OVERHEAD_S
                 encoded, generated = work.encoded_tokens, work.decode_steps
+                loaded = rates[spec.model].loaded_mb
+                peak_mb = math.nan if loaded is None else loaded + memory.work_mb(work, memory.model_shape(counter.model.config))
             else:
                 from ..models.whitespace import WhitespaceTokens
                 from ..instances import load_instances
 
                 test = load_instances(spec, WhitespaceTokens())[1]
-                seconds = encoded = generated = math.nan
+                seconds = encoded = generated = peak_mb = math.nan
             rows.append({"analysis": key, "run_id": run_id, "model": spec.model, "scenario": spec.scenario,
                          "scenario_label": _scenario_label(spec), "method": spec.adapter.method,
                          "length": dict(spec.args).get("target_tokens"), "instances": len(test),
@@ -122,7 +125,7 @@ def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool
                                            if i.metadata.get("context") == test[0].metadata.get("context")}) if test else 0,
                          "choices": len(test[0].references) if test else 0, "perturbations": list(spec.perturbations),
                          "labels": labels.get(run_id, []), "tokens_to_encode": encoded, "tokens_to_generate": generated,
-                         "predicted_s": seconds})
+                         "predicted_s": seconds, "peak_mb": peak_mb})
     runs = pd.DataFrame(rows)
     return Plan(runs, _summary(runs, config, rates, batches), pd.DataFrame(headline_claims(rows)), calibrated, batches)
 
@@ -146,16 +149,24 @@ def _summary(runs: pd.DataFrame, config: dict, rates: dict, batches: dict) -> pd
     return pd.concat([summary, pd.DataFrame([total])], ignore_index=True)
 
 
-def job_seconds(result: Plan) -> pd.DataFrame:
-    """Per run job: its runs and predicted seconds (its runs' predictions plus its start-up: imports and the
-    model's load); NaN where a run's prediction is unknown. What the workflow sizes cluster time limits from
-    (:func:`helmlite.workflow.run_job_runtime_min`)."""
+def _largest(values: list[float]) -> float:
+    """The largest value, NaN if any is NaN (unknown)."""
+    return math.nan if any(v != v for v in values) else max(values, default=math.nan)
+
+
+def job_plan(result: Plan) -> pd.DataFrame:
+    """Per run job: its runs, predicted seconds (its runs' predictions plus its start-up: imports and the model's
+    load) and the memory to reserve (:func:`helmlite.planning.memory.reservation_mb` of its largest run's predicted
+    peak); NaN where a run's prediction is unknown. What the workflow sizes cluster jobs from
+    (:func:`helmlite.workflow.run_job_runtime_min`, :func:`helmlite.workflow.run_job_mem_mb`)."""
     seconds = dict(zip(result.runs["run_id"], result.runs["predicted_s"]))
+    peaks = dict(zip(result.runs["run_id"], result.runs["peak_mb"])) if "peak_mb" in result.runs else {}
     startup = result.analyses.iloc[-1]["job_startup_s"] / max(1, int(result.analyses.iloc[-1]["run_jobs"]))
     rows = [{"job": job, "runs": len(batch),
-             "predicted_s": sum(seconds.get(spec.run_id, math.nan) for spec in batch) + startup}
+             "predicted_s": sum(seconds.get(spec.run_id, math.nan) for spec in batch) + startup,
+             "predicted_mem_mb": memory.reservation_mb(_largest([peaks.get(spec.run_id, math.nan) for spec in batch]))}
             for job, batch in result.jobs.items()]
-    return pd.DataFrame(rows, columns=["job", "runs", "predicted_s"])
+    return pd.DataFrame(rows, columns=["job", "runs", "predicted_s", "predicted_mem_mb"])
 
 
 def predicted_wall_s(result: Plan, cores: int) -> float:

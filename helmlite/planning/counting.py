@@ -24,7 +24,7 @@ from typing import Sequence
 import torch
 
 from ..models._base import Generation, GenerationRequest, ScoreRequest
-from ..models.transformers_backend import NEXT_TOKEN, TransformersModel
+from ..models.transformers_backend import NEXT_TOKEN, TransformersModel, _head_positions, _read_positions
 
 
 @dataclass
@@ -39,9 +39,29 @@ class Work:
     generate_calls: int = 0    # generate calls, one per request (each pays the call's set-up)
     encoded_tokens: int = 0    # tokens run through the model, without padding (what prefix reuse saves shows here)
     prefix_row_positions: int = 0  # rows × cached prefix length of every scoring forward over a prefix cache
+    # the largest single forward, for memory (helmlite.planning.memory): maxima, not sums
+    peak_cached_positions: int = 0  # positions whose keys/values every layer holds at once (a prefix extension, a
+    #                                 generation, a forward without a prefix), plus the prefix levels kept
+    peak_layer_positions: int = 0   # rows × (prefix + width) of a forward over a prefix: one layer's concatenation
+    peak_attention_cells: int = 0   # rows × queries × keys of one forward (per attention head)
+    peak_row_positions: int = 0     # rows × width of one forward (the activations of its positions)
+    peak_logit_positions: int = 0   # rows × positions one forward projects to the vocabulary
 
     def __add__(self, other: "Work") -> "Work":
-        return Work(**{f.name: getattr(self, f.name) + getattr(other, f.name) for f in fields(self)})
+        return Work(**{f.name: (max if f.name.startswith("peak_") else int.__add__)(getattr(self, f.name), getattr(other, f.name))
+                       for f in fields(self)})
+
+    def _forward(self, rows: int, start: int, width: int, *, over_prefix: bool, projected: int = 1) -> None:
+        """Record one forward of ``rows`` rows of ``width`` new positions after ``start`` cached ones. Over a prefix
+        (a scoring forward) only one layer at a time holds the rows' concatenation; otherwise every layer keeps
+        the new positions' keys and values for the forward's length."""
+        if over_prefix:
+            self.peak_layer_positions = max(self.peak_layer_positions, rows * (start + width))
+        else:
+            self.peak_cached_positions = max(self.peak_cached_positions, rows * (start + width))
+        self.peak_attention_cells = max(self.peak_attention_cells, rows * width * (start + width))
+        self.peak_row_positions = max(self.peak_row_positions, rows * width)
+        self.peak_logit_positions = max(self.peak_logit_positions, rows * projected)
 
 
 class WorkCounter(TransformersModel):
@@ -73,10 +93,14 @@ class WorkCounter(TransformersModel):
         alternatives = alternatives or [None] * len(rows)
         if width is None:
             width = max(len(ids) for ids, _ in rows) - start
+            projected = len(_read_positions(rows, start))
+        else:
+            projected = len(_head_positions(rows, start, width))
         self.work.score_positions += len(rows) * width
         self.work.prefix_row_positions += len(rows) * start  # each row's concatenation of, and attention over, the prefix cache
         self.work.score_forwards += 1
         self.work.encoded_tokens += sum(len(ids) - start for ids, _ in rows)
+        self.work._forward(len(rows), start, width, over_prefix=prefix is not None, projected=projected)
         return [torch.zeros(1) if tokens is NEXT_TOKEN else [0.0] * len(tokens) if tokens is not None else [0.0] * (len(ids) - n)
                 for (ids, n), tokens in zip(rows, alternatives)]
 
@@ -85,6 +109,9 @@ class WorkCounter(TransformersModel):
         self.work.score_positions += length - start
         self.work.score_forwards += 1
         self.work.encoded_tokens += length - start
+        kept = sum(len(tokens) for _, tokens in self._prefix_lru)  # the levels the LRU holds beside this one
+        self.work._forward(1, start, length - start, over_prefix=False)
+        self.work.peak_cached_positions = max(self.work.peak_cached_positions, kept + length)
         return length, None
 
     def _generate_one(self, request, ids, prefix):
@@ -93,6 +120,7 @@ class WorkCounter(TransformersModel):
         self.work.decode_steps += request.max_tokens
         self.work.generate_calls += 1
         self.work.encoded_tokens += len(ids) - start
+        self.work._forward(1, start, len(ids) - start + request.max_tokens, over_prefix=False)
         return Generation("", len(ids), request.max_tokens, (0.0,) * request.max_tokens, 0.0)
 
     def count(self, requests: Sequence, chunk_size: int) -> Work:

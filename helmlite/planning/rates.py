@@ -16,6 +16,8 @@ from __future__ import annotations
 import json
 import os
 import platform
+import subprocess
+import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -26,7 +28,7 @@ from .._io import write_text
 from ..models._base import GenerationRequest, ScoreRequest
 from .counting import Work, WorkCounter
 
-COST_MODEL = 5  # the version of Rates' terms: rates stored for another version are measured afresh
+COST_MODEL = 6  # the version of Rates' terms: rates stored for another version are measured afresh
 RATES_FILE = Path("results/planner/rates.json")  # not results/cache/: a cold-run benchmark deletes that
 _WORDS = ("river village library engineer committee gardener road student harbour orchestra light letter market "
           "bridge festival boat corridor maps answer question policy state power trade law court vote city").split()
@@ -61,6 +63,7 @@ class Rates:
     generate_call_s: float  # a generate call's fixed cost (HF generate's set-up, stop-string matching)
     load_s: float  # loading the model (a run job's start-up, with the imports)
     prefix_row_s: float = 0.0  # per row and cached prefix position of a scoring forward over a reused prefix
+    loaded_mb: float | None = None  # a run job's resident memory once the model is loaded and has scored (planning.memory)
 
     def seconds(self, work: Work) -> float:
         return (self.position_s * (work.score_positions + work.prefill_positions) + self.forward_s * work.score_forwards
@@ -98,6 +101,25 @@ def _timed(call, requests, repeats: int = 1) -> float:
     return float(np.median(times))
 
 
+_LOADED_RSS = """
+import resource, sys
+import helmlite.cli, helmlite.runner, helmlite.metrics.families  # what a run job imports besides the backend
+from helmlite.models._base import ScoreRequest
+from helmlite.models.transformers_backend import TransformersModel
+TransformersModel(sys.argv[1], threads=int(sys.argv[2])).score([ScoreRequest("The cat sat on the", (" mat",))])
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+"""
+
+
+def loaded_mb(path: str | Path, *, threads: int) -> float:
+    """Peak resident memory (MB) of a fresh Python process that imports the backend, loads the model and scores one
+    request: a run job's floor before its work (measured in its own process, so the planner's own memory and
+    models loaded before do not count)."""
+    done = subprocess.run([sys.executable, "-c", _LOADED_RSS, str(path), str(threads)], capture_output=True, text=True,
+                          check=True)
+    return float(done.stdout.split()[-1])
+
+
 def calibrate(path: str | Path, *, threads: int, batch_size: int) -> Rates:
     """Time the real model on the workloads and solve for the rates, one unknown at a time: the cost of a
     forward call from a one-row, few-token forward (median of 10); the cost of a position from eight rows of
@@ -124,7 +146,7 @@ def calibrate(path: str | Path, *, threads: int, batch_size: int) -> Rates:
     steps = work["single"].decode_steps - work["short_single"].decode_steps
     step_s = max(0.0, (long_ - short) / steps)
     call_s = max(0.0, short - position_s * work["short_single"].prefill_positions - step_s * work["short_single"].decode_steps)
-    return Rates(position_s, forward_s, step_s, call_s, load_s, prefix_row_s)
+    return Rates(position_s, forward_s, step_s, call_s, load_s, prefix_row_s, loaded_mb(path, threads=threads))
 
 
 def model_rates(name: str, path: str | Path, *, threads: int, batch_size: int, rates_file: str | Path = RATES_FILE,
