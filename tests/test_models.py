@@ -289,6 +289,29 @@ def test_one_token_greedy_generations_equal_decoding_each_request_alone(tiny_mod
     assert first and stopped.text == ""
 
 
+def test_one_token_greedy_generations_keep_the_models_generation_settings(tiny_model_dir):
+    """A model whose generation_config adds a logits processor (here: the plain greedy answer's token suppressed)
+    answers one-token greedy requests through HF ``generate``, processors and all: the same token as ``generate`` on
+    the whole prompt with that config — not the pooled argmax, which the suppression rules out."""
+    import torch
+
+    model = load_model(str(tiny_model_dir))
+    prompt = "Question: what is two plus two?\nAnswer:"
+    ids = model._encode(prompt)
+    plain = model.generate([GenerationRequest(prompt, max_tokens=1)])[0]
+    distribution = torch.log_softmax(model.model(input_ids=torch.tensor([ids])).logits[0, -1].float(), -1)
+    best = int(torch.argmax(distribution))
+    assert plain.token_logprobs[0] == pytest.approx(float(distribution[best]), abs=1e-5)
+    model.model.generation_config.suppress_tokens = [best]
+    assert not model._greedy_is_argmax
+    answer = model.generate([GenerationRequest(prompt, max_tokens=1)])[0]
+    whole = model.model.generate(input_ids=torch.tensor([ids]), attention_mask=torch.ones(1, len(ids), dtype=torch.long),
+                                 max_new_tokens=1, do_sample=False, pad_token_id=model.tokenizer.pad_token_id)
+    chosen = int(whole[0, -1])
+    assert chosen != best
+    assert answer.token_logprobs[0] == pytest.approx(float(distribution[chosen]), abs=1e-5)  # the model's own log-prob
+
+
 def test_a_pooled_forward_keeps_no_copy_of_the_prefix(tiny_model_dir):
     """A scoring forward's fork of the prefix cache (``keep_new=False``) returns the same concatenations as
     transformers' own ``DynamicLayer.update`` — the logits are bit-identical to a fork that keeps them — but its

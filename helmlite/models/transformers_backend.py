@@ -56,6 +56,15 @@ MIN_HEAD_ROWS = 4
 #: The ``alternatives`` of a row read for its whole next-token distribution: a one-token greedy generation, run as a
 #: row of its prompt and a placeholder token whose predecessor's distribution is read (:meth:`TransformersModel.generate`).
 NEXT_TOKEN = object()
+#: generation_config settings at the values that add no logits processor to greedy decoding (transformers 5.x's
+#: ``_get_logits_processor``); any other value sends one-token greedy requests to HF ``generate``.
+_NEUTRAL_GENERATION_SETTINGS = {
+    "repetition_penalty": (None, 1.0), "encoder_repetition_penalty": (None, 1.0), "no_repeat_ngram_size": (None, 0),
+    "encoder_no_repeat_ngram_size": (None, 0), "bad_words_ids": (None,), "sequence_bias": (None,), "min_length": (None, 0),
+    "min_new_tokens": (None, 0), "forced_bos_token_id": (None,), "forced_eos_token_id": (None,), "suppress_tokens": (None,),
+    "begin_suppress_tokens": (None,), "guidance_scale": (None, 1.0), "exponential_decay_length_penalty": (None,),
+    "renormalize_logits": (None, False), "remove_invalid_values": (None, False),
+}
 #: Prefix levels kept (their key/value caches), most recently used first: a run's few-shot prefix and the level an
 #: instance shares with its variants stay while their requests are scored.
 PREFIX_LRU = 6
@@ -79,9 +88,8 @@ def _fork_cache(cache, rows: int = 1, *, keep_new: bool = True):
     """A key/value cache to run over ``cache`` without changing it, for ``rows`` rows. transformers' dynamic layers
     never write into their tensors — ``update`` concatenates and rebinds — so the fork shares them (as batch views,
     not copies: the concatenation in the forward makes the only copy). With ``keep_new=False`` (a forward whose
-    cache is dropped after it) full-attention layers do not keep that concatenation either (:func:`_read_through`),
-    so a batch's copy of the prefix lives for one layer, not for the whole forward. Other cache types are
-    deep-copied."""
+    cache is dropped after it) no layer keeps that concatenation either (:func:`_read_through`), so a batch's copy
+    of the prefix lives for one layer, not for the whole forward. Other cache types are deep-copied."""
     from transformers.cache_utils import DynamicLayer, DynamicSlidingWindowLayer
 
     if not all(type(layer) in (DynamicLayer, DynamicSlidingWindowLayer) for layer in cache.layers):
@@ -93,15 +101,15 @@ def _fork_cache(cache, rows: int = 1, *, keep_new: bool = True):
     for layer in fork.layers:
         if rows > 1 and layer.keys is not None and layer.keys.numel():
             layer.keys, layer.values = (t.expand(rows, *t.shape[1:]) for t in (layer.keys, layer.values))
-        if not keep_new and type(layer) is DynamicLayer:
+        if not keep_new and not getattr(layer, "record_past", False):
             layer.update = functools.partial(_read_through, layer)
     return fork
 
 
 def _read_through(layer, key_states: torch.Tensor, value_states: torch.Tensor, *args, **kwargs):
-    """A full-attention layer's ``update`` that returns the prefix's keys and values joined with the new ones —
-    the very tensors ``DynamicLayer.update`` returns, so the forward's values are bit-identical — without keeping
-    them in the layer."""
+    """A layer's ``update`` that returns the prefix's keys and values joined with the new ones — the very tensors
+    ``DynamicLayer.update`` and ``DynamicSlidingWindowLayer.update`` (which attends over all of them and keeps only
+    its window) return, so the forward's values are bit-identical — without keeping them in the layer."""
     return torch.cat([layer.keys, key_states], dim=-2), torch.cat([layer.values, value_states], dim=-2)
 
 
@@ -240,8 +248,8 @@ class TransformersModel:
         logprobs = torch.log_softmax(logits.float(), dim=-1)
         out = []
         for r, ((ids, n), tokens) in enumerate(zip(rows, alternatives)):
-            if tokens is NEXT_TOKEN:
-                out.append(logprobs[r, where[len(ids) - 2 - start]])
+            if tokens is NEXT_TOKEN:  # a copy: a view would keep the whole forward's log-probabilities alive
+                out.append(logprobs[r, where[len(ids) - 2 - start]].clone())
             elif tokens is not None:
                 out.append(logprobs[r, where[len(ids) - 2 - start], list(tokens)].tolist())
             else:
@@ -452,6 +460,15 @@ class TransformersModel:
         steps = torch.log_softmax(torch.stack([s[0].float() for s in out.logits]), dim=-1)  # (steps, vocab)
         return self._decode(request, out.sequences[0, len(ids):].tolist(), steps, len(ids), latency)
 
+    @property
+    def _greedy_is_argmax(self) -> bool:
+        """Whether HF ``generate``'s greedy first token is the argmax of the model's own distribution: no setting of
+        the model's ``generation_config`` adds a logits processor that changes it (a repetition penalty, banned or
+        suppressed tokens, a forced or minimum-length end of text, classifier-free guidance). Only then do one-token
+        greedy requests take the pooled forwards; otherwise HF ``generate`` answers them, processors and all."""
+        config = self.model.generation_config
+        return all(getattr(config, name, None) in neutral for name, neutral in _NEUTRAL_GENERATION_SETTINGS.items())
+
     def _generate_pooled(self, requests: list[GenerationRequest], encoded: list[list[int]], levels: list[int]) -> list[Generation]:
         """One-token greedy generations over the same prefix levels (HELM's multiple-choice-joint answers:
         ``max_tokens=1``, temperature 0) in the pooled forwards scoring uses (:meth:`_score_pooled`): each prompt is
@@ -482,7 +499,7 @@ class TransformersModel:
         for i, request in enumerate(requests):
             ids = self._encode(request.prompt)
             levels = self._declared_lengths(request, [(ids, len(ids))])
-            if request.max_tokens == 1 and request.temperature == 0:
+            if request.max_tokens == 1 and request.temperature == 0 and self._greedy_is_argmax:
                 pooled.setdefault(_pool_key(levels, ids), []).append((i, ids, levels))
                 continue
             results[i] = self._generate_one(request, ids, self._prefix_cache(ids, levels))

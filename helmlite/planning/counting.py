@@ -16,6 +16,7 @@ except one-token greedy requests, which the backend answers in pooled scoring fo
 """
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, fields
 from pathlib import Path
 from types import SimpleNamespace
@@ -35,8 +36,8 @@ class Work:
     score_positions: int = 0   # rows × padded width of every scoring forward (prefix extensions included)
     score_forwards: int = 0    # scoring forward calls
     prefill_positions: int = 0  # prompt tokens of every generate call past its cached prefix
-    decode_steps: int = 0      # max_tokens of every generation (each request is decoded on its own)
-    generate_calls: int = 0    # generate calls, one per request (each pays the call's set-up)
+    decode_steps: int = 0      # max_tokens of every generation HF generate decodes (each on its own)
+    generate_calls: int = 0    # HF generate calls, one per such request (each pays the call's set-up)
     encoded_tokens: int = 0    # tokens run through the model, without padding (what prefix reuse saves shows here)
     prefix_row_positions: int = 0  # rows × cached prefix length of every scoring forward over a prefix cache
     # the largest single forward, for memory (helmlite.planning.memory): maxima, not sums
@@ -48,7 +49,7 @@ class Work:
     peak_logit_positions: int = 0   # rows × positions one forward projects to the vocabulary
 
     def __add__(self, other: "Work") -> "Work":
-        return Work(**{f.name: (max if f.name.startswith("peak_") else int.__add__)(getattr(self, f.name), getattr(other, f.name))
+        return Work(**{f.name: (max if f.name.startswith("peak_") else operator.add)(getattr(self, f.name), getattr(other, f.name))
                        for f in fields(self)})
 
     def _forward(self, rows: int, start: int, width: int, *, over_prefix: bool, projected: int = 1) -> None:
@@ -69,11 +70,16 @@ class WorkCounter(TransformersModel):
 
     def __init__(self, path: str | Path, *, name: str | None = None, batch_size: int = 8, reuse_prefixes: bool = True,
                  min_group_tokens: int = 16):
-        from transformers import AutoConfig, AutoTokenizer
+        from transformers import AutoConfig, AutoTokenizer, GenerationConfig
 
         self.path = Path(path)
         self.tokenizer = AutoTokenizer.from_pretrained(str(path))
-        self.model = SimpleNamespace(config=AutoConfig.from_pretrained(str(path)), dtype=torch.float32)
+        config = AutoConfig.from_pretrained(str(path))
+        try:  # as from_pretrained finds it: the model's generation_config.json, else the model config's defaults
+            generation_config = GenerationConfig.from_pretrained(str(path))
+        except OSError:
+            generation_config = GenerationConfig.from_model_config(config)
+        self.model = SimpleNamespace(config=config, generation_config=generation_config, dtype=torch.float32)
         self.device = "cpu"
         self.batch_size = batch_size
         self.reuse_prefixes = reuse_prefixes
@@ -121,6 +127,8 @@ class WorkCounter(TransformersModel):
         self.work.generate_calls += 1
         self.work.encoded_tokens += len(ids) - start
         self.work._forward(1, start, len(ids) - start + request.max_tokens, over_prefix=False)
+        kept = sum(len(tokens) for _, tokens in self._prefix_lru)  # the prefix levels held beside the generation's cache
+        self.work.peak_cached_positions = max(self.work.peak_cached_positions, kept + len(ids) + request.max_tokens)
         return Generation("", len(ids), request.max_tokens, (0.0,) * request.max_tokens, 0.0)
 
     def count(self, requests: Sequence, chunk_size: int) -> Work:

@@ -6,8 +6,9 @@ with the work (:class:`~helmlite.planning.counting.Work`'s ``peak_*`` counts), f
 
 * keys and values every layer holds at once — a prefix extension, a generation or a forward without a prefix,
   plus the prefix levels the backend keeps: ``peak_cached_positions × layers × 2 × kv_heads × head_dim × 4`` B;
-* one layer's concatenation of a batch with its prefix (a pooled forward keeps no other):
-  ``peak_layer_positions × 2 × kv_heads × head_dim × 4`` B;
+* one layer's concatenation of a batch with its prefix (a pooled forward keeps no other) and its copy repeated to
+  every attention head (a masked forward does not use the attention kernel's grouped-query path):
+  ``peak_layer_positions × 2 × (kv_heads + heads) × head_dim × 4`` B;
 * attention, where the kernel materialises it: the scores and their softmax, ``peak_attention_cells × heads × 2 × 4``
   B, and the float mask, ``peak_attention_cells × 4`` B;
 * the activations of a forward's positions (the MLP's two intermediate projections and the hidden state):
@@ -16,10 +17,9 @@ with the work (:class:`~helmlite.planning.counting.Work`'s ``peak_*`` counts), f
 
 The terms are added as if they peaked together and the sum gets :data:`MARGIN`, because the prediction still misses
 what no term models (the allocator's high-water mark across a run's stages). Against real ``helmlite run`` jobs
-(peak RSS, 2026-12-03, 2 threads): SmolLM2 on NIAH at 1K tokens 1,565 MB measured vs 1,369 predicted, at 4K 3,116
-and 3,616 MB in two runs vs 3,290, on 20 MMLU items (joint) 1,104 vs 1,062; Gemma 3 on NIAH at 1K 2,447 vs 2,166 — the reservation was
-1.36–1.64× the measured peak. ``tests/test_planning.py`` checks it
-against a real run job.
+(peak RSS, 2026-12-03, 2 threads): SmolLM2 on NIAH at 1K tokens 1,565 MB measured vs 1,415 predicted, at 4K 3,116
+and 3,616 MB in two runs vs 3,470, on 20 MMLU items (joint) 1,104 vs 1,070; Gemma 3 on NIAH at 1K 2,333 vs 2,247 —
+the reservation was 1.47–1.73× the measured peak. ``tests/test_planning.py`` checks it against a real run job.
 """
 from __future__ import annotations
 
@@ -33,19 +33,23 @@ FP32_BYTES = 4
 
 
 def model_shape(config) -> dict[str, int]:
-    """The sizes the memory terms need, from a transformers model config (a multimodal config's text part)."""
+    """The sizes the memory terms need, from a transformers model config (a multimodal config's text part); an MLP
+    width the config does not name (GPT-2's ``n_inner`` may be None, OPT calls it ``ffn_dim``) is taken as 4 × hidden,
+    the transformer's usual ratio."""
     text = getattr(config, "text_config", None) or config
-    heads = text.num_attention_heads
+    heads, hidden = text.num_attention_heads, text.hidden_size
+    intermediate = getattr(text, "intermediate_size", None) or getattr(text, "ffn_dim", None) or getattr(text, "n_inner", None)
     return {"layers": text.num_hidden_layers, "heads": heads, "kv_heads": getattr(text, "num_key_value_heads", None) or heads,
-            "head_dim": getattr(text, "head_dim", None) or text.hidden_size // heads, "hidden": text.hidden_size,
-            "intermediate": text.intermediate_size, "vocab": text.vocab_size}
+            "head_dim": getattr(text, "head_dim", None) or hidden // heads, "hidden": hidden,
+            "intermediate": intermediate or 4 * hidden, "vocab": text.vocab_size}
 
 
 def work_mb(work: Work, shape: dict[str, int]) -> float:
     """MB of the tensors that grow with ``work`` at its largest forward (the module docstring's terms)."""
     per_layer_position = 2 * shape["kv_heads"] * shape["head_dim"] * FP32_BYTES
+    repeated = 2 * shape["heads"] * shape["head_dim"] * FP32_BYTES
     return (work.peak_cached_positions * shape["layers"] * per_layer_position
-            + work.peak_layer_positions * per_layer_position
+            + work.peak_layer_positions * (per_layer_position + repeated)
             + work.peak_attention_cells * (2 * shape["heads"] + 1) * FP32_BYTES
             + work.peak_row_positions * (2 * shape["intermediate"] + shape["hidden"]) * FP32_BYTES
             + work.peak_logit_positions * shape["vocab"] * 2 * FP32_BYTES) / 2**20

@@ -107,7 +107,11 @@ import helmlite.cli, helmlite.runner, helmlite.metrics.families  # what a run jo
 from helmlite.models._base import ScoreRequest
 from helmlite.models.transformers_backend import TransformersModel
 TransformersModel(sys.argv[1], threads=int(sys.argv[2])).score([ScoreRequest("The cat sat on the", (" mat",))])
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+# VmHWM: this process image's own peak. ru_maxrss would also count the parent's memory at fork (Linux carries the
+# pre-exec peak over an exec), so a planner holding a model would inflate it.
+status = open("/proc/self/status").read() if sys.platform == "linux" else ""
+hwm = [line.split()[1] for line in status.splitlines() if line.startswith("VmHWM:")]
+print(int(hwm[0]) / 1024 if hwm else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 """
 
 
