@@ -496,10 +496,11 @@ class TransformersModel:
         results: list[Generation | None] = [None] * len(requests)
         self._start_progress(len(requests))
         pooled: dict[tuple, list[tuple[int, list[int], list[int]]]] = {}
+        poolable = self._greedy_is_argmax  # once per call: the model's generation settings do not change within it
         for i, request in enumerate(requests):
             ids = self._encode(request.prompt)
             levels = self._declared_lengths(request, [(ids, len(ids))])
-            if request.max_tokens == 1 and request.temperature == 0 and self._greedy_is_argmax:
+            if request.max_tokens == 1 and request.temperature == 0 and poolable:
                 pooled.setdefault(_pool_key(levels, ids), []).append((i, ids, levels))
                 continue
             results[i] = self._generate_one(request, ids, self._prefix_cache(ids, levels))

@@ -110,14 +110,18 @@ class WorkCounter(TransformersModel):
         return [torch.zeros(1) if tokens is NEXT_TOKEN else [0.0] * len(tokens) if tokens is not None else [0.0] * (len(ids) - n)
                 for (ids, n), tokens in zip(rows, alternatives)]
 
+    def _hold_beside_kept_levels(self, positions: int) -> None:
+        """Record a cache of ``positions`` held in every layer while the prefix LRU holds its levels."""
+        kept = sum(len(tokens) for _, tokens in self._prefix_lru)
+        self.work.peak_cached_positions = max(self.work.peak_cached_positions, kept + positions)
+
     def _extend_prefix(self, prefix, ids, length):
         start = prefix[0] if prefix else 0
         self.work.score_positions += length - start
         self.work.score_forwards += 1
         self.work.encoded_tokens += length - start
-        kept = sum(len(tokens) for _, tokens in self._prefix_lru)  # the levels the LRU holds beside this one
         self.work._forward(1, start, length - start, over_prefix=False)
-        self.work.peak_cached_positions = max(self.work.peak_cached_positions, kept + length)
+        self._hold_beside_kept_levels(length)
         return length, None
 
     def _generate_one(self, request, ids, prefix):
@@ -127,8 +131,7 @@ class WorkCounter(TransformersModel):
         self.work.generate_calls += 1
         self.work.encoded_tokens += len(ids) - start
         self.work._forward(1, start, len(ids) - start + request.max_tokens, over_prefix=False)
-        kept = sum(len(tokens) for _, tokens in self._prefix_lru)  # the prefix levels held beside the generation's cache
-        self.work.peak_cached_positions = max(self.work.peak_cached_positions, kept + len(ids) + request.max_tokens)
+        self._hold_beside_kept_levels(len(ids) + request.max_tokens)
         return Generation("", len(ids), request.max_tokens, (0.0,) * request.max_tokens, 0.0)
 
     def count(self, requests: Sequence, chunk_size: int) -> Work:
