@@ -145,7 +145,7 @@ def test_transformers_backend_on_a_local_model_directory(tiny_model_dir):
 def test_prefix_reuse_matches_the_plain_forward(tiny_model_dir):
     """Encoding the shared few-shot prefix once — and, one level down, each question once for its three
     answers — gives the same per-token log-probabilities as full forwards of every row, within 1e-5; so do one-row
-    requests (a joint prompt's one-token letters) batched in a padded width bucket over the prefix."""
+    requests (a joint prompt's one-token letters) packed together over the prefix."""
     model = load_model(str(tiny_model_dir))
     prefix = "Question: what is two plus two?\nAnswer: four\n\n" * 8
     requests = [ScoreRequest(prefix + f"Question: {k} cats sat on {k} mats in Paris?\nAnswer:", (" four", " mat.", " Paris is"),
@@ -222,16 +222,19 @@ def test_stored_scores_depend_on_the_request_alone(tiny_model_dir):
     assert [o.token_logprobs for o in out] == reference
 
 
-def test_pooled_one_row_requests_do_not_depend_on_their_batch_mates(tiny_model_dir):
-    """The pooled path's premise: one-row requests over one prefix in one width bucket (twelve questions of equal
-    token length, one continuation each) give bit-identical log-probabilities whether a forward holds 1, 2, 3, 5, 8
-    or 12 of them (chunks × batch sizes); the reference is one call with batch size 8. Measured the same way on both
-    embedded models (SmolLM2, Gemma 3; fp32, one thread)."""
+@pytest.mark.parametrize("packed", [True, False])
+def test_pooled_one_row_requests_do_not_depend_on_their_batch_mates(tiny_model_dir, packed):
+    """The pooled path's premise: one-row requests over one prefix (twelve questions of different token lengths, one
+    continuation each) give bit-identical log-probabilities whether a packed forward holds 1, 2, 3, 5, 8 or 12 of
+    them (chunks × batch sizes), with or without a filler row; the reference is one call with batch size 8. A model
+    the packed attention does not serve (``packed=False``) runs each row alone, to the same values within float
+    rounding. Measured the same way on both embedded models (SmolLM2, Gemma 3; fp32, one thread)."""
     model = load_model(str(tiny_model_dir))
+    model._packs_rows = packed
     prefix = "Question: what is two plus two?\nAnswer: four\n\n" * 8
-    requests = [ScoreRequest(prefix + f"Question: {k} cats sat on {k} mats?\nAnswer:", (" four",), (len(prefix),))
+    requests = [ScoreRequest(prefix + f"Question: {k} cats sat on {'a ' * (k % 7)}mat?\nAnswer:", (" four",), (len(prefix),))
                 for k in range(10, 22)]
-    assert len({len(model._pair_tokens(r.prompt, " four")[0]) for r in requests}) == 1  # one width bucket
+    assert len({len(model._pair_tokens(r.prompt, " four")[0]) for r in requests}) > 4  # rows of many lengths
 
     def scored(chunk, batch):
         return [o.token_logprobs for o in _in_chunks(model, model.score, requests, chunk, batch)]
@@ -239,6 +242,9 @@ def test_pooled_one_row_requests_do_not_depend_on_their_batch_mates(tiny_model_d
     reference = scored(len(requests), 8)
     for chunk, batch in ((1, 8), (2, 3), (3, 1), (5, 8), (12, 2), (12, 12)):
         assert scored(chunk, batch) == reference, (chunk, batch)
+    model._packs_rows = not packed
+    other = scored(len(requests), 8)
+    assert [v for r in other for t in r for v in t] == pytest.approx([v for r in reference for t in r for v in t], abs=1e-5)
 
 
 def test_generations_depend_on_the_request_alone(tiny_model_dir):
@@ -394,7 +400,7 @@ def test_one_token_continuations_share_one_forward(tiny_model_dir):
     model.encoded_tokens = 0
     scores = model.score([ScoreRequest(prompt, letters)])[0]
     ids = model.tokenizer(prompt, add_special_tokens=True)["input_ids"]
-    assert model.encoded_tokens == len(ids) + 1  # one row: the prompt and one (unread) answer token
+    assert model.encoded_tokens == len(ids)  # one row, packed: the prompt (the answer token is read, never run)
     with torch.no_grad():
         direct = torch.log_softmax(model.model(input_ids=torch.tensor([ids])).logits[0, -1], dim=-1)
     expected = [float(direct[model.tokenizer(c, add_special_tokens=False)["input_ids"][0]]) for c in letters]
@@ -408,7 +414,8 @@ def test_prefix_reuse_is_exact_on_the_embedded_models(name):
     """One ~620-token context (longer than Gemma 3's 512-token sliding window) queried with suffixes of
     different lengths, the context declared shared: prefix reuse gives the plain path's per-token log-probabilities
     and the same greedy generations with their log-probabilities, within 1e-5 (the plain path encodes every prompt
-    whole). Against the same model in fp64 (an independent reference: the plain path at double precision), reuse is
+    whole) — requests of two continuations and one-row requests (packed together, and the same scored alone) alike,
+    generations of four tokens and of one (packed). Against the same model in fp64 (an independent reference: the plain path at double precision), reuse is
     as exact as the plain path — fp32 itself is ~1e-5 from it (measured 2026-12-03: plain 1.0e-5 / 1.05e-5, reuse
     1.26e-5 / 0.98e-5 on Gemma 3 / SmolLM2; plain vs reuse 5.2e-6 / 3.8e-6)."""
     import torch
@@ -421,11 +428,13 @@ def test_prefix_reuse_is_exact_on_the_embedded_models(name):
     questions = ["Key 007", "Key 013", "Which value goes with key 042 in the list above"]
     prompts = [f"{context}\n{q}. Answer: value" for q in questions]
     requests = [ScoreRequest(p, (" 259 and more", " 1"), (len(context),)) for p in prompts]  # the context declared
+    requests += [ScoreRequest(p, (" 259 and more",), (len(context),)) for p in prompts]  # one row each: packed
     model.reuse_prefixes = False
     plain = model.score(requests)
-    plain_generations = [model.generate([GenerationRequest(p, max_tokens=4)])[0] for p in prompts]
+    plain_generations = [model.generate([GenerationRequest(p, max_tokens=m)])[0] for m in (4, 1) for p in prompts]
     model.reuse_prefixes = True
     reused = model.score(requests)
+    assert [s.token_logprobs for r in requests for s in model.score([r])] == [s.token_logprobs for s in reused]  # alone = packed
     assert model._prefix_lru  # the context's cache was built and reused
     for a, b in zip(plain, reused):
         assert a.token_counts == b.token_counts
@@ -445,7 +454,7 @@ def test_prefix_reuse_is_exact_on_the_embedded_models(name):
             for layer in cache.layers]
     if name == "gemma3-270m":
         assert {type(layer).__name__ for layer, *_ in kept} >= {"DynamicSlidingWindowLayer", "DynamicLayer"}
-    generations = [GenerationRequest(p, max_tokens=4, prefixes=(len(context),)) for p in prompts]
+    generations = [GenerationRequest(p, max_tokens=m, prefixes=(len(context),)) for m in (4, 1) for p in prompts]
     for a, b in zip(plain_generations, model.generate(generations)):
         assert a.text == b.text and a.token_logprobs == pytest.approx(b.token_logprobs, abs=1e-5)
     for layer, tensor, keys, values in kept:

@@ -56,16 +56,18 @@ def test_seconds_are_the_linear_cost_model():
 
 
 def test_counter_prices_each_row_over_a_reused_prefix():
-    """Rows scored over a shared prefix cache count rows × prefix length (here 4 answers after one long shared
-    question, declared shared as the adapter declares a few-shot prefix: the counted prefix length times the rows of
-    its forward); requests without a shared prefix count none."""
+    """Rows scored over a shared prefix cache count rows × prefix length (here 4 one-answer requests after one long
+    shared question, declared shared as the adapter declares a few-shot prefix: one packed forward of 4 rows of a few
+    tokens, under MIN_POSITIONS, so with a fifth, filler row — 5 rows, each attending over the prefix level, whose
+    length is the question's tokens but its last); requests without a shared prefix count none."""
     from helmlite.models import prepare
     from helmlite.models._base import ScoreRequest
 
     counter = counting.WorkCounter(prepare("smollm2-135m"))
     shared = " ".join(["word"] * 80)
     work = counter.count([ScoreRequest(shared, (f" answer{k}",), (len(shared),)) for k in range(4)], chunk_size=8)
-    assert work.prefix_row_positions > 0 and work.prefix_row_positions % 4 == 0
+    level = len(counter._encode(shared)) - 1
+    assert work.prefix_row_positions == 5 * level
     alone = counter.count([ScoreRequest("a b c", (" d",))], chunk_size=8)
     assert alone.prefix_row_positions == 0
 
@@ -278,28 +280,37 @@ def test_predicted_memory_is_the_sum_of_its_terms():
 
 
 def test_counted_peaks_are_the_backends_forward_shapes(tiny_model_dir):
-    """The counter's peaks on requests whose forwards are known by hand: one request of one continuation, without
-    prefix reuse, is a pooled forward of 1 row padded to its width bucket W = ⌈(n + 1)/8⌉·8 (n: its tokens), every
-    layer keeping W positions, W² attention cells, and 4 positions projected to the vocabulary (MIN_HEAD_ROWS); two
-    one-token greedy generations over a declared prefix are one pooled forward of 2 rows over it, whose one-layer
-    concatenation holds 2 × (prefix + width) positions, and no HF generate call."""
+    """The counter's peaks on requests whose forwards are known by hand. One request of one continuation, without
+    prefix reuse, is a packed forward of its n − 1 tokens (the last is read, never run) and a filler row up to
+    MIN_POSITIONS = 16: every layer keeps 16 positions, attention runs one row at a time (the longer row's L² cells),
+    16 positions are projected to the vocabulary. Two one-token greedy generations over a declared prefix are one
+    packed forward over the prefix level P — the longest token prefix of the declared string's encoding shared with
+    both prompts, found here by comparing token lists — of their own tokens past it (a, b): one layer holds the
+    packed positions joined with the prefix and one row's copy of it, P + a + b + P + max(a, b); the largest forward
+    is the prefix's own encoding (P positions) or the packed one (a + b); and no HF generate call runs."""
     counter = counting.WorkCounter(tiny_model_dir, batch_size=8)
     counter.reuse_prefixes = False
-    n = len(counter._encode("The cat sat on the mat"))
+    n = len(counter.tokenizer("The cat sat on the mat")["input_ids"])
     work = counter.count([ScoreRequest("The cat sat on the", (" mat",))], 10)
-    w = -(-(n + 1) // 8) * 8
-    assert (work.peak_cached_positions, work.peak_attention_cells, work.peak_row_positions, work.peak_logit_positions) == (w, w * w, w, 4)
+    assert n - 1 < 16
+    longest = max(n - 1, 16 - (n - 1))
+    assert (work.peak_cached_positions, work.peak_attention_cells, work.peak_row_positions, work.peak_logit_positions) == (16, longest ** 2, 16, 16)
     assert work.peak_layer_positions == 0
     counter.reuse_prefixes = True
     prefix = "Question: what is two plus two?\nAnswer: four\n\n" * 4
     requests = [GenerationRequest(prefix + f"Question: and {k}?\nAnswer:", max_tokens=1, prefixes=(len(prefix),)) for k in ("three", "five")]
     work = counter.count(requests, 10)
-    ids = [counter._encode(r.prompt) for r in requests]
-    start = counter._declared_lengths(requests[0], [(ids[0], len(ids[0]))])[-1]
-    widths = {-(-(len(i) + 2 - start) // 8) * 8 for i in ids}  # the placeholder token, one padding position, steps of 8
-    assert len(widths) == 1  # both in one width bucket
-    assert work.peak_layer_positions == 2 * (start + widths.pop())
-    assert work.generate_calls == 0 and work.decode_steps == 0  # answered by the pooled forward, not by HF generate
+    ids = [counter.tokenizer(r.prompt)["input_ids"] for r in requests]
+    declared = counter.tokenizer(prefix)["input_ids"]
+    shared = 0
+    while shared < len(declared) and all(shared < len(i) and i[shared] == declared[shared] for i in ids):
+        shared += 1
+    own = [len(i) - shared for i in ids]
+    assert sum(own) >= 16  # no filler row
+    assert work.peak_layer_positions == shared + sum(own) + shared + max(own)
+    assert work.peak_row_positions == max(shared, sum(own))  # the larger of the prefix's encoding and the packed forward
+    assert work.peak_logit_positions == 16
+    assert work.generate_calls == 0 and work.decode_steps == 0  # answered by the packed forward, not by HF generate
 
 
 def test_a_run_jobs_memory_reservation_covers_its_measured_peak(mirrored_cache, tmp_path):

@@ -14,15 +14,15 @@ splitting at a string boundary does not reproduce the full prompt's tokens), the
 (one question's answers). Each level is encoded once, extending the one before, and kept in a small LRU, so a run's
 few-shot prefix is encoded once per job for every instance and perturbed variant; a request's continuations run
 over its deepest level in forwards that hold no other request's rows, except one-row requests over the same levels,
-batched ``batch_size`` at a time in width buckets whose padding each row fixes. So a stored value depends on its
-request only —
-not on the chunk, the batch size or what the cache held (tested bit for bit) — and equals the no-reuse path within
-float rounding (tested on both embedded models; ``reuse_prefixes=False`` turns reuse off). One-token
-continuations of the same context (the answer letters of a joint multiple-choice prompt) are read from one forward
-pass, as lm-evaluation-harness's logits cache does. A forward over a prefix keeps no copy of it: the batch's
+which run ``batch_size`` at a time *packed*: their suffixes concatenated into one sequence without padding, each row
+attending to the prefix and to its own tokens only (:func:`_rows_attention`). So a stored value depends on its
+request only — not on the chunk, the batch size or what the cache held (tested bit for bit) — and equals the
+no-reuse path within float rounding (tested on both embedded models; ``reuse_prefixes=False`` turns reuse off).
+One-token continuations of the same context (the answer letters of a joint multiple-choice prompt) are read from one
+forward pass, as lm-evaluation-harness's logits cache does. A forward over a prefix keeps no copy of it: its
 concatenation with the prefix lives for one layer. Generation decodes each request on its own over its declared
 prefix levels (HF ``generate``, no padding), except one-token greedy requests (HELM's multiple-choice-joint
-answers), which take the pooled forwards one-row scoring takes; either way a generation depends on its request
+answers), which take the packed forwards one-row scoring takes; either way a generation depends on its request
 alone.
 """
 from __future__ import annotations
@@ -44,15 +44,16 @@ from ._identity import IDENTITY_FILE, weights_sha256
 #: the batch size, so how a row is computed depends on its request alone (the rows and padded width of a forward
 #: change its floats in the last digits: measured on SmolLM2, fp32).
 SCORE_ROWS_PER_FORWARD = 16
-#: Requests of one row (a joint multiple-choice prompt's letters) over the same prefix are batched together, padded
-#: to their suffix length rounded up to a multiple of this with at least one padding position: the padded width
-#: changes a row's floats, the number of rows does not once the output projection sees MIN_HEAD_ROWS positions,
-#: and a batch with no padding takes attention's unmasked path (all measured on SmolLM2, fp32, one thread).
-WIDTH_STEP = 8
-#: The output projection gives a position's logits bit-identically only when it projects at least this many
-#: positions at once (fewer take another matrix-product path, ~1e-6 apart), so a pooled forward that reads fewer
-#: also projects other positions of its padded width (:func:`_head_positions`).
-MIN_HEAD_ROWS = 4
+#: A packed forward (one-row requests over one prefix) holds at least this many positions — a filler row of padding
+#: tokens makes up the rest — and projects at least this many to the vocabulary: a matrix product gives a position
+#: the same floats whatever else it holds only from 16 rows on (fewer take another MKL path; measured for every
+#: projection of both embedded models, fp32, one thread).
+MIN_POSITIONS = 16
+#: Model types whose attention layers :func:`_rows_attention` serves (checked against the plain forward: the tiny
+#: test Llama, SmolLM2, Gemma 3 with its sliding-window layers); another model runs each one-row request alone.
+PACKED_MODEL_TYPES = ("llama", "gemma3_text")
+#: The attention implementation name a packed forward switches the model to for its duration.
+ROWS_ATTENTION = "helmlite_rows"
 #: The ``alternatives`` of a row read for its whole next-token distribution: a one-token greedy generation, run as a
 #: row of its prompt and a placeholder token whose predecessor's distribution is read (:meth:`TransformersModel.generate`).
 NEXT_TOKEN = object()
@@ -75,13 +76,49 @@ def _read_positions(rows: list, start: int) -> list[int]:
     return sorted({p - start for ids, n in rows for p in range(n - 1, len(ids) - 1)})
 
 
-def _head_positions(rows: list, start: int, width: int) -> list[int]:
-    """The suffix positions a pooled forward projects to the vocabulary: those its rows read, filled up with other
-    positions of the padded width until rows × positions reaches :data:`MIN_HEAD_ROWS` (their logits are dropped).
-    A pooled width is at least :data:`WIDTH_STEP` ≥ :data:`MIN_HEAD_ROWS`, so one row alone always has enough."""
-    keep = _read_positions(rows, start)
-    need = -(-MIN_HEAD_ROWS // len(rows))
-    return sorted(set(keep) | set([p for p in range(width) if p not in keep][:max(0, need - len(keep))]))
+def _packing(rows: list, start: int) -> tuple[list[int], list[int], list[int]]:
+    """The layout of a packed forward over ``start`` cached positions: each row's length in it (its suffix without
+    its last token, which no position it reads takes as input), a filler row that brings the forward to
+    :data:`MIN_POSITIONS`, each row's offset, and the packed positions projected to the vocabulary — every row's read
+    positions, filled up with others to :data:`MIN_POSITIONS` (their logits are dropped)."""
+    lengths = [len(ids) - 1 - start for ids, _ in rows]
+    offsets = [sum(lengths[:r]) for r in range(len(rows))]
+    filler = MIN_POSITIONS - sum(lengths)
+    lengths += [filler] if filler > 0 else []
+    read = {offset + p - start for offset, (ids, n) in zip(offsets, rows) for p in range(n - 1, len(ids) - 1)}
+    others = [p for p in range(sum(lengths)) if p not in read][:max(0, MIN_POSITIONS - len(read))]
+    return lengths, offsets, sorted(read | set(others))
+
+
+@functools.lru_cache(maxsize=4096)
+def _row_mask(length: int, cached: int, window: int | None) -> torch.Tensor:
+    """Which keys a packed row's queries see: the ``cached`` prefix positions before it and its own positions up to
+    each query (causal), within ``window`` positions back on a sliding-window layer (transformers' rule: a key is
+    seen while query − key < window)."""
+    back = torch.arange(length).unsqueeze(1) - torch.arange(-cached, length).unsqueeze(0)  # query − key position
+    seen = back >= 0
+    return seen & (back < window) if window is not None else seen
+
+
+def _rows_attention(module, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, attention_mask, *,
+                    packed_rows: tuple[int, ...], scaling: float | None = None, sliding_window: int | None = None,
+                    dropout: float = 0.0, **kwargs) -> tuple[torch.Tensor, None]:
+    """Attention for a packed forward (a transformers attention function, registered as :data:`ROWS_ATTENTION`):
+    the queries are ``packed_rows`` rows laid end to end after the cached prefix, and each row attends to the prefix
+    and to its own earlier positions only — one scaled-dot-product call per row on that row's keys, so a row's
+    values are those of the row run alone over its prefix, whatever else the forward packs. Keys and values come
+    grouped (grouped-query attention: ``enable_gqa``, no copy repeated to every head)."""
+    cached = key.shape[2] - query.shape[2]
+    grouped = getattr(module, "num_key_value_groups", 1) > 1
+    out, offset = [], 0
+    for length in packed_rows:
+        own = slice(cached + offset, cached + offset + length)
+        keys, values = ((torch.cat([t[:, :, :cached], t[:, :, own]], dim=2) if cached else t[:, :, own]) for t in (key, value))
+        out.append(torch.nn.functional.scaled_dot_product_attention(
+            query[:, :, offset:offset + length], keys, values, attn_mask=_row_mask(length, cached, sliding_window),
+            scale=scaling, enable_gqa=grouped))
+        offset += length
+    return torch.cat(out, dim=2).transpose(1, 2).contiguous(), None
 
 
 def _fork_cache(cache, rows: int = 1, *, keep_new: bool = True):
@@ -126,7 +163,7 @@ def _common_prefix(a: list[int], b: list[int]) -> int:
 class TransformersModel:
     """A ``LanguageModel`` over a local model directory (or hub id, where the hub is reachable)."""
 
-    code_version = 2  # raise when a change alters the answer to the same request (helmlite.models.cache)
+    code_version = 3  # raise when a change alters the answer to the same request (helmlite.models.cache)
 
     def __init__(self, path: str | Path, *, name: str | None = None, threads: int = 1, batch_size: int = 8,
                  dtype: torch.dtype = torch.float32, device: str = "cpu", reuse_prefixes: bool = True,
@@ -152,6 +189,19 @@ class TransformersModel:
         self._prefix_token = self.tokenizer.bos_token_id if self.tokenizer.bos_token_id is not None else self.tokenizer.eos_token_id
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
+        self._packs_rows = self._serves_rows_attention(self.model.config)
+
+    @staticmethod
+    def _serves_rows_attention(config) -> bool:
+        """Whether one-row requests run packed (:meth:`_forward_packed`): a model type :func:`_rows_attention` was
+        checked on, with scaled-dot-product attention (or none set yet: a config the planner reads without weights,
+        for which ``from_pretrained`` picks it on these types) and no attention-logit soft-capping (which that kernel
+        cannot apply). Registers :func:`_rows_attention` with transformers."""
+        from transformers import AttentionInterface
+
+        AttentionInterface.register(ROWS_ATTENTION, _rows_attention)
+        return (config.model_type in PACKED_MODEL_TYPES and config._attn_implementation in ("sdpa", None)
+                and getattr(config, "attn_logit_softcapping", None) is None)
 
     def _start_progress(self, total: int) -> None:
         self._progress_total, self._progress_done = max(total, 1), 0
@@ -216,27 +266,22 @@ class TransformersModel:
 
     @torch.no_grad()
     def _forward_logprobs(self, rows: list[tuple[list[int], int]], prefix: tuple | None = None,
-                          alternatives: list[tuple[int, ...] | None] | None = None, width: int | None = None) -> list[list[float]]:
-        """Per-token log-probabilities of each row's tokens after its context (one batched forward).
+                          alternatives: list[tuple[int, ...] | None] | None = None) -> list[list[float]]:
+        """Per-token log-probabilities of each row's tokens after its context (one batched forward, the rows padded
+        to the longest).
 
         With ``prefix = (length, cache)`` the first ``length`` tokens of every row are taken from the
         prefix's key/value cache and only the suffixes are run. A row with ``alternatives`` (several
         one-token continuations of one context) returns the log-probability of each alternative token at
         its last position instead; one whose alternatives are :data:`NEXT_TOKEN` returns that position's whole
-        distribution (a tensor over the vocabulary). With ``width`` (a pooled forward) the rows are padded to it and the output
-        projection sees at least :data:`MIN_HEAD_ROWS` positions.
+        distribution (a tensor over the vocabulary).
         """
         start, cache = prefix if prefix else (0, None)
-        alternatives = alternatives or [None] * len(rows)
-        if width is None:
-            width = max(len(ids) for ids, _ in rows) - start
-            keep = _read_positions(rows, start)
-        else:
-            keep = _head_positions(rows, start, width)
+        width = max(len(ids) for ids, _ in rows) - start
+        keep = _read_positions(rows, start)
         pad = self.tokenizer.pad_token_id
         input_ids = torch.tensor([ids[start:] + [pad] * (width - len(ids) + start) for ids, _ in rows], device=self.device)
         mask = torch.tensor([[1] * len(ids) + [0] * (width - len(ids) + start) for ids, _ in rows], device=self.device)
-        where = {p: k for k, p in enumerate(keep)}
         extra = {}
         if cache is not None:
             batch_cache = _fork_cache(cache, len(rows), keep_new=False)
@@ -245,16 +290,47 @@ class TransformersModel:
         self.encoded_tokens += sum(len(ids) - start for ids, _ in rows)
         logits = self.model(input_ids=input_ids, attention_mask=mask, logits_to_keep=torch.tensor(keep, device=self.device),
                             **extra).logits
-        logprobs = torch.log_softmax(logits.float(), dim=-1)
+        where = {p: k for k, p in enumerate(keep)}
+        return self._read_logprobs(torch.log_softmax(logits.float(), dim=-1), rows, alternatives,
+                                   [(r, lambda p: where[p - start]) for r in range(len(rows))])
+
+    @staticmethod
+    def _read_logprobs(logprobs: torch.Tensor, rows: list, alternatives: list | None, at: list) -> list:
+        """What each row reads from a forward's log-probabilities (see :meth:`_forward_logprobs`); ``at[r]`` is the
+        row's batch index and a function from a position of the row to its index among the projected positions."""
         out = []
-        for r, ((ids, n), tokens) in enumerate(zip(rows, alternatives)):
+        for (ids, n), tokens, (batch, index) in zip(rows, alternatives or [None] * len(rows), at):
             if tokens is NEXT_TOKEN:  # a copy: a view would keep the whole forward's log-probabilities alive
-                out.append(logprobs[r, where[len(ids) - 2 - start]].clone())
+                out.append(logprobs[batch, index(len(ids) - 2)].clone())
             elif tokens is not None:
-                out.append(logprobs[r, where[len(ids) - 2 - start], list(tokens)].tolist())
+                out.append(logprobs[batch, index(len(ids) - 2), list(tokens)].tolist())
             else:
-                out.append([float(logprobs[r, where[p - start], ids[p + 1]]) for p in range(n - 1, len(ids) - 1)])
+                out.append([float(logprobs[batch, index(p), ids[p + 1]]) for p in range(n - 1, len(ids) - 1)])
         return out
+
+    @torch.no_grad()
+    def _forward_packed(self, rows: list[tuple[list[int], int]], prefix: tuple | None, alternatives: list) -> list:
+        """What :meth:`_forward_logprobs` returns for ``rows``, from one forward that packs them end to end without
+        padding (:func:`_packing`), each row attending to the prefix and to itself only (:func:`_rows_attention`):
+        a row's values do not depend on the rows packed with it (tested bit for bit, one thread)."""
+        start, cache = prefix if prefix else (0, None)
+        lengths, offsets, keep = _packing(rows, start)
+        tokens = [t for ids, _ in rows for t in ids[start:-1]]
+        tokens += [self.tokenizer.pad_token_id] * (sum(lengths) - len(tokens))
+        positions = [start + k for length in lengths for k in range(length)]
+        extra = {"cache": _fork_cache(cache, keep_new=False)} if cache is not None else {}
+        self.encoded_tokens += sum(len(ids) - 1 - start for ids, _ in rows)
+        config = self.model.config
+        implementation, config._attn_implementation = config._attn_implementation, ROWS_ATTENTION
+        try:
+            logits = self.model(input_ids=torch.tensor([tokens], device=self.device),
+                                position_ids=torch.tensor([positions], device=self.device),
+                                logits_to_keep=torch.tensor(keep, device=self.device), packed_rows=tuple(lengths), **extra).logits
+        finally:
+            config._attn_implementation = implementation
+        where = {p: k for k, p in enumerate(keep)}
+        return self._read_logprobs(torch.log_softmax(logits.float(), dim=-1), rows, alternatives,
+                                   [(0, lambda p, o=offset: where[o + p - start]) for offset in offsets])
 
     @staticmethod
     def _common_length(rows: list[tuple[list[int], int]]) -> int:
@@ -369,21 +445,18 @@ class TransformersModel:
         return out
 
     def _score_pooled(self, rows: list[tuple[list[int], int]], alternatives: list, prefix: tuple | None) -> list[list[float]]:
-        """One-row requests over the same ``prefix``, batched by suffix width rounded up to :data:`WIDTH_STEP`
-        (with at least one padding position) and padded to it, so a row's values depend on the row and its prefix
-        only, never on which other rows share its forward (see :data:`WIDTH_STEP`)."""
-        start = prefix[0] if prefix else 0
-        by_width: dict[int, list[int]] = {}
-        for k, (ids, _) in enumerate(rows):
-            by_width.setdefault(-(-(len(ids) - start + 1) // WIDTH_STEP) * WIDTH_STEP, []).append(k)
-        out: list = [None] * len(rows)
-        for width, members in sorted(by_width.items()):
-            for at in range(0, len(members), self.batch_size):  # the row count changes no value here
-                batch = members[at:at + self.batch_size]
-                for k, row_values in zip(batch, self._forward_logprobs([rows[k] for k in batch], prefix,
-                                                                       [alternatives[k] for k in batch], width)):
-                    out[k] = row_values
-                self._advance(len(batch))
+        """One-row requests over the same ``prefix``, ``batch_size`` at a time in packed forwards
+        (:meth:`_forward_packed`), whose values do not depend on which rows share them; on a model
+        :func:`_rows_attention` does not serve (not in :data:`PACKED_MODEL_TYPES`), each row in a forward of its own."""
+        out: list = []
+        step = self.batch_size if self._packs_rows else 1
+        for at in range(0, len(rows), step):
+            batch = slice(at, at + step)
+            if self._packs_rows:
+                out += self._forward_packed(rows[batch], prefix, alternatives[batch])
+            else:
+                out += self._forward_logprobs(rows[batch], prefix, alternatives[batch])
+            self._advance(len(rows[batch]))
         return out
 
     def score(self, requests: Sequence[ScoreRequest]) -> list[Scores]:
@@ -391,8 +464,8 @@ class TransformersModel:
         composition change no stored value). Per request: its declared prefix levels (:meth:`_declared_lengths`)
         are encoded once and reused across requests (:meth:`_prefix_cache`), its continuations are scored over the
         deepest level in forwards of their own (:meth:`_score_over`), one-token continuations of the context
-        share a single row (multiple-choice-joint letters), and one-row requests over the same prefix are batched
-        in width buckets (:meth:`_score_pooled`). A request that repeats an earlier one is scored once."""
+        share a single row (multiple-choice-joint letters), and one-row requests over the same prefix share packed
+        forwards (:meth:`_score_pooled`). A request that repeats an earlier one is scored once."""
         started = time.perf_counter()
         plans = []
         for request in requests:
@@ -465,15 +538,16 @@ class TransformersModel:
         """Whether HF ``generate``'s greedy first token is the argmax of the model's own distribution: no setting of
         the model's ``generation_config`` adds a logits processor that changes it (a repetition penalty, banned or
         suppressed tokens, a forced or minimum-length end of text, classifier-free guidance). Only then do one-token
-        greedy requests take the pooled forwards; otherwise HF ``generate`` answers them, processors and all."""
+        greedy requests take the packed forwards; otherwise HF ``generate`` answers them, processors and all."""
         config = self.model.generation_config
         return all(getattr(config, name, None) in neutral for name, neutral in _NEUTRAL_GENERATION_SETTINGS.items())
 
     def _generate_pooled(self, requests: list[GenerationRequest], encoded: list[list[int]], levels: list[int]) -> list[Generation]:
         """One-token greedy generations over the same prefix levels (HELM's multiple-choice-joint answers:
-        ``max_tokens=1``, temperature 0) in the pooled forwards scoring uses (:meth:`_score_pooled`): each prompt is
-        a row with a placeholder token after it, padded to its width bucket, and the generated token is the argmax
-        of the last prompt position's distribution, as greedy decoding takes it. A row's values depend on its
+        ``max_tokens=1``, temperature 0) in the packed forwards scoring uses (:meth:`_score_pooled`): each prompt is
+        a row whose last position's distribution is read (a placeholder token after it stands for the continuation;
+        a packed forward does not run it), and the generated token is that distribution's argmax, as greedy
+        decoding takes it. A row's values depend on its
         prompt and prefix only — not on which requests share its forward (tested bit for bit) — and equal a
         decoding of the request alone within float rounding. A generation's latency is its share of its forwards' time."""
         started = time.perf_counter()
@@ -490,8 +564,8 @@ class TransformersModel:
         """Each generation a function of its request alone — its text and its log-probabilities — as a score is.
         A request decodes over its declared prefix levels (:meth:`_declared_lengths`; a run's few-shot prefix is
         encoded once and kept in the prefix cache). One-token greedy requests over the same levels are answered in
-        pooled forwards (:meth:`_generate_pooled`: one forward for up to ``batch_size`` of them, as a prompt's
-        scoring is); any other request is decoded on its own (HF ``generate``, no padding), which gives up batched
+        packed forwards (:meth:`_generate_pooled`: one forward for up to ``batch_size`` of them, as one-row scoring
+        requests are); any other request is decoded on its own (HF ``generate``, no padding), which gives up batched
         decoding — on a CPU a step of eight rows cost little more than one."""
         results: list[Generation | None] = [None] * len(requests)
         self._start_progress(len(requests))

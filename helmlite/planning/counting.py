@@ -3,7 +3,8 @@ prefix reuse, with every forward pass replaced by a count.
 
 :class:`WorkCounter` is a :class:`~helmlite.models.transformers_backend.TransformersModel` that loads the
 tokenizer and the config but no weights, and counts, instead of computing, what the real backend would
-run: positions through the network (rows × padded width, so padding counts as the real forward pays it),
+run: positions through the network (rows × padded width of a padded forward, so padding counts as the real
+forward pays it; the packed positions of a packed one),
 forward calls, and decoding steps. It pools, pads, reuses prefixes and merges one-token continuations
 exactly as the real backend does, because it *is* the real backend with three methods replaced (a forward, a
 prefix extension, one request's generation). A run's requests are counted in the request cache's chunks
@@ -25,7 +26,7 @@ from typing import Sequence
 import torch
 
 from ..models._base import Generation, GenerationRequest, ScoreRequest
-from ..models.transformers_backend import NEXT_TOKEN, TransformersModel, _head_positions, _read_positions
+from ..models.transformers_backend import NEXT_TOKEN, TransformersModel, _packing, _read_positions
 
 
 @dataclass
@@ -33,7 +34,7 @@ class Work:
     """Counted model work of a set of requests."""
 
     requests: int = 0
-    score_positions: int = 0   # rows × padded width of every scoring forward (prefix extensions included)
+    score_positions: int = 0   # positions of every scoring forward: rows × padded width, or packed (prefix extensions included)
     score_forwards: int = 0    # scoring forward calls
     prefill_positions: int = 0  # prompt tokens of every generate call past its cached prefix
     decode_steps: int = 0      # max_tokens of every generation HF generate decodes (each on its own)
@@ -64,6 +65,20 @@ class Work:
         self.peak_row_positions = max(self.peak_row_positions, rows * width)
         self.peak_logit_positions = max(self.peak_logit_positions, rows * projected)
 
+    def _packed(self, lengths: list[int], start: int, *, over_prefix: bool, projected: int) -> None:
+        """Record one packed forward of rows of ``lengths`` after ``start`` cached positions. Over
+        a prefix one layer at a time holds the packed positions' concatenation with the prefix and, while one row's
+        attention runs, that row's; otherwise every layer keeps the packed positions' keys and values. Attention
+        runs one row at a time."""
+        total, longest = sum(lengths), max(lengths)
+        if over_prefix:
+            self.peak_layer_positions = max(self.peak_layer_positions, start + total + start + longest)
+        else:
+            self.peak_cached_positions = max(self.peak_cached_positions, total)
+        self.peak_attention_cells = max(self.peak_attention_cells, longest * (start + longest))
+        self.peak_row_positions = max(self.peak_row_positions, total)
+        self.peak_logit_positions = max(self.peak_logit_positions, projected)
+
 
 class WorkCounter(TransformersModel):
     """The transformers backend with its forward passes replaced by counts (see the module docstring)."""
@@ -93,22 +108,33 @@ class WorkCounter(TransformersModel):
         self.work = Work()
         self.on_progress = None
         self.release_prefixes()
+        self._packs_rows = self._serves_rows_attention(config)
 
-    def _forward_logprobs(self, rows, prefix=None, alternatives=None, width=None):
+    def _forward_logprobs(self, rows, prefix=None, alternatives=None):
         start = prefix[0] if prefix else 0
-        alternatives = alternatives or [None] * len(rows)
-        if width is None:
-            width = max(len(ids) for ids, _ in rows) - start
-            projected = len(_read_positions(rows, start))
-        else:
-            projected = len(_head_positions(rows, start, width))
+        width = max(len(ids) for ids, _ in rows) - start
         self.work.score_positions += len(rows) * width
         self.work.prefix_row_positions += len(rows) * start  # each row's concatenation of, and attention over, the prefix cache
         self.work.score_forwards += 1
         self.work.encoded_tokens += sum(len(ids) - start for ids, _ in rows)
-        self.work._forward(len(rows), start, width, over_prefix=prefix is not None, projected=projected)
+        self.work._forward(len(rows), start, width, over_prefix=prefix is not None, projected=len(_read_positions(rows, start)))
+        return self._no_values(rows, alternatives)
+
+    def _forward_packed(self, rows, prefix, alternatives):
+        start = prefix[0] if prefix else 0
+        lengths, _, keep = _packing(rows, start)
+        self.work.score_positions += sum(lengths)
+        self.work.prefix_row_positions += len(lengths) * start  # each packed row (a filler too) attends over the prefix
+        self.work.score_forwards += 1
+        self.work.encoded_tokens += sum(len(ids) - 1 - start for ids, _ in rows)
+        self.work._packed(lengths, start, over_prefix=prefix is not None, projected=len(keep))
+        return self._no_values(rows, alternatives)
+
+    @staticmethod
+    def _no_values(rows, alternatives):
+        """Placeholders in the shapes a forward's values have (the counter computes none)."""
         return [torch.zeros(1) if tokens is NEXT_TOKEN else [0.0] * len(tokens) if tokens is not None else [0.0] * (len(ids) - n)
-                for (ids, n), tokens in zip(rows, alternatives)]
+                for (ids, n), tokens in zip(rows, alternatives or [None] * len(rows))]
 
     def _hold_beside_kept_levels(self, positions: int) -> None:
         """Record a cache of ``positions`` held in every layer while the prefix LRU holds its levels."""

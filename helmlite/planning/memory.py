@@ -6,8 +6,9 @@ with the work (:class:`~helmlite.planning.counting.Work`'s ``peak_*`` counts), f
 
 * keys and values every layer holds at once — a prefix extension, a generation or a forward without a prefix,
   plus the prefix levels the backend keeps: ``peak_cached_positions × layers × 2 × kv_heads × head_dim × 4`` B;
-* one layer's concatenation of a batch with its prefix (a pooled forward keeps no other) and its copy repeated to
-  every attention head (a masked forward does not use the attention kernel's grouped-query path):
+* one layer's concatenation of a forward's positions with its prefix (a forward over a prefix keeps no other) and
+  its copy repeated to every attention head (a padded, masked forward does not use the attention kernel's
+  grouped-query path; a packed one does, so there the term overcounts):
   ``peak_layer_positions × 2 × (kv_heads + heads) × head_dim × 4`` B;
 * attention, where the kernel materialises it: the scores and their softmax, ``peak_attention_cells × heads × 2 × 4``
   B, and the float mask, ``peak_attention_cells × 4`` B;
