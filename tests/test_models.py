@@ -203,7 +203,7 @@ def _in_chunks(model, call, requests, chunk, batch, order=None):
 def test_stored_scores_depend_on_the_request_alone(tiny_model_dir):
     """Issue 24 §4: the same requests scored in chunks of 1, 2, 3 or all, with batch sizes 1, 3 and 8, in reverse
     order, or after another run's requests filled the backend's prefix cache, give bit-identical log-probabilities
-    (a row's padded width and prefix levels come from its own request; the reference is the one-chunk run)."""
+    (a row's forward layout and prefix levels come from its own request; the reference is the one-chunk run)."""
     model = load_model(str(tiny_model_dir))
     prefix = "Question: what is two plus two?\nAnswer: four\n\n" * 8
     requests = [ScoreRequest(prefix + f"Question: {k} cats sat on {'a ' * k}mat?\nAnswer:",
@@ -222,15 +222,67 @@ def test_stored_scores_depend_on_the_request_alone(tiny_model_dir):
     assert [o.token_logprobs for o in out] == reference
 
 
+def test_packed_layout_and_row_masks_by_hand():
+    """Hand-derived: rows of 10 and 7 tokens over a 4-token prefix, reading their last two and last one positions,
+    pack as inputs of 10 − 1 − 4 = 5 and 2 tokens (the last token is read, never run), a filler of 16 − 7 = 9, offsets
+    0 and 5; the read positions 3, 4 (row one: token positions 7, 8) and 6 (row two: position 5) are filled up to 16
+    with others — here every one of the forward's 16 positions. A row of 2 queries after 3 cached keys sees all of them and itself causally; with a window of
+    2 each query sees only keys less than 2 positions back."""
+    from helmlite.models.transformers_backend import MIN_POSITIONS, _packing, _row_mask
+
+    assert MIN_POSITIONS == 16
+    rows = [(list(range(10)), 8), (list(range(100, 107)), 6)]
+    lengths, offsets, keep = _packing(rows, 4)
+    assert (lengths, offsets) == ([5, 2, 9], [0, 5])
+    assert keep == list(range(16))  # the 3 read positions and the 13 others of the 16
+    assert _row_mask(2, 3, None).tolist() == [[True, True, True, True, False], [True, True, True, True, True]]
+    assert _row_mask(2, 3, 2).tolist() == [[False, False, True, True, False], [False, False, False, True, True]]
+
+
+@pytest.mark.parametrize("name", ["smollm2-135m", "gemma3-270m"])
+def test_projections_give_a_row_the_same_floats_from_min_positions_on(name):
+    """The packed path's premise, checked on this machine's kernels for every projection shape of the embedded model
+    (its config; random weights and inputs, one thread): a row's product is bit-identical in a forward of 16, 17, 64 or
+    800 rows — so a packed row's values do not depend on what else its forward holds once it has MIN_POSITIONS."""
+    import torch
+
+    from helmlite.models import prepare
+    from helmlite.models.transformers_backend import MIN_POSITIONS
+    from helmlite.planning.memory import model_shape
+    from transformers import AutoConfig
+
+    shape = model_shape(AutoConfig.from_pretrained(str(prepare(name))))
+    hidden, heads, kv, head_dim = shape["hidden"], shape["heads"], shape["kv_heads"], shape["head_dim"]
+    projections = {(hidden, heads * head_dim), (hidden, kv * head_dim), (heads * head_dim, hidden),
+                   (hidden, shape["intermediate"]), (shape["intermediate"], hidden), (hidden, shape["vocab"])}
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        generator = torch.Generator().manual_seed(0)
+        for fan_in, fan_out in projections:
+            weight = torch.randn(fan_out, fan_in, generator=generator)
+            x = torch.randn(800, fan_in, generator=generator)
+            full = torch.nn.functional.linear(x, weight)
+            for rows in (MIN_POSITIONS, 17, 64):
+                assert torch.equal(torch.nn.functional.linear(x[:rows], weight), full[:rows]), (fan_in, fan_out, rows)
+    finally:
+        torch.set_num_threads(threads)
+
+
 @pytest.mark.parametrize("packed", [True, False])
 def test_pooled_one_row_requests_do_not_depend_on_their_batch_mates(tiny_model_dir, packed):
     """The pooled path's premise: one-row requests over one prefix (twelve questions of different token lengths, one
     continuation each) give bit-identical log-probabilities whether a packed forward holds 1, 2, 3, 5, 8 or 12 of
-    them (chunks × batch sizes), with or without a filler row; the reference is one call with batch size 8. A model
+    them (chunks × batch sizes); a short question gives the same alone (its forward filled up to MIN_POSITIONS by a
+    filler row) as packed with the others; the reference is one call with batch size 8. A model
     the packed attention does not serve (``packed=False``) runs each row alone, to the same values within float
     rounding. Measured the same way on both embedded models (SmolLM2, Gemma 3; fp32, one thread)."""
     model = load_model(str(tiny_model_dir))
+    assert model._packs_rows  # a Llama: packed by default
     model._packs_rows = packed
+    packs = []
+    forward_packed = model._forward_packed
+    model._forward_packed = lambda rows, prefix, alternatives: packs.append(len(rows)) or forward_packed(rows, prefix, alternatives)
     prefix = "Question: what is two plus two?\nAnswer: four\n\n" * 8
     requests = [ScoreRequest(prefix + f"Question: {k} cats sat on {'a ' * (k % 7)}mat?\nAnswer:", (" four",), (len(prefix),))
                 for k in range(10, 22)]
@@ -242,6 +294,12 @@ def test_pooled_one_row_requests_do_not_depend_on_their_batch_mates(tiny_model_d
     reference = scored(len(requests), 8)
     for chunk, batch in ((1, 8), (2, 3), (3, 1), (5, 8), (12, 2), (12, 12)):
         assert scored(chunk, batch) == reference, (chunk, batch)
+    # chunks × batch sizes pack 8 + 4, 1, 2, 1, 5 + 5 + 2, 2 and 12 rows (none when each row runs alone)
+    assert set(packs) == ({1, 2, 4, 5, 8, 12} if packed else set())
+    short = ScoreRequest(prefix + "Q:", (" four",), (len(prefix),))
+    row = model._pair_tokens(short.prompt, " four")
+    assert len(row[0]) - 1 - model._declared_lengths(short, [row])[-1] < 16  # alone, its forward holds a filler row
+    assert model.score([short])[0].token_logprobs == model.score(requests + [short])[-1].token_logprobs
     model._packs_rows = not packed
     other = scored(len(requests), 8)
     assert [v for r in other for t in r for v in t] == pytest.approx([v for r in reference for t in r for v in t], abs=1e-5)
@@ -424,6 +482,7 @@ def test_prefix_reuse_is_exact_on_the_embedded_models(name):
     from helmlite.models.transformers_backend import TransformersModel
 
     model = load_model(str(prepare(name)), batch_size=8)
+    assert model._packs_rows  # one-row requests below run packed
     context = "".join(f"Key {k:03d} is paired with value {(37 * k) % 1000:03d}. " for k in range(44))
     questions = ["Key 007", "Key 013", "Which value goes with key 042 in the list above"]
     prompts = [f"{context}\n{q}. Answer: value" for q in questions]

@@ -67,6 +67,7 @@ def test_counter_prices_each_row_over_a_reused_prefix():
     shared = " ".join(["word"] * 80)
     work = counter.count([ScoreRequest(shared, (f" answer{k}",), (len(shared),)) for k in range(4)], chunk_size=8)
     level = len(counter._encode(shared)) - 1
+    assert sum(len(counter._encode(shared + f" answer{k}")) - 1 - level for k in range(4)) < 16  # so a filler row
     assert work.prefix_row_positions == 5 * level
     alone = counter.count([ScoreRequest("a b c", (" d",))], chunk_size=8)
     assert alone.prefix_row_positions == 0

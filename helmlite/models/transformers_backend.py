@@ -14,8 +14,10 @@ splitting at a string boundary does not reproduce the full prompt's tokens), the
 (one question's answers). Each level is encoded once, extending the one before, and kept in a small LRU, so a run's
 few-shot prefix is encoded once per job for every instance and perturbed variant; a request's continuations run
 over its deepest level in forwards that hold no other request's rows, except one-row requests over the same levels,
-which run ``batch_size`` at a time *packed*: their suffixes concatenated into one sequence without padding, each row
-attending to the prefix and to its own tokens only (:func:`_rows_attention`). So a stored value depends on its
+which run ``batch_size`` at a time *packed*: their suffixes concatenated into one sequence without padding between
+them (a filler row only where the forward would be shorter than :data:`MIN_POSITIONS`), each row attending to the
+prefix and to its own tokens only (:func:`_rows_attention`); a model type that attention was not checked on
+(:data:`PACKED_MODEL_TYPES`) runs each one-row request in a forward of its own. So a stored value depends on its
 request only — not on the chunk, the batch size or what the cache held (tested bit for bit) — and equals the
 no-reuse path within float rounding (tested on both embedded models; ``reuse_prefixes=False`` turns reuse off).
 One-token continuations of the same context (the answer letters of a joint multiple-choice prompt) are read from one
@@ -54,8 +56,9 @@ MIN_POSITIONS = 16
 PACKED_MODEL_TYPES = ("llama", "gemma3_text")
 #: The attention implementation name a packed forward switches the model to for its duration.
 ROWS_ATTENTION = "helmlite_rows"
-#: The ``alternatives`` of a row read for its whole next-token distribution: a one-token greedy generation, run as a
-#: row of its prompt and a placeholder token whose predecessor's distribution is read (:meth:`TransformersModel.generate`).
+#: The ``alternatives`` of a row read for its whole next-token distribution: a one-token greedy generation, a row of
+#: its prompt and a placeholder token whose predecessor's distribution is read; a packed forward does not run the
+#: placeholder (:meth:`TransformersModel.generate`).
 NEXT_TOKEN = object()
 #: generation_config settings at the values that add no logits processor to greedy decoding (transformers 5.x's
 #: ``_get_logits_processor``); any other value sends one-token greedy requests to HF ``generate``.
@@ -90,12 +93,14 @@ def _packing(rows: list, start: int) -> tuple[list[int], list[int], list[int]]:
     return lengths, offsets, sorted(read | set(others))
 
 
-@functools.lru_cache(maxsize=4096)
-def _row_mask(length: int, cached: int, window: int | None) -> torch.Tensor:
+@functools.lru_cache(maxsize=64)
+def _row_mask(length: int, cached: int, window: int | None, device: str = "cpu") -> torch.Tensor:
     """Which keys a packed row's queries see: the ``cached`` prefix positions before it and its own positions up to
     each query (causal), within ``window`` positions back on a sliding-window layer (transformers' rule: a key is
-    seen while query − key < window)."""
-    back = torch.arange(length).unsqueeze(1) - torch.arange(-cached, length).unsqueeze(0)  # query − key position
+    seen while query − key < window). The last few masks are kept (a forward's layers reuse its rows' masks);
+    :meth:`TransformersModel.release_prefixes` drops them."""
+    back = (torch.arange(length, device=device).unsqueeze(1)
+            - torch.arange(-cached, length, device=device).unsqueeze(0))  # query − key position
     seen = back >= 0
     return seen & (back < window) if window is not None else seen
 
@@ -115,7 +120,7 @@ def _rows_attention(module, query: torch.Tensor, key: torch.Tensor, value: torch
         own = slice(cached + offset, cached + offset + length)
         keys, values = ((torch.cat([t[:, :, :cached], t[:, :, own]], dim=2) if cached else t[:, :, own]) for t in (key, value))
         out.append(torch.nn.functional.scaled_dot_product_attention(
-            query[:, :, offset:offset + length], keys, values, attn_mask=_row_mask(length, cached, sliding_window),
+            query[:, :, offset:offset + length], keys, values, attn_mask=_row_mask(length, cached, sliding_window, str(query.device)),
             scale=scaling, enable_gqa=grouped))
         offset += length
     return torch.cat(out, dim=2).transpose(1, 2).contiguous(), None
@@ -406,6 +411,7 @@ class TransformersModel:
         otherwise hold up to :data:`PREFIX_LRU` earlier runs' caches (~28 MB each for a 5-shot MMLU prefix on
         SmolLM2) as peak memory."""
         self._prefix_lru: OrderedDict[tuple, tuple] = OrderedDict()
+        _row_mask.cache_clear()
         self._prefix_ids: dict[str, list[int]] = {}
 
     def _encode_cached(self, text: str) -> list[int]:
