@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import itertools
 import json
 import time
 from collections import OrderedDict
@@ -85,7 +86,7 @@ def _packing(rows: list, start: int) -> tuple[list[int], list[int], list[int]]:
     :data:`MIN_POSITIONS`, each row's offset, and the packed positions projected to the vocabulary — every row's read
     positions, filled up with others to :data:`MIN_POSITIONS` (their logits are dropped)."""
     lengths = [len(ids) - 1 - start for ids, _ in rows]
-    offsets = [sum(lengths[:r]) for r in range(len(rows))]
+    offsets = [0, *itertools.accumulate(lengths)][:-1]
     filler = MIN_POSITIONS - sum(lengths)
     lengths += [filler] if filler > 0 else []
     read = {offset + p - start for offset, (ids, n) in zip(offsets, rows) for p in range(n - 1, len(ids) - 1)}
@@ -195,16 +196,17 @@ class TransformersModel:
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
         self._packs_rows = self._serves_rows_attention(self.model.config)
+        if self._packs_rows:
+            from transformers import AttentionInterface
+
+            AttentionInterface.register(ROWS_ATTENTION, _rows_attention)
 
     @staticmethod
     def _serves_rows_attention(config) -> bool:
         """Whether one-row requests run packed (:meth:`_forward_packed`): a model type :func:`_rows_attention` was
         checked on, with scaled-dot-product attention (or none set yet: a config the planner reads without weights,
         for which ``from_pretrained`` picks it on these types) and no attention-logit soft-capping (which that kernel
-        cannot apply). Registers :func:`_rows_attention` with transformers."""
-        from transformers import AttentionInterface
-
-        AttentionInterface.register(ROWS_ATTENTION, _rows_attention)
+        cannot apply)."""
         return (config.model_type in PACKED_MODEL_TYPES and config._attn_implementation in ("sdpa", None)
                 and getattr(config, "attn_logit_softcapping", None) is None)
 
@@ -295,22 +297,23 @@ class TransformersModel:
         self.encoded_tokens += sum(len(ids) - start for ids, _ in rows)
         logits = self.model(input_ids=input_ids, attention_mask=mask, logits_to_keep=torch.tensor(keep, device=self.device),
                             **extra).logits
-        where = {p: k for k, p in enumerate(keep)}
-        return self._read_logprobs(torch.log_softmax(logits.float(), dim=-1), rows, alternatives,
-                                   [(r, lambda p: where[p - start]) for r in range(len(rows))])
+        return self._read_logprobs(torch.log_softmax(logits.float(), dim=-1), keep, rows, alternatives,
+                                   [(r, -start) for r in range(len(rows))])
 
     @staticmethod
-    def _read_logprobs(logprobs: torch.Tensor, rows: list, alternatives: list | None, at: list) -> list:
-        """What each row reads from a forward's log-probabilities (see :meth:`_forward_logprobs`); ``at[r]`` is the
-        row's batch index and a function from a position of the row to its index among the projected positions."""
+    def _read_logprobs(logprobs: torch.Tensor, keep: list[int], rows: list, alternatives: list | None, at: list) -> list:
+        """What each row reads from a forward's log-probabilities over the projected positions ``keep`` (see
+        :meth:`_forward_logprobs`); ``at[r]`` is the row's batch index and the shift from a token position of the row
+        to its position in the forward."""
+        where = {p: k for k, p in enumerate(keep)}
         out = []
-        for (ids, n), tokens, (batch, index) in zip(rows, alternatives or [None] * len(rows), at):
+        for (ids, n), tokens, (batch, shift) in zip(rows, alternatives or [None] * len(rows), at):
             if tokens is NEXT_TOKEN:  # a copy: a view would keep the whole forward's log-probabilities alive
-                out.append(logprobs[batch, index(len(ids) - 2)].clone())
+                out.append(logprobs[batch, where[len(ids) - 2 + shift]].clone())
             elif tokens is not None:
-                out.append(logprobs[batch, index(len(ids) - 2), list(tokens)].tolist())
+                out.append(logprobs[batch, where[len(ids) - 2 + shift], list(tokens)].tolist())
             else:
-                out.append([float(logprobs[batch, index(p), ids[p + 1]]) for p in range(n - 1, len(ids) - 1)])
+                out.append([float(logprobs[batch, where[p + shift], ids[p + 1]]) for p in range(n - 1, len(ids) - 1)])
         return out
 
     @torch.no_grad()
@@ -333,9 +336,8 @@ class TransformersModel:
                                 logits_to_keep=torch.tensor(keep, device=self.device), packed_rows=tuple(lengths), **extra).logits
         finally:
             config._attn_implementation = implementation
-        where = {p: k for k, p in enumerate(keep)}
-        return self._read_logprobs(torch.log_softmax(logits.float(), dim=-1), rows, alternatives,
-                                   [(0, lambda p, o=offset: where[o + p - start]) for offset in offsets])
+        return self._read_logprobs(torch.log_softmax(logits.float(), dim=-1), keep, rows, alternatives,
+                                   [(0, offset - start) for offset in offsets])
 
     @staticmethod
     def _common_length(rows: list[tuple[list[int], int]]) -> int:
