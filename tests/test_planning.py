@@ -53,6 +53,29 @@ def test_seconds_are_the_linear_cost_model():
     assert rates.Rates(0.002, 0.1, 0.05, 0.3, 1.0).seconds(work) == pytest.approx(2.0 + 1.0 + 0.4 + 0.6)
     work.prefix_row_positions = 5000
     assert rates.Rates(0.002, 0.1, 0.05, 0.3, 1.0, 1e-4).seconds(work) == pytest.approx(4.0 + 0.5)
+    work.projected_positions = 300  # × 2 ms per position projected to the vocabulary: + 0.6 s
+    assert rates.Rates(0.002, 0.1, 0.05, 0.3, 1.0, 1e-4, projected_s=0.002).seconds(work) == pytest.approx(4.5 + 0.6)
+
+
+def test_counter_counts_the_positions_each_forward_projects():
+    """Hand-derived, per path: a one-row request runs packed and projects MIN_POSITIONS = 16 positions (its read
+    position and 15 others); a request of two continuations of one context runs padded, and ``logits_to_keep`` projects
+    the union of the rows' read positions for every row (2 rows × the positions before each continuation token); a
+    prefix extension projects its last position only."""
+    from helmlite.models import prepare
+    from helmlite.models._base import ScoreRequest
+
+    counter = counting.WorkCounter(prepare("smollm2-135m"))
+    assert counter.count([ScoreRequest("a b c", (" d",))], chunk_size=8).projected_positions == 16
+    context = "a b c"
+    rows = [counter._pair_tokens(context, c) for c in (" d e", " f g h")]
+    reads = {p for ids, n in rows for p in range(n - 1, len(ids) - 1)}  # the positions before continuation tokens
+    assert counter.count([ScoreRequest(context, (" d e", " f g h"))], chunk_size=8).projected_positions == 2 * len(reads)
+    shared = " ".join(["word"] * 80)
+    levelled = counter.count([ScoreRequest(shared + " x", (" d e", " f g h"), (len(shared),))], chunk_size=8)
+    assert levelled.score_forwards == 2  # the declared level's extension, then the two rows over it
+    suffix_rows = [counter._pair_tokens(shared + " x", c) for c in (" d e", " f g h")]
+    assert levelled.projected_positions == 1 + 2 * len({p for ids, n in suffix_rows for p in range(n - 1, len(ids) - 1)})
 
 
 def test_counter_prices_each_row_over_a_reused_prefix():
@@ -89,6 +112,10 @@ def test_rates_are_measured_once_per_machine_and_cached(tiny_model_dir, tmp_path
     assert measured_other and other.position_s == 0.002 and calls == [1, 2]  # another thread count: measured afresh
     keys = [json.loads(key) for key in json.loads(store.read_text())]
     assert {k["machine"]["threads"] for k in keys} == {1, 2} and all(k["machine"]["cpu"] and k["machine"]["torch"] for k in keys)
+    # a backend that computes differently (another code_version: e.g. rows packed that were padded) is measured afresh
+    monkeypatch.setattr(rates.TransformersModel, "code_version", rates.TransformersModel.code_version + 1)
+    _, measured_new_code = rates.model_rates("tiny", tiny_model_dir, threads=1, batch_size=8, rates_file=store)
+    assert measured_new_code and calls == [1, 2, 1]
 
 
 def test_calibration_on_a_real_model_gives_positive_rates(tiny_model_dir):

@@ -41,6 +41,7 @@ class Work:
     generate_calls: int = 0    # HF generate calls, one per such request (each pays the call's set-up)
     encoded_tokens: int = 0    # tokens run through the model, without padding (what prefix reuse saves shows here)
     prefix_row_positions: int = 0  # rows × cached prefix length of every scoring forward over a prefix cache
+    projected_positions: int = 0   # positions every scoring forward projects to the vocabulary (logits_to_keep)
     # the largest single forward, for memory (helmlite.planning.memory): maxima, not sums
     peak_cached_positions: int = 0  # positions whose keys/values every layer holds at once (a prefix extension, a
     #                                 generation, a forward without a prefix), plus the prefix levels kept
@@ -117,7 +118,9 @@ class WorkCounter(TransformersModel):
         self.work.prefix_row_positions += len(rows) * start  # each row's concatenation of, and attention over, the prefix cache
         self.work.score_forwards += 1
         self.work.encoded_tokens += sum(len(ids) - start for ids, _ in rows)
-        self.work._forward(len(rows), start, width, over_prefix=prefix is not None, projected=len(_read_positions(rows, start)))
+        keep = _read_positions(rows, start)
+        self.work.projected_positions += len(rows) * len(keep)  # logits_to_keep applies to every row of the batch
+        self.work._forward(len(rows), start, width, over_prefix=prefix is not None, projected=len(keep))
         return self._no_values(rows, alternatives)
 
     def _forward_packed(self, rows, prefix, alternatives):
@@ -127,6 +130,7 @@ class WorkCounter(TransformersModel):
         self.work.prefix_row_positions += len(lengths) * start  # each packed row (a filler too) attends over the prefix
         self.work.score_forwards += 1
         self.work.encoded_tokens += sum(len(ids) - 1 - start for ids, _ in rows)
+        self.work.projected_positions += len(keep)
         self.work._packed(lengths, start, over_prefix=prefix is not None, projected=len(keep))
         return self._no_values(rows, alternatives)
 
@@ -145,6 +149,7 @@ class WorkCounter(TransformersModel):
         start = prefix[0] if prefix else 0
         self.work.score_positions += length - start
         self.work.score_forwards += 1
+        self.work.projected_positions += 1  # logits_to_keep=1
         self.work.encoded_tokens += length - start
         self.work._forward(1, start, length - start, over_prefix=False)
         self._hold_beside_kept_levels(length)

@@ -1,15 +1,20 @@
 """This machine's model rates, measured once per model and cached with the machine's identity.
 
 The planner predicts a run's seconds from its counted work (:class:`~helmlite.planning.counting.Work`) with
-a linear cost model per model: seconds = position_s · positions + prefix_row_s · rows × cached prefix length
-+ forward_s · forward calls + step_s · decoding steps (+ a generate call's set-up).
+a linear cost model per model: seconds = position_s · positions + projected_s · positions projected to the vocabulary
++ prefix_row_s · rows × cached prefix length + forward_s · forward calls + step_s · decoding steps (+ a generate
+call's set-up). The projection term matters for a large vocabulary: Gemma 3 projects a position to its 262k entries
+in about what 1.6 positions through its layers take (2.2 vs 1.4 ms, one thread), and a packed forward projects at
+least 16. Without the term, a forward's cost was measured on one such packed forward, and Gemma's separate-method
+runs (forwards that project a few positions) were predicted at 1.24–1.34× their measured compute; with it, 1.08–1.17×
+(2026-12-04).
 The prefix term prices what a row over a reused prefix pays besides its own positions (the cache concatenated for
 its batch, attention over the prefix): without it a rate measured on short rows after a long few-shot prefix
 over-predicted runs of long rows after a short shared prefix (the default's NIAH runs: 1.5× for SmolLM2 on
 2026-12-01). The rates come from timing the real model on small workloads whose work is counted by the same
-counter (:func:`calibrate`), one rate at a time. They are cached in a JSON file keyed by the machine
-(CPU model, logical CPUs, torch threads, torch and transformers versions) and the model's weights, so a
-different machine, thread count or library version calibrates afresh.
+counter (:func:`calibrate`). They are cached in a JSON file keyed by the machine
+(CPU model, logical CPUs, torch threads, torch and transformers versions), the model's weights and the
+backend's ``code_version``, so a different machine, thread count, library version or backend calibrates afresh.
 """
 from __future__ import annotations
 
@@ -26,9 +31,10 @@ import numpy as np
 
 from .._io import write_text
 from ..models._base import GenerationRequest, ScoreRequest
+from ..models.transformers_backend import TransformersModel
 from .counting import Work, WorkCounter
 
-COST_MODEL = 6  # the version of Rates' terms: rates stored for another version are measured afresh
+COST_MODEL = 7  # the version of Rates' terms: rates stored for another version are measured afresh
 RATES_FILE = Path("results/planner/rates.json")  # not results/cache/: a cold-run benchmark deletes that
 _WORDS = ("river village library engineer committee gardener road student harbour orchestra light letter market "
           "bridge festival boat corridor maps answer question policy state power trade law court vote city").split()
@@ -64,10 +70,11 @@ class Rates:
     load_s: float  # loading the model (a run job's start-up, with the imports)
     prefix_row_s: float = 0.0  # per row and cached prefix position of a scoring forward over a reused prefix
     loaded_mb: float | None = None  # a run job's resident memory once the model is loaded and has scored (planning.memory)
+    projected_s: float = 0.0  # per position a scoring forward projects to the vocabulary (Gemma 3: 262k entries)
 
     def seconds(self, work: Work) -> float:
         return (self.position_s * (work.score_positions + work.prefill_positions) + self.forward_s * work.score_forwards
-                + self.prefix_row_s * work.prefix_row_positions
+                + self.prefix_row_s * work.prefix_row_positions + self.projected_s * work.projected_positions
                 + self.step_s * work.decode_steps
                 + self.generate_call_s * work.generate_calls)
 
@@ -77,17 +84,20 @@ def _text(rng: np.random.Generator, words: int) -> str:
 
 
 def _workloads(max_context: int) -> dict[str, list]:
-    """The calibration workloads; the shared prefix is 300 words and a long row 120, or less where the model's
-    context is short."""
+    """The calibration workloads; the shared prefix is 300 words, a long row 120 and a long continuation 40, or less
+    where the model's context is short."""
     rng = np.random.default_rng(0)
     prefix = _text(rng, min(300, max_context // 16))
     shared = [ScoreRequest(f"{prefix}\nQuestion: {_text(rng, 15)}\nAnswer:", tuple(" " + _text(rng, 5) for _ in range(4)),
                            (len(prefix),)) for _ in range(16)]  # the prefix declared as the adapter declares a few-shot one
     tiny = [ScoreRequest(_text(rng, 3), (" " + _text(rng, 1),))]
+    tiny_rows = [ScoreRequest(_text(rng, 3), (" " + _text(rng, 2), " " + _text(rng, 2)))]  # two rows, padded: few projected
+    long_continuation = [ScoreRequest(_text(rng, 3), (" " + _text(rng, min(40, max_context // 16)),))]  # all projected
     long_rows = [ScoreRequest(_text(rng, min(120, max_context // 8)), (" " + _text(rng, 3),))  # no shared prefix
                  for _ in range(8)]
     prompt = _text(rng, 60)
-    return {"shared": shared, "tiny": tiny, "long_rows": long_rows, "single": [GenerationRequest(prompt, max_tokens=16)],
+    return {"shared": shared, "tiny": tiny, "tiny_rows": tiny_rows, "long_continuation": long_continuation,
+            "long_rows": long_rows, "single": [GenerationRequest(prompt, max_tokens=16)],
             "short_single": [GenerationRequest(prompt, max_tokens=2)]}
 
 
@@ -125,13 +135,14 @@ def loaded_mb(path: str | Path, *, threads: int) -> float:
 
 
 def calibrate(path: str | Path, *, threads: int, batch_size: int) -> Rates:
-    """Time the real model on the workloads and solve for the rates, one unknown at a time: the cost of a
-    forward call from a one-row, few-token forward (median of 10); the cost of a position from eight rows of
-    ~120 words with no shared prefix (median of 3); the prefix term from a shared few-shot-like prefix with 16
-    questions × 4 answers; a decoding step from one generation of 16 tokens
-    against one of 2; a generate call's fixed cost from the latter (each after subtracting what the rates already
-    found explain)."""
-    from ..models.transformers_backend import TransformersModel
+    """Time the real model on the workloads and solve for the rates: the cost of a forward call, of a position and
+    of a position projected to the vocabulary together, by non-negative least squares over four scoring workloads
+    that mix them differently (a one-row, few-token forward and two rows of it, median of 10; one row whose
+    continuation of ~40 words is every position projected, median of 5; eight rows of ~120 words with no shared
+    prefix, median of 3); then, one unknown at a time, the prefix term from a shared few-shot-like prefix with 16
+    questions × 4 answers; a decoding step from one generation of 16 tokens against one of 2; a generate call's
+    fixed cost from the latter (each after subtracting what the rates already found explain)."""
+    from scipy.optimize import nnls
 
     started = time.perf_counter()
     model = TransformersModel(path, threads=threads, batch_size=batch_size)
@@ -140,26 +151,30 @@ def calibrate(path: str | Path, *, threads: int, batch_size: int) -> Rates:
     loads = _workloads(model.max_context)
     model.score(loads["tiny"])  # warm-up (first-call allocations)
     work = {name: counter.count(requests, chunk_size=len(requests)) for name, requests in loads.items()}
-    forward_s = _timed(model.score, loads["tiny"], repeats=10)
-    rows = work["long_rows"]
-    position_s = max(0.0, (_timed(model.score, loads["long_rows"], repeats=3) - forward_s * rows.score_forwards) / rows.score_positions)
+    scoring = {"tiny": 10, "tiny_rows": 10, "long_continuation": 5, "long_rows": 3}  # workload: repeats
+    counts = np.array([[work[k].score_forwards, work[k].score_positions, work[k].projected_positions] for k in scoring], dtype=float)
+    times = np.array([_timed(model.score, loads[k], repeats=n) for k, n in scoring.items()])
+    forward_s, position_s, projected_s = (float(x) for x in nnls(counts, times)[0])
     shared = work["shared"]
     prefix_row_s = max(0.0, (_timed(model.score, loads["shared"]) - forward_s * shared.score_forwards
-                             - position_s * shared.score_positions) / max(shared.prefix_row_positions, 1))
+                             - position_s * shared.score_positions - projected_s * shared.projected_positions)
+                       / max(shared.prefix_row_positions, 1))
     long_, short = (_timed(model.generate, loads[k], repeats=3) for k in ("single", "short_single"))
     steps = work["single"].decode_steps - work["short_single"].decode_steps
     step_s = max(0.0, (long_ - short) / steps)
     call_s = max(0.0, short - position_s * work["short_single"].prefill_positions - step_s * work["short_single"].decode_steps)
-    return Rates(position_s, forward_s, step_s, call_s, load_s, prefix_row_s, loaded_mb(path, threads=threads))
+    return Rates(position_s, forward_s, step_s, call_s, load_s, prefix_row_s, loaded_mb(path, threads=threads), projected_s)
 
 
 def model_rates(name: str, path: str | Path, *, threads: int, batch_size: int, rates_file: str | Path = RATES_FILE,
                 recalibrate: bool = False) -> tuple[Rates, bool]:
     """This machine's rates for a model directory: from ``rates_file`` when it holds them for this machine,
-    model weights, threads and batch size, else measured (~10–30 s) and stored. Returns (rates, measured now)."""
+    model weights, threads and batch size and this backend's code (its ``code_version``: a backend that computes
+    differently, e.g. packs rows it used to pad, runs at other rates), else measured (~10–30 s) and stored. Returns
+    (rates, measured now)."""
     counter = WorkCounter(path, name=name)
     key = json.dumps({"machine": machine_identity(threads), "model": counter.identity, "batch_size": batch_size,
-                      "cost_model": COST_MODEL}, sort_keys=True)
+                      "cost_model": COST_MODEL, "backend": TransformersModel.code_version}, sort_keys=True)
     rates_file = Path(rates_file)
     stored = json.loads(rates_file.read_text()) if rates_file.is_file() else {}
     if key in stored and not recalibrate:
