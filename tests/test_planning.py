@@ -58,24 +58,60 @@ def test_seconds_are_the_linear_cost_model():
 
 
 def test_counter_counts_the_positions_each_forward_projects():
-    """Hand-derived, per path: a one-row request runs packed and projects MIN_POSITIONS = 16 positions (its read
-    position and 15 others); a request of two continuations of one context runs padded, and ``logits_to_keep`` projects
-    the union of the rows' read positions for every row (2 rows × the positions before each continuation token); a
-    prefix extension projects its last position only."""
+    """Hand-derived, per path, with SmolLM2's tokenizer: three one-row requests run as one packed forward that
+    projects MIN_POSITIONS = 16 positions (their three read positions and 13 others), not 16 per row; "a b c" with
+    the continuations " d e" and " f g h" is two padded rows, [81, 278, 265, 287, 297] and [81, 278, 265, 275, 310,
+    294], each reading after its context's 3 tokens, so ``logits_to_keep`` projects the union {2, 3, 4} for both
+    rows: 6; a declared 80-word prefix adds its extension's one projected position (logits_to_keep=1)."""
     from helmlite.models import prepare
     from helmlite.models._base import ScoreRequest
 
     counter = counting.WorkCounter(prepare("smollm2-135m"))
-    assert counter.count([ScoreRequest("a b c", (" d",))], chunk_size=8).projected_positions == 16
-    context = "a b c"
-    rows = [counter._pair_tokens(context, c) for c in (" d e", " f g h")]
-    reads = {p for ids, n in rows for p in range(n - 1, len(ids) - 1)}  # the positions before continuation tokens
-    assert counter.count([ScoreRequest(context, (" d e", " f g h"))], chunk_size=8).projected_positions == 2 * len(reads)
+    packed = counter.count([ScoreRequest("a b c", (f" {w}",)) for w in "def"], chunk_size=8)
+    assert (packed.score_forwards, packed.projected_positions) == (1, 16)
+    assert [counter._pair_tokens("a b c", c) for c in (" d e", " f g h")] == [([81, 278, 265, 287, 297], 3),
+                                                                           ([81, 278, 265, 275, 310, 294], 3)]
+    padded = counter.count([ScoreRequest("a b c", (" d e", " f g h"))], chunk_size=8)
+    assert (padded.score_forwards, padded.projected_positions) == (1, 6)
     shared = " ".join(["word"] * 80)
-    levelled = counter.count([ScoreRequest(shared + " x", (" d e", " f g h"), (len(shared),))], chunk_size=8)
-    assert levelled.score_forwards == 2  # the declared level's extension, then the two rows over it
-    suffix_rows = [counter._pair_tokens(shared + " x", c) for c in (" d e", " f g h")]
-    assert levelled.projected_positions == 1 + 2 * len({p for ids, n in suffix_rows for p in range(n - 1, len(ids) - 1)})
+    levelled = counter.count([ScoreRequest(shared + " a b c", (" d e", " f g h"), (len(shared),))], chunk_size=8)
+    assert (levelled.score_forwards, levelled.projected_positions) == (2, 1 + 6)
+
+
+def test_counted_projections_are_what_the_model_projects(tiny_model_dir):
+    """The counter's projected positions equal what the real backend's vocabulary projection receives (a forward hook
+    on the model's output embedding, rows × positions of every call) on the same scoring requests and chunks."""
+    from helmlite.models.transformers_backend import TransformersModel
+
+    scores, _ = _requests()
+    model = TransformersModel(tiny_model_dir, batch_size=4)
+    projected = []
+    model.model.get_output_embeddings().register_forward_hook(lambda module, args, out: projected.append(out.shape[0] * out.shape[1]))
+    for start in range(0, len(scores), 3):
+        model.score(scores[start:start + 3])
+    work = counting.WorkCounter(tiny_model_dir, batch_size=4).count(scores, 3)
+    assert work.projected_positions == sum(projected) > 0
+
+
+def test_calibration_solves_back_known_rates(tiny_model_dir, monkeypatch):
+    """With every timing replaced by what known rates make of the workload's counted work (and the projection timed on
+    hidden states as a fixed cost plus the known cost per position), :func:`rates.calibrate` returns those rates."""
+    import torch
+
+    known = rates.Rates(position_s=0.002, forward_s=0.05, step_s=0.03, generate_call_s=0.01, load_s=0.0,
+                        prefix_row_s=1e-5, projected_s=0.004)
+    counter = counting.WorkCounter(tiny_model_dir, batch_size=4)
+
+    def timed(call, requests, repeats=1):
+        if isinstance(requests, torch.Tensor):  # hidden states through the output embedding
+            return 0.02 + known.projected_s * requests.shape[1]
+        return known.seconds(counter.count(requests, chunk_size=len(requests)))
+
+    monkeypatch.setattr(rates, "_timed", timed)
+    solved = rates.calibrate(tiny_model_dir, threads=1, batch_size=4)
+    assert counter.count(rates._workloads(256)["shared"], chunk_size=16).prefix_row_positions > 0  # identifiable
+    for name in ("forward_s", "position_s", "projected_s", "prefix_row_s", "step_s", "generate_call_s"):
+        assert getattr(solved, name) == pytest.approx(getattr(known, name), rel=1e-6), name
 
 
 def test_counter_prices_each_row_over_a_reused_prefix():
@@ -112,8 +148,9 @@ def test_rates_are_measured_once_per_machine_and_cached(tiny_model_dir, tmp_path
     assert measured_other and other.position_s == 0.002 and calls == [1, 2]  # another thread count: measured afresh
     keys = [json.loads(key) for key in json.loads(store.read_text())]
     assert {k["machine"]["threads"] for k in keys} == {1, 2} and all(k["machine"]["cpu"] and k["machine"]["torch"] for k in keys)
-    # a backend that computes differently (another code_version: e.g. rows packed that were padded) is measured afresh
-    monkeypatch.setattr(rates.TransformersModel, "code_version", rates.TransformersModel.code_version + 1)
+    # other backend or counter source (e.g. rows packed that were padded, at the same answers) is measured afresh
+    assert len(rates.backend_source_sha()) == 16
+    monkeypatch.setattr(rates, "backend_source_sha", lambda: "another-source")
     _, measured_new_code = rates.model_rates("tiny", tiny_model_dir, threads=1, batch_size=8, rates_file=store)
     assert measured_new_code and calls == [1, 2, 1]
 

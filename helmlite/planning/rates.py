@@ -4,20 +4,22 @@ The planner predicts a run's seconds from its counted work (:class:`~helmlite.pl
 a linear cost model per model: seconds = position_s · positions + projected_s · positions projected to the vocabulary
 + prefix_row_s · rows × cached prefix length + forward_s · forward calls + step_s · decoding steps (+ a generate
 call's set-up). The projection term matters for a large vocabulary: Gemma 3 projects a position to its 262k entries
-in about what 1.6 positions through its layers take (2.2 vs 1.4 ms, one thread), and a packed forward projects at
-least 16. Without the term, a forward's cost was measured on one such packed forward, and Gemma's separate-method
-runs (forwards that project a few positions) were predicted at 1.24–1.34× their measured compute; with it, 1.08–1.17×
-(2026-12-04).
+in about what 1.6 positions through its layers take (2.3–2.5 vs 1.4–1.5 ms, one thread, 2026-12-04), and a packed
+forward projects at least 16. Without the term, a forward's cost was measured on one such packed forward, and Gemma's
+separate-method runs (forwards that project a few positions) were predicted at 1.24–1.34× their compute measured in
+the default workflow at 03:23 that day (README "Time budget" has the current comparison).
 The prefix term prices what a row over a reused prefix pays besides its own positions (the cache concatenated for
 its batch, attention over the prefix): without it a rate measured on short rows after a long few-shot prefix
 over-predicted runs of long rows after a short shared prefix (the default's NIAH runs: 1.5× for SmolLM2 on
 2026-12-01). The rates come from timing the real model on small workloads whose work is counted by the same
 counter (:func:`calibrate`). They are cached in a JSON file keyed by the machine
-(CPU model, logical CPUs, torch threads, torch and transformers versions), the model's weights and the
-backend's ``code_version``, so a different machine, thread count, library version or backend calibrates afresh.
+(CPU model, logical CPUs, torch threads, torch and transformers versions), the model's weights, the batch size and
+the source of the backend and of its counter (:func:`backend_source_sha`), so a different machine, thread count,
+library version or any change to how the backend computes or is counted calibrates afresh.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import platform
@@ -28,10 +30,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
+import torch
 
 from .._io import write_text
 from ..models._base import GenerationRequest, ScoreRequest
+from ..models import transformers_backend
 from ..models.transformers_backend import TransformersModel
+from . import counting
 from .counting import Work, WorkCounter
 
 COST_MODEL = 7  # the version of Rates' terms: rates stored for another version are measured afresh
@@ -79,6 +84,16 @@ class Rates:
                 + self.generate_call_s * work.generate_calls)
 
 
+def backend_source_sha() -> str:
+    """sha256 (first 16 hex digits) of the transformers backend's and the work counter's source files: rates measured
+    with other code — faster or slower, or counted differently — are not reused (a backend's ``code_version`` changes
+    only when its answers do)."""
+    digest = hashlib.sha256()
+    for module in (transformers_backend, counting):
+        digest.update(Path(module.__file__).read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def _text(rng: np.random.Generator, words: int) -> str:
     return " ".join(rng.choice(_WORDS, size=words))
 
@@ -92,7 +107,7 @@ def _workloads(max_context: int) -> dict[str, list]:
                            (len(prefix),)) for _ in range(16)]  # the prefix declared as the adapter declares a few-shot one
     tiny = [ScoreRequest(_text(rng, 3), (" " + _text(rng, 1),))]
     tiny_rows = [ScoreRequest(_text(rng, 3), (" " + _text(rng, 2), " " + _text(rng, 2)))]  # two rows, padded: few projected
-    long_continuation = [ScoreRequest(_text(rng, 3), (" " + _text(rng, min(40, max_context // 16)),))]  # all projected
+    long_continuation = [ScoreRequest(_text(rng, 3), (" " + _text(rng, min(40, max_context // 16)),))]  # most projected
     long_rows = [ScoreRequest(_text(rng, min(120, max_context // 8)), (" " + _text(rng, 3),))  # no shared prefix
                  for _ in range(8)]
     prompt = _text(rng, 60)
@@ -134,14 +149,29 @@ def loaded_mb(path: str | Path, *, threads: int) -> float:
     return float(done.stdout.split()[-1])
 
 
+def _projection_s(model: TransformersModel) -> float:
+    """Seconds per position projected to the vocabulary: the model's output embedding and the log-softmax the backend
+    takes of it, timed on 16 and 144 hidden states (median of 5 each), per added position. What a projection costs
+    whatever its positions (reading the weights) stays in the forward's cost."""
+    head = model.model.get_output_embeddings()
+    generator = torch.Generator().manual_seed(0)
+    seconds = {}
+    with torch.no_grad():
+        for positions in (16, 144):
+            hidden = torch.randn(1, positions, head.in_features, generator=generator, dtype=head.weight.dtype)
+            seconds[positions] = _timed(lambda h: torch.log_softmax(head(h).float(), dim=-1), hidden, repeats=5)
+    return max(0.0, (seconds[144] - seconds[16]) / 128)
+
+
 def calibrate(path: str | Path, *, threads: int, batch_size: int) -> Rates:
-    """Time the real model on the workloads and solve for the rates: the cost of a forward call, of a position and
-    of a position projected to the vocabulary together, by non-negative least squares over four scoring workloads
-    that mix them differently (a one-row, few-token forward and two rows of it, median of 10; one row whose
-    continuation of ~40 words is every position projected, median of 5; eight rows of ~120 words with no shared
-    prefix, median of 3); then, one unknown at a time, the prefix term from a shared few-shot-like prefix with 16
-    questions × 4 answers; a decoding step from one generation of 16 tokens against one of 2; a generate call's
-    fixed cost from the latter (each after subtracting what the rates already found explain)."""
+    """Time the real model and solve for the rates: the cost of a position projected to the vocabulary timed on its
+    own (:func:`_projection_s`); the costs of a forward call, of a position and of a row's cached prefix position
+    together, by non-negative least squares on relative errors over five scoring workloads that mix them differently
+    (one row of a few tokens and one request of two short continuations, median of 10; one row with a ~40-word
+    continuation, median of 5; eight rows of ~120 words with no shared prefix, median of 3; a shared few-shot-like
+    prefix with 16 questions × 4 answers, once), after what their projected positions cost; a decoding step from one
+    generation of 16 tokens against one of 2; a generate call's fixed cost from the latter (after what the rates
+    already found explain)."""
     from scipy.optimize import nnls
 
     started = time.perf_counter()
@@ -151,15 +181,15 @@ def calibrate(path: str | Path, *, threads: int, batch_size: int) -> Rates:
     loads = _workloads(model.max_context)
     model.score(loads["tiny"])  # warm-up (first-call allocations)
     work = {name: counter.count(requests, chunk_size=len(requests)) for name, requests in loads.items()}
-    scoring = {"tiny": 10, "tiny_rows": 10, "long_continuation": 5, "long_rows": 3}  # workload: repeats
-    counts = np.array([[work[k].score_forwards, work[k].score_positions, work[k].projected_positions] for k in scoring], dtype=float)
-    times = np.array([_timed(model.score, loads[k], repeats=n) for k, n in scoring.items()])
-    forward_s, position_s, projected_s = (float(x) for x in nnls(counts, times)[0])
-    shared = work["shared"]
-    prefix_row_s = max(0.0, (_timed(model.score, loads["shared"]) - forward_s * shared.score_forwards
-                             - position_s * shared.score_positions - projected_s * shared.projected_positions)
-                       / max(shared.prefix_row_positions, 1))
+    scoring = {"tiny": 10, "tiny_rows": 10, "long_continuation": 5, "long_rows": 3, "shared": 1}  # workload: repeats
+    times = {k: _timed(model.score, loads[k], repeats=n) for k, n in scoring.items()}
     long_, short = (_timed(model.generate, loads[k], repeats=3) for k in ("single", "short_single"))
+    projected_s = _projection_s(model)
+    counts = np.array([[work[k].score_forwards, work[k].score_positions, work[k].prefix_row_positions] for k in scoring],
+                      dtype=float)
+    measured = np.array([times[k] for k in scoring])
+    rest = measured - projected_s * np.array([work[k].projected_positions for k in scoring])
+    forward_s, position_s, prefix_row_s = (float(x) for x in nnls(counts / measured[:, None], rest / measured)[0])
     steps = work["single"].decode_steps - work["short_single"].decode_steps
     step_s = max(0.0, (long_ - short) / steps)
     call_s = max(0.0, short - position_s * work["short_single"].prefill_positions - step_s * work["short_single"].decode_steps)
@@ -169,12 +199,12 @@ def calibrate(path: str | Path, *, threads: int, batch_size: int) -> Rates:
 def model_rates(name: str, path: str | Path, *, threads: int, batch_size: int, rates_file: str | Path = RATES_FILE,
                 recalibrate: bool = False) -> tuple[Rates, bool]:
     """This machine's rates for a model directory: from ``rates_file`` when it holds them for this machine,
-    model weights, threads and batch size and this backend's code (its ``code_version``: a backend that computes
-    differently, e.g. packs rows it used to pad, runs at other rates), else measured (~10–30 s) and stored. Returns
-    (rates, measured now)."""
+    model weights, threads and batch size and this backend's source (:func:`backend_source_sha`: a backend that
+    computes differently, e.g. packs rows it used to pad, runs at other rates), else measured (~10–30 s) and stored.
+    Returns (rates, measured now)."""
     counter = WorkCounter(path, name=name)
     key = json.dumps({"machine": machine_identity(threads), "model": counter.identity, "batch_size": batch_size,
-                      "cost_model": COST_MODEL, "backend": TransformersModel.code_version}, sort_keys=True)
+                      "cost_model": COST_MODEL, "backend": backend_source_sha()}, sort_keys=True)
     rates_file = Path(rates_file)
     stored = json.loads(rates_file.read_text()) if rates_file.is_file() else {}
     if key in stored and not recalibrate:
