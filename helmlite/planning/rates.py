@@ -39,7 +39,7 @@ from ..models.transformers_backend import TransformersModel
 from . import counting
 from .counting import Work, WorkCounter
 
-COST_MODEL = 7  # the version of Rates' terms: rates stored for another version are measured afresh
+COST_MODEL = 8  # the version of Rates' terms: rates stored for another version are measured afresh
 RATES_FILE = Path("results/planner/rates.json")  # not results/cache/: a cold-run benchmark deletes that
 _WORDS = ("river village library engineer committee gardener road student harbour orchestra light letter market "
           "bridge festival boat corridor maps answer question policy state power trade law court vote city").split()
