@@ -148,9 +148,9 @@ def test_rates_are_measured_once_per_machine_and_cached(tiny_model_dir, tmp_path
     assert measured_other and other.position_s == 0.002 and calls == [1, 2]  # another thread count: measured afresh
     keys = [json.loads(key) for key in json.loads(store.read_text())]
     assert {k["machine"]["threads"] for k in keys} == {1, 2} and all(k["machine"]["cpu"] and k["machine"]["torch"] for k in keys)
-    # other backend or counter source (e.g. rows packed that were padded, at the same answers) is measured afresh
-    assert len(rates.backend_source_sha()) == 16
-    monkeypatch.setattr(rates, "backend_source_sha", lambda: "another-source")
+    # other backend, counter or rates source (e.g. rows packed that were padded, at the same answers) is measured afresh
+    assert len(rates.planner_source_sha()) == 16
+    monkeypatch.setattr(rates, "planner_source_sha", lambda: "another-source")
     _, measured_new_code = rates.model_rates("tiny", tiny_model_dir, threads=1, batch_size=8, rates_file=store)
     assert measured_new_code and calls == [1, 2, 1]
 

@@ -14,8 +14,9 @@ over-predicted runs of long rows after a short shared prefix (the default's NIAH
 2026-12-01). The rates come from timing the real model on small workloads whose work is counted by the same
 counter (:func:`calibrate`). They are cached in a JSON file keyed by the machine
 (CPU model, logical CPUs, torch threads, torch and transformers versions), the model's weights, the batch size and
-the source of the backend and of its counter (:func:`backend_source_sha`), so a different machine, thread count,
-library version or any change to how the backend computes or is counted calibrates afresh.
+the source of the backend, its counter and this module (:func:`planner_source_sha`), so a different machine, thread
+count, library version or any change to how the backend computes, how its work is counted or how the rates are
+measured calibrates afresh.
 """
 from __future__ import annotations
 
@@ -39,7 +40,6 @@ from ..models.transformers_backend import TransformersModel
 from . import counting
 from .counting import Work, WorkCounter
 
-COST_MODEL = 8  # the version of Rates' terms: rates stored for another version are measured afresh
 RATES_FILE = Path("results/planner/rates.json")  # not results/cache/: a cold-run benchmark deletes that
 _WORDS = ("river village library engineer committee gardener road student harbour orchestra light letter market "
           "bridge festival boat corridor maps answer question policy state power trade law court vote city").split()
@@ -84,13 +84,13 @@ class Rates:
                 + self.generate_call_s * work.generate_calls)
 
 
-def backend_source_sha() -> str:
-    """sha256 (first 16 hex digits) of the transformers backend's and the work counter's source files: rates measured
-    with other code — faster or slower, or counted differently — are not reused (a backend's ``code_version`` changes
-    only when its answers do)."""
+def planner_source_sha() -> str:
+    """sha256 (first 16 hex digits) of the transformers backend's, the work counter's and this module's source files:
+    rates measured with other code — faster or slower, counted differently, or with other terms and workloads — are
+    not reused (a backend's ``code_version`` changes only when its answers do)."""
     digest = hashlib.sha256()
-    for module in (transformers_backend, counting):
-        digest.update(Path(module.__file__).read_bytes())
+    for source in (transformers_backend.__file__, counting.__file__, __file__):
+        digest.update(Path(source).read_bytes())
     return digest.hexdigest()[:16]
 
 
@@ -199,12 +199,12 @@ def calibrate(path: str | Path, *, threads: int, batch_size: int) -> Rates:
 def model_rates(name: str, path: str | Path, *, threads: int, batch_size: int, rates_file: str | Path = RATES_FILE,
                 recalibrate: bool = False) -> tuple[Rates, bool]:
     """This machine's rates for a model directory: from ``rates_file`` when it holds them for this machine,
-    model weights, threads and batch size and this backend's source (:func:`backend_source_sha`: a backend that
+    model weights, threads and batch size and the planner's source (:func:`planner_source_sha`: a backend that
     computes differently, e.g. packs rows it used to pad, runs at other rates), else measured (~10–30 s) and stored.
     Returns (rates, measured now)."""
     counter = WorkCounter(path, name=name)
     key = json.dumps({"machine": machine_identity(threads), "model": counter.identity, "batch_size": batch_size,
-                      "cost_model": COST_MODEL, "backend": backend_source_sha()}, sort_keys=True)
+                      "source": planner_source_sha()}, sort_keys=True)
     rates_file = Path(rates_file)
     stored = json.loads(rates_file.read_text()) if rates_file.is_file() else {}
     if key in stored and not recalibrate:
