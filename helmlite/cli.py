@@ -413,7 +413,7 @@ def build_parser() -> argparse.ArgumentParser:
     plan_cmd.add_argument("--cores", type=int, help="cores the workflow will use (default: this machine's)")
     plan_cmd.add_argument("--rates-file", default="results/planner/rates.json",
                           help="where measured rates are cached (keyed by machine, threads, library versions, weights)")
-    plan_cmd.add_argument("--recalibrate", action="store_true", help="measure the rates again")
+    plan_cmd.add_argument("--recalibrate", action="store_true", help="measure the rates once more; the plan uses each rate's median over the last five calibrations")
     plan_cmd.set_defaults(func=_plan)
     notebook = sub.add_parser("notebook", help="execute an analysis notebook with papermill (what the workflow runs)")
     notebook.add_argument("notebook")

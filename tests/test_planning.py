@@ -155,6 +155,39 @@ def test_rates_are_measured_once_per_machine_and_cached(tiny_model_dir, tmp_path
     assert measured_new_code and calls == [1, 2, 1]
 
 
+def test_recalibrations_are_kept_and_the_plan_takes_each_rates_median(tiny_model_dir, tmp_path, monkeypatch):
+    """``recalibrate`` adds a calibration beside the stored ones (the last KEPT_CALIBRATIONS = 5 are kept) and the rates
+    are each field's median over them, worked by hand: position_s calibrated as 1, 9 (a slow spell), 2 ms → median 2 ms;
+    after 3, 4, 5 ms more the kept five are 2, 3, 4, 5 (and 9) → median 4 ms. A rate no calibration measured stays None."""
+    sequence = iter([1, 9, 2, 3, 4, 5])
+    monkeypatch.setattr(rates, "calibrate", lambda path, *, threads, batch_size: rates.Rates(next(sequence) / 1000, 0.01, 0.02, 0.1, 0.5))
+    store = tmp_path / "rates.json"
+    got = [rates.model_rates("tiny", tiny_model_dir, threads=1, batch_size=8, rates_file=store, recalibrate=True)[0]
+           for _ in range(3)]
+    assert [r.position_s for r in got] == pytest.approx([0.001, 0.005, 0.002])  # medians of 1; of 1, 9; of 1, 9, 2 (ms)
+    assert rates.model_rates("tiny", tiny_model_dir, threads=1, batch_size=8, rates_file=store) == (got[-1], False)
+    for _ in range(3):
+        latest, measured = rates.model_rates("tiny", tiny_model_dir, threads=1, batch_size=8, rates_file=store, recalibrate=True)
+    (kept,) = json.loads(store.read_text()).values()
+    assert measured and [c["position_s"] for c in kept] == [0.009, 0.002, 0.003, 0.004, 0.005]
+    assert latest.position_s == 0.004 and latest.forward_s == 0.01 and latest.loaded_mb is None
+
+
+def test_calibration_timings_interleave_the_workloads(monkeypatch):
+    """The workloads are timed in rounds (each once per round until it has its repeats), so a slow spell touches a
+    few timings of each: here the second round is slow (10 s) and every median still comes out at the quiet 1 s."""
+    order = []
+
+    def timed(call, requests):
+        order.append(requests)
+        return 10.0 if len(order) in (4, 5, 6) else 1.0
+
+    monkeypatch.setattr(rates, "_timed", timed)
+    got = rates._timed_in_rounds({"a": (None, "a"), "b": (None, "b"), "c": (None, "c")}, {"a": 3, "b": 3, "c": 4})
+    assert order == ["a", "b", "c", "a", "b", "c", "a", "b", "c", "c"]
+    assert got == {"a": 1.0, "b": 1.0, "c": 1.0}
+
+
 def test_calibration_on_a_real_model_gives_positive_rates(tiny_model_dir):
     measured = rates.calibrate(tiny_model_dir, threads=1, batch_size=4)
     assert measured.position_s > 0 and measured.forward_s > 0 and measured.step_s > 0 and measured.load_s > 0

@@ -16,7 +16,9 @@ counter (:func:`calibrate`). They are cached in a JSON file keyed by the machine
 (CPU model, logical CPUs, torch threads, torch and transformers versions), the model's weights, the batch size and
 the source of the backend, its counter and this module (:func:`planner_source_sha`), so a different machine, thread
 count, library version or any change to how the backend computes, how its work is counted or how the rates are
-measured calibrates afresh.
+measured calibrates afresh. The file keeps the last :data:`KEPT_CALIBRATIONS` calibrations per key (``helmlite plan
+--recalibrate`` adds one) and the plan uses each rate's median over them: this machine's speed varies between
+calibrations (up to ~25% for Gemma 3 on 2026-12-04), and a median lets a slow spell's calibration be outvoted.
 """
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ import platform
 import subprocess
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +43,9 @@ from . import counting
 from .counting import Work, WorkCounter
 
 RATES_FILE = Path("results/planner/rates.json")  # not results/cache/: a cold-run benchmark deletes that
+#: Calibrations kept per machine, model, batch size and planner source; the plan takes each rate's median over them
+#: (:func:`median_rates`).
+KEPT_CALIBRATIONS = 5
 _WORDS = ("river village library engineer committee gardener road student harbour orchestra light letter market "
           "bridge festival boat corridor maps answer question policy state power trade law court vote city").split()
 
@@ -126,6 +131,21 @@ def _timed(call, requests, repeats: int = 1) -> float:
     return float(np.median(times))
 
 
+def _timed_in_rounds(calls: dict[str, tuple], repeats: dict[str, int]) -> dict[str, float]:
+    """Seconds per call of each ``calls[name] = (call, requests)``: the median of its ``repeats[name]`` timings, taken
+    in rounds that each time every workload once more until it has its repeats (``(1, 2, 3, 1, 2, 3, 2, 3)`` rather
+    than ``(1, 2, 2, 2, 3, 3, 3, 3)``). A slow spell of the machine shorter than the calibration then touches a few
+    timings of every workload, which their medians ignore, instead of all the timings of one workload (this
+    machine: Gemma 3's decoding step measured 0.124 s in one calibration against 0.094-0.098 s in those before
+    and after, 2026-12-04)."""
+    times: dict[str, list[float]] = {name: [] for name in calls}
+    for round_ in range(max(repeats.values())):
+        for name, (call, requests) in calls.items():
+            if round_ < repeats[name]:
+                times[name].append(_timed(call, requests))
+    return {name: float(np.median(values)) for name, values in times.items()}
+
+
 _LOADED_RSS = """
 import resource, sys
 import helmlite.cli, helmlite.runner, helmlite.metrics.families  # what a run job imports besides the backend
@@ -168,10 +188,10 @@ def calibrate(path: str | Path, *, threads: int, batch_size: int) -> Rates:
     own (:func:`_projection_s`); the costs of a forward call, of a position and of a row's cached prefix position
     together, by non-negative least squares on relative errors over five scoring workloads that mix them differently
     (one row of a few tokens and one request of two short continuations, median of 10; one row with a ~40-word
-    continuation, median of 5; eight rows of ~120 words with no shared prefix, median of 3; a shared few-shot-like
-    prefix with 16 questions × 4 answers, once), after what their projected positions cost; a decoding step from one
-    generation of 16 tokens against one of 2; a generate call's fixed cost from the latter (after what the rates
-    already found explain)."""
+    continuation, median of 5; eight rows of ~120 words with no shared prefix and a shared few-shot-like prefix with
+    16 questions × 4 answers, median of 3), after what their projected positions cost; a decoding step from one
+    generation of 16 tokens against one of 2 (median of 3 each); a generate call's fixed cost from the latter (after
+    what the rates already found explain). The workloads are timed in interleaved rounds (:func:`_timed_in_rounds`)."""
     from scipy.optimize import nnls
 
     started = time.perf_counter()
@@ -181,9 +201,11 @@ def calibrate(path: str | Path, *, threads: int, batch_size: int) -> Rates:
     loads = _workloads(model.max_context)
     model.score(loads["tiny"])  # warm-up (first-call allocations)
     work = {name: counter.count(requests, chunk_size=len(requests)) for name, requests in loads.items()}
-    scoring = {"tiny": 10, "tiny_rows": 10, "long_continuation": 5, "long_rows": 3, "shared": 1}  # workload: repeats
-    times = {k: _timed(model.score, loads[k], repeats=n) for k, n in scoring.items()}
-    long_, short = (_timed(model.generate, loads[k], repeats=3) for k in ("single", "short_single"))
+    scoring = {"tiny": 10, "tiny_rows": 10, "long_continuation": 5, "long_rows": 3, "shared": 3}  # workload: repeats
+    times = _timed_in_rounds({**{k: (model.score, loads[k]) for k in scoring},
+                              **{k: (model.generate, loads[k]) for k in ("single", "short_single")}},
+                             {**scoring, "single": 3, "short_single": 3})
+    long_, short = times["single"], times["short_single"]
     projected_s = _projection_s(model)
     counts = np.array([[work[k].score_forwards, work[k].score_positions, work[k].prefix_row_positions] for k in scoring],
                       dtype=float)
@@ -196,21 +218,33 @@ def calibrate(path: str | Path, *, threads: int, batch_size: int) -> Rates:
     return Rates(position_s, forward_s, step_s, call_s, load_s, prefix_row_s, loaded_mb(path, threads=threads), projected_s)
 
 
+def median_rates(calibrations: list[Rates]) -> Rates:
+    """Each rate's median over ``calibrations`` (a rate no calibration measured, such as ``loaded_mb``, stays None)."""
+    values = {}
+    for field in fields(Rates):
+        measured = [getattr(c, field.name) for c in calibrations if getattr(c, field.name) is not None]
+        values[field.name] = float(np.median(measured)) if measured else None
+    return Rates(**values)
+
+
 def model_rates(name: str, path: str | Path, *, threads: int, batch_size: int, rates_file: str | Path = RATES_FILE,
                 recalibrate: bool = False) -> tuple[Rates, bool]:
-    """This machine's rates for a model directory: from ``rates_file`` when it holds them for this machine,
-    model weights, threads and batch size and the planner's source (:func:`planner_source_sha`: a backend that
-    computes differently, e.g. packs rows it used to pad, runs at other rates), else measured (~10–30 s) and stored.
-    Returns (rates, measured now)."""
+    """This machine's rates for a model directory: the median (:func:`median_rates`) of the calibrations
+    ``rates_file`` holds for this machine, model weights, threads and batch size and the planner's source
+    (:func:`planner_source_sha`: a backend that computes differently, e.g. packs rows it used to pad, runs at other
+    rates); with none stored, or with ``recalibrate``, one more is measured (~10–40 s; SmolLM2 38 s on 2026-12-04) and stored beside the last
+    :data:`KEPT_CALIBRATIONS` - 1. So a calibration taken in a slow spell of the machine (consecutive calibrations
+    here differed by up to ~25%) stops setting the plan once two more have been added. Returns (rates, measured now)."""
     counter = WorkCounter(path, name=name)
     key = json.dumps({"machine": machine_identity(threads), "model": counter.identity, "batch_size": batch_size,
                       "source": planner_source_sha()}, sort_keys=True)
     rates_file = Path(rates_file)
     stored = json.loads(rates_file.read_text()) if rates_file.is_file() else {}
-    if key in stored and not recalibrate:
-        return Rates(**stored[key]), False
-    rates = calibrate(path, threads=threads, batch_size=batch_size)
-    stored[key] = asdict(rates)
+    calibrations = [Rates(**c) for c in stored.get(key, [])]
+    if calibrations and not recalibrate:
+        return median_rates(calibrations), False
+    calibrations = [*calibrations, calibrate(path, threads=threads, batch_size=batch_size)][-KEPT_CALIBRATIONS:]
+    stored[key] = [asdict(c) for c in calibrations]
     rates_file.parent.mkdir(parents=True, exist_ok=True)
     write_text(rates_file, json.dumps(stored, indent=1, sort_keys=True) + "\n")
-    return rates, True
+    return median_rates(calibrations), True
