@@ -450,6 +450,19 @@ def read_run(results_dir: str | Path, run_id: str) -> Run:
     return Run(run_id, manifest.spec, stats, records, manifest, timings, folder)
 
 
+def read_timings(results_dir: str | Path, run_id: str) -> Timings | None:
+    """The validated ``timings.json`` of a finished run (its ``stats.json`` exists), without reading its instances;
+    None for a run that has not finished or kept no timings."""
+    folder = Path(results_dir) / run_id
+    if not (folder / STATS).exists() or not (folder / TIMINGS).exists():
+        return None
+    rebuild = f"delete {folder} and re-run snakemake (finished requests come from the request cache)"
+    try:
+        return Timings.from_json(_load_json(folder / TIMINGS, rebuild), folder / TIMINGS)
+    except RunResultsError as error:
+        raise RunResultsError(f"{error}; {rebuild}") from None
+
+
 def read_runs(results_dir: str | Path, run_ids: list[str]) -> list[Run]:
     """Every listed run, validated (see :func:`read_run`)."""
     return [read_run(results_dir, run_id) for run_id in run_ids]

@@ -262,14 +262,17 @@ def test_headline_claims_follow_the_runs():
     assert not any("largest" in claim for claim in two)
 
 
-def _plan_with_fixed_rates(name: str, monkeypatch, tmp_path):
-    """(config, plan) of ``config/<name>`` with fixed rates (no calibration); skips without the embedded models."""
+def _plan_with_fixed_rates(name: str, monkeypatch, tmp_path, results_dir=None):
+    """(config, plan) of ``config/<name>`` with fixed rates (no calibration), reading finished runs from
+    ``results_dir`` if given; skips without the embedded models."""
     from helmlite import planning
 
     if not all(planning._model_path(m) for m in ("smollm2-135m", "gemma3-270m")):
         pytest.skip("embedded models not prepared (make venv prepares them)")
     monkeypatch.setattr(planning, "model_rates", lambda *a, **k: (rates.Rates(0.003, 0.05, 0.05, 0.1, 1.0), False))
     config = workflow.load_config(REPO / "config" / name)
+    if results_dir is not None:
+        config["engine"]["results_dir"] = str(results_dir)
     return config, planning.plan(config, rates_file=tmp_path / "rates.json")
 
 
@@ -305,6 +308,42 @@ def test_plan_lists_exactly_the_workflow_runs(monkeypatch, tmp_path):
                              for q in a.requests} for rid in (run_id, first.run_id)}
         assert requests_of[run_id] <= requests_of[first.run_id]
     assert set(result.claims["analysis"]) == {"helm_core", "sensitivity", "depth"}
+
+
+def test_the_plan_is_checked_against_runs_already_measured(monkeypatch, tmp_path):
+    """A finished run whose requests all reached the model gets its measured wall seconds beside its prediction, and
+    the plan says per model the median predicted / measured against CHECK_TOLERANCE (±25%); a run the request cache
+    helped (cache hits) or one not finished (no stats.json) measures nothing. By hand: one SmolLM2 run measured at
+    twice its prediction → ratio 0.50, outside; a Gemma run at its prediction / 1.1 → 1.10, within."""
+    from helmlite import planning
+
+    config, before = _plan_with_fixed_rates("test.yaml", monkeypatch, tmp_path, results_dir=tmp_path / "runs")
+    assert before.runs["measured_s"].isna().all() and "already measured" not in planning.render(before, cores=1)
+    by_model = {model: part.sort_values("predicted_s", ascending=False) for model, part in before.runs.groupby("model")}
+    smol, smol_helped, smol_unfinished = by_model["smollm2-135m"].head(3).itertuples()
+    gemma = by_model["gemma3-270m"].iloc[0]
+
+    def write(run, wall_s, cache_hits, finished=True):
+        folder = tmp_path / "runs" / run.run_id
+        folder.mkdir(parents=True)
+        (folder / "timings.json").write_text(json.dumps({"format_version": 1, "wall_s": wall_s, "cache_hits": cache_hits,
+                                                         "model_calls": 5}))
+        if finished:
+            (folder / "stats.json").write_text("{}")
+
+    write(smol, 2 * smol.predicted_s, 0)
+    write(smol_helped, 1.0, 3)
+    write(smol_unfinished, 1.0, 0, finished=False)
+    write(gemma, gemma.predicted_s / 1.1, 0)
+    result = planning.plan(config, rates_file=tmp_path / "rates.json")
+    measured = result.runs.set_index("run_id")["measured_s"]
+    assert measured[smol.run_id] == pytest.approx(2 * smol.predicted_s) and measured.notna().sum() == 2
+    check = planning.check_against_measured(result.runs).set_index("model")
+    assert check.loc["smollm2-135m", ["runs", "median"]].tolist() == pytest.approx([1, 0.5])
+    assert check.loc["gemma3-270m", "median"] == pytest.approx(1.1)
+    assert check["within_tolerance"].to_dict() == {"gemma3-270m": True, "smollm2-135m": False}
+    shown = planning.render(result, cores=1)
+    assert "of smollm2-135m already measured" in shown and "0.50" in shown and "outside; `helmlite plan --recalibrate`" in shown
 
 
 @pytest.mark.slow

@@ -13,6 +13,12 @@ finishes before the other starts, so it is counted once, at the first run that a
 run order. Two jobs that run such runs at the same time both compute it (measured 2026-12-01: the two 5-shot
 SmolLM2 MMLU runs did): the plan is then low by those requests.
 
+The plan checks itself against the runs already in the config's results folder that computed every request (no
+request-cache hits): their measured wall seconds stand beside their predictions (``measured_s``), and per model the
+median predicted / measured is printed with whether it is within :data:`CHECK_TOLERANCE`
+(:func:`check_against_measured`) — rates measured on another host under the same CPU name, or in a slow spell,
+show there.
+
 Runs of a model that is not a local transformers model (``openai:<model>``), or an embedded model not yet
 prepared (``helmlite models prepare``; ``make plan`` prepares them), are listed with their instances but NaN
 tokens and seconds, and the terminal output says which models those are.
@@ -26,6 +32,7 @@ from pathlib import Path
 import pandas as pd
 
 from .. import workflow
+from ..results import read_timings
 from . import memory
 from .claims import TARGET_MDE, headline_claims
 from .rates import RATES_FILE, Rates, model_rates
@@ -38,6 +45,9 @@ from .rates import RATES_FILE, Rates, model_rates
 #: that range then leaves the prediction within −13% / +11% of it.
 CONCURRENT_SLOWDOWN = 1.11
 PER_RUN_OVERHEAD_S = 0.12  # all but model calls per run: the median measured by workflow_time.sh (2026-12-03); goal 0.5
+#: How far a model's median predicted / measured run seconds may stray before the plan says its rates no longer fit
+#: (the goal of issue 24: ±25%).
+CHECK_TOLERANCE = 0.25
 IMPORT_S = 4.0  # a run job's Python start-up (torch, transformers, helmlite) before the model loads (measured here: 3-5 s)
 
 
@@ -127,7 +137,28 @@ def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool
                          "labels": labels.get(run_id, []), "tokens_to_encode": encoded, "tokens_to_generate": generated,
                          "predicted_s": seconds, "peak_mb": peak_mb})
     runs = pd.DataFrame(rows)
+    runs["measured_s"] = [_measured_s(engine["results_dir"], run_id) for run_id in runs["run_id"]]
     return Plan(runs, _summary(runs, config, rates, batches), pd.DataFrame(headline_claims(rows)), calibrated, batches)
+
+
+def _measured_s(results_dir: str, run_id: str) -> float:
+    """Wall seconds of a run already in ``results_dir`` whose requests all reached the model (a run the request cache
+    answered in part is faster than any prediction of computing it), else NaN: what the plan is checked against."""
+    timings = read_timings(results_dir, run_id)
+    computed = timings is not None and timings.wall_s is not None and timings.cache_hits == 0 and (timings.model_calls or 0) > 0
+    return float(timings.wall_s) if computed else math.nan
+
+
+def check_against_measured(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per model, the plan against the runs already measured (``measured_s``): how many, and the median and range of
+    predicted / measured seconds. Outside :data:`CHECK_TOLERANCE` the rates no longer fit this machine (another host
+    under the same CPU name, a slow spell during calibration)."""
+    measured = runs.dropna(subset=["measured_s", "predicted_s"])
+    ratio = measured["predicted_s"] / measured["measured_s"]
+    out = ratio.groupby(measured["model"]).agg(["count", "median", "min", "max"]).reset_index()
+    out.columns = ["model", "runs", "median", "min", "max"]
+    out["within_tolerance"] = out["median"].between(1 / (1 + CHECK_TOLERANCE), 1 + CHECK_TOLERANCE)
+    return out
 
 
 def _summary(runs: pd.DataFrame, config: dict, rates: dict, batches: dict) -> pd.DataFrame:
@@ -203,7 +234,13 @@ def render(result: Plan, cores: int) -> str:
         lines += ["", f"(not counted — no local weights or tokenizer: {', '.join(uncounted)}; their runs show NaN tokens and seconds)"]
     if result.calibrated:
         lines += ["", f"(measured this machine's rates for {', '.join(result.calibrated)}; cached for the next plan)"]
+    for check in check_against_measured(result.runs).itertuples():
+        verdict = "within" if check.within_tolerance else (
+            "outside; `helmlite plan --recalibrate` adds a calibration (the plan uses the median of the last five)")
+        lines += ["", f"Checked against {check.runs} run(s) of {check.model} already measured with every request computed: "
+                      f"predicted / measured median {check.median:.2f} (range {check.min:.2f}-{check.max:.2f}), "
+                      f"{verdict} ±{CHECK_TOLERANCE:.0%}"]
     return "\n".join(lines)
 
 
-__all__ = ["Plan", "plan", "render"]
+__all__ = ["Plan", "check_against_measured", "plan", "render"]
