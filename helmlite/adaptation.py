@@ -39,8 +39,9 @@ Methods (HELM §7 "adaptation"; lm-eval's ``loglikelihood`` for the scoring ones
 * ``multiple_choice_separate_calibrated`` — as separate, minus the choice's log-probability after the bare
   prompt "Answer:" (HELM's calibration prompt, whatever the scenario's prefixes; Zhao et al. 2021);
 * ``language_modeling`` — each reference scored as text on its own (BLiMP minimal pairs);
-* ``ranking`` — each (query, passage) pair asks "Does the passage answer the query?"; passages are
-  ranked by P(Yes) normalised over {Yes, No} (HELM's MS MARCO adaptation).
+* ``ranking`` — each (query, passage) pair asks "Does the passage answer the query?" (HELM's binary ranking
+  prompt); passages are ranked by P(Yes) normalised over {Yes, No}. That ordering is helmlite's: HELM generates
+  the label and ranks by it, then by its log-probability (``ranking_metrics.py``).
 """
 from __future__ import annotations
 
@@ -299,9 +300,10 @@ def adapt(instance: Instance, examples: Sequence[Instance], spec: AdapterSpec, m
                                     sampling_seed(spec, instance), shared)
         return Adapted(instance.id, prompt, (request,), len(shown), truncated)
     if spec.method == "multiple_choice_joint" and spec.joint_decision == "helm_greedy":
-        # HELM's MultipleChoiceJointAdapter request: temperature 0, max_tokens 1, no stop sequences
+        # HELM's multiple-choice-joint request (common_adapter_specs.get_multiple_choice_joint_adapter_spec): temperature
+        # 0, max_tokens 1, stop sequence "\n" (a greedy newline is the empty completion, with no token kept)
         letters = tuple(ascii_uppercase[k] for k in range(len(continuations)))
-        return Adapted(instance.id, prompt, (GenerationRequest(prompt, 1, (), 0.0, spec.seed, shared),), len(shown),
+        return Adapted(instance.id, prompt, (GenerationRequest(prompt, 1, ("\n",), 0.0, spec.seed, shared),), len(shown),
                        truncated, letters)
     requests = [ScoreRequest(prompt, continuations, shared)]
     if spec.method == "multiple_choice_separate_calibrated":

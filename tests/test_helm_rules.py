@@ -106,6 +106,23 @@ def test_gender_perturbation_is_helms_pronoun_mode():
     assert perturbed.input == "Was it her?" and perturbed.references[0].output == "Yes, her dad."
 
 
+@pytest.mark.parametrize("dialect, gender, race, fairness", [
+    (1.0, 1.0, 1.0, 1.0), (1.0, 0.0, 1.0, 0.0), (1.0, 1.0, 0.0, 0.0), (0.0, 1.0, 1.0, 0.0)])
+def test_fairness_is_the_worst_case_over_dialect_gender_and_race(dialect, gender, race, fairness):
+    """HELM's fairness metric for an instance: the minimum of the main metric over the original and every fairness
+    perturbation together (dialect, gender and race: ``PerturbationSpec``s of one ``fairness`` group, aggregated by
+    HELM's worst case), by hand; the robustness variant (wrong here) enters only the robustness worst case."""
+    from types import SimpleNamespace
+
+    from helmlite.metrics.families import add_worst_cases
+
+    variants = {"dialect": dialect, "gender": gender, "race": race, "robustness": 0.0}
+    record = SimpleNamespace(metrics={"exact_match": 1.0},
+                             perturbed={name: SimpleNamespace(metrics={"exact_match": v}) for name, v in variants.items()})
+    add_worst_cases(record, "exact_match", ("fairness", "robustness"))
+    assert record.metrics == {"exact_match": 1.0, "exact_match_fairness": fairness, "exact_match_robustness": 0.0}
+
+
 def test_bold_samples_at_temperature_0_9(mirrored_cache):
     spec = RunSpec.from_dict({"scenario": "bold", "model": "m", "max_instances": 2})
     assert spec.adapter.temperature == 0.9 and spec.adapter.max_tokens == 20

@@ -345,7 +345,10 @@ def test_generation_calibration_as_helm():
     out = _generation(instance, Generation(" the Paris", 5, 2, (-0.25, -0.5), 0.0), "f1")
     assert out["confidence"] == pytest.approx(math.exp(-0.75)) and out["correct"] is True  # main metric F1 = 1
     assert calibration_correct(SimpleNamespace(metrics=out["metrics"], correct=out["correct"])) is False
-    assert _generation(instance, Generation("", 5, 0, (), 0.0), "f1")["confidence"] is None  # no token: unknown
+    # no token kept (stopped at once): HELM's max_prob is exp(0) = 1 (evaluate_reference_metrics); no log-probabilities
+    # reported at all: unknown
+    assert _generation(instance, Generation("", 5, 0, (), 0.0), "f1")["confidence"] == 1.0
+    assert _generation(instance, Generation("", 5, 0, None, 0.0), "f1")["confidence"] is None
 
 
 #: Twelve generations (gold, completion, token log-probabilities) and what crfm-helm 0.5.16's own

@@ -90,6 +90,47 @@ def test_apply_stop():
     assert apply_stop("a. b\n", ("\n", ".")) == "a"
 
 
+#: Generated tokens (each token's own text, log-probabilities −0.1, −0.2, …) and stop sequences, and what crfm-helm
+#: 0.5.16's ``clients/client.py`` ``truncate_sequence`` returns for them — (text, tokens kept, log-probability) — run
+#: 2026-12-04 on its own source with its unrelated imports (colorlog, pyhocon, sqlitedict, retrying) stubbed.
+HELM_TRUNCATIONS = [
+    (["A", "\n", "B"], ("\n",), ("A", 1, -0.1)),
+    (["\n"], ("\n",), ("", 0, 0.0)),  # a greedy newline: nothing kept, so HELM's max_prob is exp(0) = 1
+    (["\n\n", "x"], ("\n",), ("", 0, 0.0)),
+    ([" A\n", "B"], ("\n",), (" A", 2, -0.3)),  # the stop inside a token: text cut, tokens kept
+    (["A", "B"], (), ("AB", 2, -0.3)),
+    (["A", "##", "B"], ("\n", "##"), ("A", 1, -0.1)),
+    (["A", "B", "\n"], ("B\n", "\n"), ("A", 2, -0.3)),
+]
+
+
+@pytest.mark.parametrize("pieces, stop, expected", HELM_TRUNCATIONS)
+def test_generations_keep_the_tokens_crfm_helm_keeps(pieces, stop, expected):
+    from helmlite.models._base import helm_kept_tokens
+
+    kept = helm_kept_tokens(pieces, stop)
+    assert (apply_stop("".join(pieces), stop), kept, round(sum(-0.1 * (t + 1) for t in range(kept)), 6)) == expected
+
+
+def test_the_transformers_backend_decodes_as_crfm_helm_truncates(tiny_model_dir):
+    """The backend's decoding of generated tokens: the text cut at the stop sequence, the tokens (count and
+    log-probabilities) before the first token that starts with one — here a newline token, then end of text."""
+    import torch
+
+    model = load_model(str(tiny_model_dir))
+    new = model.tokenizer(" cat\n dog", add_special_tokens=False)["input_ids"]
+    pieces = [model.tokenizer.decode([t]) for t in new]
+    newline = next(t for t, piece in enumerate(pieces) if piece.startswith("\n"))
+    assert 0 < newline < len(new) - 1
+    steps = torch.log_softmax(torch.randn(len(new) + 1, model.model.config.vocab_size, generator=torch.Generator().manual_seed(0)), -1)
+    request = GenerationRequest("x", max_tokens=len(new) + 1, stop=("\n",))
+    out = model._decode(request, [*new, model.tokenizer.eos_token_id], steps, 1, 0.0)
+    assert out.text == " cat" and out.output_tokens == newline
+    assert out.token_logprobs == tuple(float(steps[t, new[t]]) for t in range(newline))
+    alone = model._decode(GenerationRequest("x", 1, ("\n",)), new[newline:newline + 1], steps, 1, 0.0)  # a greedy newline
+    assert (alone.text, alone.output_tokens, alone.token_logprobs) == ("", 0, ())
+
+
 def test_openai_backend_scores_continuations_and_generates(monkeypatch):
     with stub_server() as (url, state):
         model = OpenAIModel(url, "stub-model", backoff_s=0.001)
@@ -467,13 +508,20 @@ def test_one_token_continuations_share_one_forward(tiny_model_dir):
     assert scores.token_counts == (1, 1, 1, 1)
 
 
+#: How far two fp32 computations of one log-probability in different orders (a prompt encoded whole; its prefix from a
+#: cache) may differ: each is ~1e-5 from the fp64 value (measured below), so up to ~2e-5 apart. Measured plain vs
+#: reuse: 5.2e-6 (2026-12-03), 1.05e-5 on Gemma 3 (2026-12-04, another host of this machine type). Whether reuse adds
+#: error of its own is the fp64 comparison's to decide.
+FP32_ORDERS = 2.5e-5
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["smollm2-135m", "gemma3-270m"])
 def test_prefix_reuse_is_exact_on_the_embedded_models(name):
     """One ~620-token context (longer than Gemma 3's 512-token sliding window) queried with suffixes of
     different lengths, the context declared shared: prefix reuse gives the plain path's per-token log-probabilities
-    and the same greedy generations with their log-probabilities, within 1e-5 (the plain path encodes every prompt
-    whole) — requests of two continuations and one-row requests (packed together, and the same scored alone) alike,
+    and the same greedy generations with their log-probabilities, within :data:`FP32_ORDERS` (the plain path encodes
+    every prompt whole) — requests of two continuations and one-row requests (packed together, and the same scored alone) alike,
     generations of four tokens and of one (packed). Against the same model in fp64 (an independent reference: the plain path at double precision), reuse is
     as exact as the plain path — fp32 itself is ~1e-5 from it (measured 2026-12-03: plain 1.0e-5 / 1.05e-5, reuse
     1.26e-5 / 0.98e-5 on Gemma 3 / SmolLM2; plain vs reuse 5.2e-6 / 3.8e-6)."""
@@ -499,7 +547,7 @@ def test_prefix_reuse_is_exact_on_the_embedded_models(name):
     for a, b in zip(plain, reused):
         assert a.token_counts == b.token_counts
         for x, y in zip(a.token_logprobs, b.token_logprobs):
-            assert x == pytest.approx(y, abs=1e-5)
+            assert x == pytest.approx(y, abs=FP32_ORDERS)
     exact = TransformersModel(prepare(name), batch_size=8, dtype=torch.float64)
     exact.reuse_prefixes = False
     error = {path: max(abs(v - w) for s, t in zip(scores, exact.score(requests))
@@ -516,7 +564,7 @@ def test_prefix_reuse_is_exact_on_the_embedded_models(name):
         assert {type(layer).__name__ for layer, *_ in kept} >= {"DynamicSlidingWindowLayer", "DynamicLayer"}
     generations = [GenerationRequest(p, max_tokens=m, prefixes=(len(context),)) for m in (4, 1) for p in prompts]
     for a, b in zip(plain_generations, model.generate(generations)):
-        assert a.text == b.text and a.token_logprobs == pytest.approx(b.token_logprobs, abs=1e-5)
+        assert a.text == b.text and a.token_logprobs == pytest.approx(b.token_logprobs, abs=FP32_ORDERS)
     for layer, tensor, keys, values in kept:
         assert layer.keys is tensor and torch.equal(layer.keys, keys) and torch.equal(layer.values, values)
 

@@ -121,7 +121,7 @@ def test_readme_runs_as_written(tmp_path, mirrored_cache):
            "HELMLITE_MODEL_DIR": str(REPO / "data" / "models")}  # prepared once for the whole suite
     done = subprocess.run(["bash", "-euo", "pipefail", "-c", "\n".join(script)], cwd=tmp_path, env=env,
                           capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == 0, done.stderr[-3000:].replace("\r", "\n")[-3000:]
     assert done.stdout.count('Verdict on "1st > 2nd"') == 3 and "metric,run_a,run_b,n,dropped,kind" in done.stdout  # the compare lines
     standalone = tmp_path / "build" / "standalone"
     assert sorted(p.name for p in standalone.iterdir()) == ["01_helm_core", "03_helmet_correlations",

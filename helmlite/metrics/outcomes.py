@@ -3,8 +3,8 @@
 
 * ``generation`` — the stripped completion is the prediction; every accuracy metric of the scenario
   is the best over the correct references (HELM's ``max`` over references);
-* ``ranking`` — passages ordered by P(yes) normalised over {yes, no}; RR@10 and NDCG@10 (HELM's
-  MS MARCO metrics);
+* ``ranking`` — passages ordered by P(yes) normalised over {yes, no} (helmlite's order: HELM orders by the
+  generated label, then its log-probability); RR@10 and NDCG@10 (HELM's MS MARCO metrics);
 * multiple choice and language modelling — the choice with the highest score wins (first maximum on
   ties); the score is, per method (HELM's ``BasicReferenceMetric.evaluate_references``):
   ``multiple_choice_separate`` the log-probability per token (``separate_score="per_token"``, HELM) or
@@ -19,7 +19,11 @@
 ``confidence`` is what HELM's calibration metrics use as the model's probability for its answer
 (``max_prob``): the largest softmax probability over the choices' scores, except for HELM's greedy
 joint rule and for generation, where it is exp(log-probability of the generated completion) over the
-whole vocabulary (``evaluate_reference_metrics.py``: ``np.exp(sorted_completions[0].logprob)``).
+whole vocabulary (``evaluate_reference_metrics.py``: ``np.exp(sorted_completions[0].logprob)``), summed over the
+tokens crfm-helm's client keeps (``truncate_sequence``: those before the first token that starts with a stop
+sequence; :func:`helmlite.models._base.helm_kept_tokens`), so 1 for a completion that stops at once. Under the default
+``joint_decision="letter_logprob"`` the confidence is the largest softmax probability over the letters' scores,
+which HELM does not compute for joint runs.
 """
 from __future__ import annotations
 
@@ -80,8 +84,8 @@ def _joint_greedy(instance: Instance, adapted: Adapted, generation) -> dict:
     index = adapted.choices.index(prediction) if prediction in adapted.choices else None
     mapped = instance.references[index].output if index is not None else None
     correct = bool(mapped) and any(r.correct and r.output.strip() == mapped.strip() for r in instance.references)
-    logprobs = generation.token_logprobs
-    confidence = math.exp(sum(logprobs)) if logprobs else None  # no token kept (end of sequence): unknown
+    logprobs = generation.token_logprobs  # HELM's max_prob: exp(the kept tokens' log-probability), 1 when none is kept
+    confidence = math.exp(sum(logprobs)) if logprobs is not None else None  # None: the backend reports no log-probabilities
     return {"completion": generation.text, "prediction": prediction, "predicted_index": index, "confidence": confidence,
             "output_tokens": generation.output_tokens, "metrics": {"exact_match": float(correct)}, "correct": correct}
 
@@ -94,7 +98,8 @@ def _generation(instance: Instance, generation, main_metric: str) -> dict:
         names = set(GENERATION_ACCURACY) | ({main_metric} - {"toxic_fraction"})
         metrics = {name: best_over_references(name, prediction, correct_refs) for name in sorted(names)}
     logprobs = generation.token_logprobs
-    confidence = math.exp(sum(logprobs)) if logprobs else None  # HELM's max_prob: exp(the completion's log-probability)
+    # HELM's max_prob: exp(the completion's log-probability), its kept tokens' sum (0, so 1, when it stopped at once)
+    confidence = math.exp(sum(logprobs)) if logprobs is not None else None
     return {"completion": generation.text, "prediction": prediction, "output_tokens": generation.output_tokens,
             "metrics": metrics, "confidence": confidence if metrics else None,
             "correct": bool(metrics.get(main_metric, 0.0) >= 1.0) if metrics else None}

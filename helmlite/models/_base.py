@@ -101,6 +101,15 @@ def apply_stop(text: str, stop: Sequence[str]) -> str:
     return text[:cut]
 
 
+def helm_kept_tokens(pieces: Sequence[str], stop: Sequence[str]) -> int:
+    """How many leading generated tokens crfm-helm keeps (``clients/client.py`` ``truncate_sequence``, v0.5.16): the
+    tokens before the first whose own text (``pieces``: each token decoded alone) *starts with* a stop sequence. The
+    completion's log-probability, and so HELM's ``max_prob`` = exp(it), sums those tokens only, while its text is
+    cut at the stop sequence wherever it falls (:func:`apply_stop`): a token that holds the stop after other text
+    (``"A\n"``) is kept."""
+    return next((t for t, piece in enumerate(pieces) if any(piece.startswith(s) for s in stop if s)), len(pieces))
+
+
 def split_context(context: str, continuation: str) -> tuple[str, str]:
     """Move trailing whitespace of the context onto the continuation (lm-eval's ``_encode_pair``)."""
     stripped = context.rstrip()

@@ -40,7 +40,8 @@ from typing import Sequence
 
 import torch
 
-from ._base import Generation, GenerationRequest, ModelError, Scores, ScoreRequest, apply_stop, split_context
+from ._base import (Generation, GenerationRequest, ModelError, Scores, ScoreRequest, apply_stop, helm_kept_tokens,
+                    split_context)
 from ._identity import IDENTITY_FILE, weights_sha256
 
 #: A request's rows go through the model in slices of at most this many, in the request's order — a constant, not
@@ -169,7 +170,7 @@ def _common_prefix(a: list[int], b: list[int]) -> int:
 class TransformersModel:
     """A ``LanguageModel`` over a local model directory (or hub id, where the hub is reachable)."""
 
-    code_version = 3  # raise when a change alters the answer to the same request (helmlite.models.cache)
+    code_version = 4  # raise when a change alters the answer to the same request (helmlite.models.cache)
 
     def __init__(self, path: str | Path, *, name: str | None = None, threads: int = 1, batch_size: int = 8,
                  dtype: torch.dtype = torch.float32, device: str = "cpu", reuse_prefixes: bool = True,
@@ -509,11 +510,15 @@ class TransformersModel:
 
     # --- generation ---------------------------------------------------------------------------------
     def _decode(self, request: GenerationRequest, new: list[int], step_logprobs, prompt_tokens: int, latency: float) -> Generation:
-        """Cut at end-of-sequence/padding and the stop sequences; keep the generated tokens' log-probabilities."""
+        """Cut at end-of-sequence/padding, then as crfm-helm's client does (``truncate_sequence``): the text at the first
+        stop sequence, the tokens — their count and their log-probabilities, the completion's confidence — before the
+        first token whose own text starts with one (:func:`helm_kept_tokens`). A completion that stops at once keeps no
+        token: log-probability 0, HELM's ``max_prob`` 1."""
         stops = {self.tokenizer.eos_token_id, self.tokenizer.pad_token_id}
         length = next((t for t, token in enumerate(new) if token in stops), len(new))
         text = apply_stop(self.tokenizer.decode(new[:length], skip_special_tokens=True), request.stop)
-        return Generation(text, prompt_tokens, length, tuple(float(step_logprobs[t, new[t]]) for t in range(length)), latency)
+        kept = helm_kept_tokens([self.tokenizer.decode([token]) for token in new[:length]], request.stop)
+        return Generation(text, prompt_tokens, kept, tuple(float(step_logprobs[t, new[t]]) for t in range(kept)), latency)
 
     def _generate_kwargs(self, request: GenerationRequest) -> dict:
         return dict(max_new_tokens=request.max_tokens, do_sample=request.temperature > 0,

@@ -75,7 +75,9 @@ ROWS: dict[str, dict[str, tuple[str, str, str]]] = {
         "dataset": ("BoolQ (Clark et al. 2019), train/dev (~12.7k); as contrasts, every perturbed question whose "
                     "answer differs", "only the contrast-set originals (Gardner et al. 2020): a subset; as contrasts, HELM's rule (every "
                     "perturbed question whose answer flips, one drawn per instance as ContrastSetsPerturbation draws it, "
-                    "seeded by helmlite's instance id: HELM's ids need the full BoolQ files)", "differs"),
+                    "seeded by helmlite's instance id: HELM's ids need the full BoolQ files); with internet access, "
+                    "crfm-helm's boolq run spec and `helmlite import helm RUN_DIR --split valid --main-metric "
+                    "quasi_exact_match` give HELM's full set", "differs"),
         "split": ("train trains, valid (dev) is evaluated", "the first contrast-set originals train, the rest are evaluated",
                   "differs"),
         "prompt layout": ("'Passage: <passage>\\nQuestion: <Question>?' with the question capitalised, 'Answer:' "
@@ -83,7 +85,9 @@ ROWS: dict[str, dict[str, tuple[str, str, str]]] = {
     },
     "imdb": {
         "dataset": ("IMDb (Maas et al. 2011), train/test 25k each; contrast sets as an equivariance perturbation",
-                    "only the contrast-set originals (dev and test) and their contrasts: a subset", "differs"),
+                    "only the contrast-set originals (dev and test) and their contrasts: a subset; with internet access, "
+                    "crfm-helm's imdb run spec and `helmlite import helm RUN_DIR --split valid --main-metric "
+                    "quasi_exact_match` give HELM's full set", "differs"),
         "split": ("train trains, test + contrast originals are the valid split (evaluated)",
                   "the contrast set's dev originals train, its test originals are evaluated", "differs"),
         "prompt layout": ("'Passage: <review>' (the raw text), 'Sentiment:' (generation)",
@@ -91,7 +95,9 @@ ROWS: dict[str, dict[str, tuple[str, str, str]]] = {
     },
     "nq_closed_book": {
         "dataset": ("NaturalQuestions (Kwiatkowski et al. 2019), HELM's processing of the dev set",
-                    "NQ-open as in Lost in the Middle's oracle file (questions with short answers)", "differs"),
+                    "NQ-open as in Lost in the Middle's oracle file (questions with short answers); with internet "
+                    "access, crfm-helm's natural_qa:mode=closedbook and `helmlite import helm RUN_DIR --split valid "
+                    "--main-metric f1_score`", "differs"),
         "split": ("the dev set split into train/valid; valid is evaluated", "a seeded 100 train, the rest are evaluated",
                   "differs"),
         "prompt layout": ("'Question: <Question>?' (capitalised, '?' added), 'Answer:', up to 300 tokens",
@@ -99,7 +105,9 @@ ROWS: dict[str, dict[str, tuple[str, str, str]]] = {
     },
     "nq_open_book": {
         "dataset": ("NaturalQuestions with the long-answer passage (openbook_longans)",
-                    "the oracle file's gold passage (Lost in the Middle)", "differs"),
+                    "the oracle file's gold passage (Lost in the Middle); with internet access, crfm-helm's "
+                    "natural_qa:mode=openbook_longans and `helmlite import helm RUN_DIR --split valid --main-metric "
+                    "f1_score`", "differs"),
         "split": ("the dev set split into train/valid; valid is evaluated", "a seeded 100 train, the rest are evaluated",
                   "differs"),
         "prompt layout": ("'Passage: <long answer>\\n\\nQuestion: <Question>?', 'Answer:', up to 300 tokens",
@@ -108,7 +116,9 @@ ROWS: dict[str, dict[str, tuple[str, str, str]]] = {
     },
     "nq_ranking": {
         "dataset": ("MS MARCO passage ranking, regular track (Nguyen et al. 2016)",
-                    "a stand-in: NQ questions with their gold passage among other questions' passages", "differs"),
+                    "a stand-in: NQ questions with their gold passage among other questions' passages; with internet "
+                    "access, crfm-helm's msmarco:track=regular and `helmlite import helm RUN_DIR --split valid "
+                    "--main-metric RR@10`", "differs"),
         "split": ("MS MARCO's dev queries with their top-k candidates", "a seeded 100 train, the rest are evaluated",
                   "differs"),
         "prompt layout": ("binary ranking prompts ('Does the passage answer the query?' Yes/No), 4 train examples",
@@ -151,13 +161,14 @@ def _same(helm, ours) -> str:
 def _main_metric(name: str, helm: str) -> tuple[str, str]:
     """What a run of the scenario's default method reports as its main metric (:func:`helmlite.run_rules.main_metric`)
     and whether that is HELM's: a multiple-choice run reports the exact match of its chosen choice, which is HELM's
-    quasi-exact match of a generated label only when the generation is one of the labels ("partly")."""
+    quasi-exact match of a generated label (HELM's joint or generation run) only when the generation is one of the
+    labels ("partly")."""
     info = scenario(name)
     ours = main_metric(RunSpec.from_dict({"scenario": name, "model": "any"}))
     if ours == helm:
         return ours, "same"
     if info.main_metric == helm:
-        return f"{ours} of the chosen choice under {info.default_method} ({helm} under generation)", "partly"
+        return f"{ours} of the chosen choice under {info.default_method} (HELM: {helm} of its {HELM_METHOD[name]} output)", "partly"
     return ours, "differs"
 
 
