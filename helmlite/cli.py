@@ -351,7 +351,7 @@ def build_parser() -> argparse.ArgumentParser:
     winrates.add_argument("--group", default="Accuracy", help="metric group (tab), e.g. Accuracy, Calibration, Robustness")
     winrates.add_argument("--scenarios", help="comma-separated scenario names as the table spells them (default: all)")
     winrates.add_argument("--tie-rule", default="v0.4.0", choices=["v0.4.0", "half"],
-                          help="v0.4.0: ties broken by row order (HELM v0.4.0); half: ties count half (later HELM)")
+                          help="v0.4.0: ties broken by row order (HELM v0.4.0); half: ties count half (HELM v0.5.4 and later)")
     winrates.add_argument("--columns", help="a long table's columns by role when its names are not the usual ones: "
                                             "model=COL,scenario=COL,metric=COL,score=COL[,lower_is_better=COL,group=COL]")
     winrates.add_argument("--n-resamples", type=int, default=2000)

@@ -100,7 +100,7 @@ def test_strongly_contaminated_cell_is_skipped():
     assert rates.to_dict() == pytest.approx({"x": 0.0, "y": 0.75, "z": 0.5})
     ignored = pub.mean_win_rates(frame.assign(contaminated=False), "Accuracy")
     assert ignored["x"] == pytest.approx(0.5)  # (1 + 0)/2 when the cell counts
-    # later HELM releases (the "half" rule) rank contaminated cells: the same as ignoring the flag (no ties here)
+    # HELM v0.5.0 and later rank contaminated cells (the "half" rule, v0.5.4+, does too): the same as ignoring the flag (no ties here)
     assert pub.mean_win_rates(frame, "Accuracy", tie_rule="half").to_dict() == pytest.approx(ignored.to_dict())
 
 

@@ -29,8 +29,8 @@ WIN_RATE = "Mean win rate"
 TIE_RULES = ("v0.4.0", "half")
 """``"v0.4.0"``: HELM v0.4.0 sorted ``(value, row_index)`` pairs and gave each row its position as wins
 (``sorted(values, reverse=lower_is_better)``; no half credit, so exact ties are broken by row order).
-``"half"``: the rule of later HELM releases (after v0.4.0): tied values share the average position, i.e. a tie
-counts half a win."""
+``"half"``: the rule of HELM v0.5.4 and later (``value_to_wins`` in ``compute_aggregate_row_win_rates``; v0.5.16
+checked): tied values share the average position, i.e. a tie counts half a win."""
 
 # schema_classic.yaml: short display name → lower_is_better (None = no direction, never ranked)
 METRIC_DIRECTIONS: dict[str, bool | None] = {

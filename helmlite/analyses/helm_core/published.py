@@ -72,7 +72,7 @@ def win_rate_comparison(frame: pd.DataFrame, groups, *, tie_rule: str = "v0.4.0"
     """Recomputed vs published mean win rate per model × group, and per group a summary.
 
     Rows: ``group, model, published, ours`` (``tie_rule``), ``abs_diff``, ``ours_half`` / ``abs_diff_half``
-    (half credit for ties and contaminated cells ranked, the later HELM rule: the sensitivity), ``tie_range_low`` / ``tie_range_high`` (the win rates that
+    (half credit for ties and contaminated cells ranked, HELM v0.5.4 and later: the sensitivity), ``tie_range_low`` / ``tie_range_high`` (the win rates that
     breaking ties among equal displayed values either way allows) and ``within_tie_range`` (the published
     value inside that range, give or take its own rounding). Summary per group: models compared, Kendall τ,
     median / mean / max |Δ| for both tie rules, how many within rounding and within the tie range,
@@ -149,7 +149,7 @@ def explain_gaps(summary: pd.DataFrame) -> str:
         f"the ECE and MS MARCO values HELM hid for models with log-probability issues (Anthropic-LM v4-s3, LLaMA, "
         f"Llama 2; {hidden} here), which the flattened table still carries, are not ranked; Coverage, Density and "
         "Compression have no direction in HELM's schema and are not ranked; exact ties are broken by row order "
-        "without half credit (half credit for ties came with a later HELM release: `ours_half`, a sensitivity). "
+        "without half credit (half credit for ties came with HELM v0.5.4: `ours_half`, a sensitivity). "
         "What remains is rounding: the table shows cells to 3 decimals, HELM ranked unrounded means. We recover "
         "the means as sum/n from each cell's statistics and break remaining exact ties by an approximation of "
         "HELM's row order (creator, then name), which the flattened table has lost. Median / max |Δ|: "

@@ -13,8 +13,9 @@ Ties (``tie_rule``):
   sorted (descending when lower is better) and a model's wins are its position; there is no half credit,
   so exact ties go to the row later in the table for higher-is-better columns and to the earlier row for
   lower-is-better columns.
-* ``"half"`` — the rule of later HELM releases (after v0.4.0): tied models share the average position (a tie
-  counts half a win), and strongly contaminated cells are ranked like any other (v0.4.0 left them out).
+* ``"half"`` — the rule of HELM v0.5.4 and later (v0.5.16 checked): tied models share the average position (a
+  tie counts half a win), and strongly contaminated cells are ranked like any other (v0.4.0 left them out;
+  v0.5.0–v0.5.3 already ranked them but still broke ties by row order).
   Shown as a sensitivity.
 
 :func:`tie_ranges` gives, per model, the range of win rates that breaking the ties in the *displayed*
@@ -134,7 +135,7 @@ class RankingView:
                 raise UserError(f"leaderboard: none of the models {sorted(wanted)[:5]} are in group {group!r}")
         part = part.copy()
         hidden = np.array([hide_logprob_issues and schema.is_hidden(m, x) for m, x in zip(part["model"], part["metric"])], dtype=bool)
-        # v0.4.0 left strongly contaminated cells out (is_cell_valid); later releases rank them (their summarize.py
+        # v0.4.0 left strongly contaminated cells out (is_cell_valid); v0.5.0 and later rank them (their summarize.py
         # carries "TODO: need to exclude contaminated numbers"): skip_contaminated=False follows those
         contaminated = part["contaminated"].to_numpy(dtype=bool) & skip_contaminated
         drop = hidden | contaminated
