@@ -300,8 +300,9 @@ def adapt(instance: Instance, examples: Sequence[Instance], spec: AdapterSpec, m
                                     sampling_seed(spec, instance), shared)
         return Adapted(instance.id, prompt, (request,), len(shown), truncated)
     if spec.method == "multiple_choice_joint" and spec.joint_decision == "helm_greedy":
-        # HELM's multiple-choice-joint request (common_adapter_specs.get_multiple_choice_joint_adapter_spec): temperature
-        # 0, max_tokens 1, stop sequence "\n" (a greedy newline is the empty completion, with no token kept)
+        # HELM's multiple-choice-joint request (common_adapter_specs: get_multiple_choice_adapter_spec's max_tokens 1,
+        # get_multiple_choice_joint_adapter_spec's temperature 0 and stop sequence "\n"; a greedy newline is the empty
+        # completion, with no token kept)
         letters = tuple(ascii_uppercase[k] for k in range(len(continuations)))
         return Adapted(instance.id, prompt, (GenerationRequest(prompt, 1, ("\n",), 0.0, spec.seed, shared),), len(shown),
                        truncated, letters)

@@ -173,9 +173,9 @@ def test_helm_eval_subsample_is_numpys_legacy_seed_0_in_sampled_order():
 def test_helm_greedy_joint_asks_for_one_greedy_token():
     spec = replace(HELM_JOINT, joint_decision="helm_greedy")
     out = adapt(MMLU_TEST, [], spec, WordModel())
-    # no examples: the instructions and their blank line (76 + 2 characters) are what other prompts share; HELM's
-    # joint adapter spec asks for one token at temperature 0 with the stop sequence "\n"
-    # (common_adapter_specs.get_multiple_choice_joint_adapter_spec, crfm-helm 0.5.16)
+    # no examples: the instructions and their blank line (76 + 2 characters) are what other prompts share; HELM asks
+    # for one token (get_multiple_choice_adapter_spec's max_tokens=1) at temperature 0 with the stop sequence "\n"
+    # (get_multiple_choice_joint_adapter_spec; crfm-helm 0.5.16 common_adapter_specs.py)
     assert out.requests == (GenerationRequest(out.prompt, 1, ("\n",), 0.0, 0, (78,)),) and out.choices == ("A", "B", "C", "D")
 
 

@@ -46,17 +46,18 @@ def test_separate_picks_by_log_probability_per_token_and_keeps_the_sum_as_an_opt
     assert calibrated["scores"] == [-1.0, 2.0, -3.5] and calibrated["predicted_index"] == 1
 
 
-@pytest.mark.parametrize("text,index,correct", [(" B", 1, True), ("B", 1, True), (" A", 0, False), (" The", None, False),
-                                                ("\n", None, False), (" b", None, False)])
-def test_helm_greedy_joint_exact_matches_the_stripped_letter(text, index, correct):
+@pytest.mark.parametrize("text,index,correct,kept", [(" B", 1, True, 1), ("B", 1, True, 1), (" A", 0, False, 1),
+                                                     (" The", None, False, 1), ("", None, False, 0), (" b", None, False, 1)])
+def test_helm_greedy_joint_exact_matches_the_stripped_letter(text, index, correct, kept):
     """HELM: strip the greedy completion, map a letter to its reference text, exact-match against the
-    correct references; anything that is not a letter (or a lower-case one) is wrong."""
+    correct references; anything that is not a letter (or a lower-case one) is wrong. A greedy newline is the empty
+    completion with no token kept (the request's stop sequence), so its confidence is HELM's exp(0) = 1."""
     adapted = Adapted("q", "", (), 0, False, ("A", "B", "C"))
-    generation = Generation(text, 10, 1, (math.log(0.4),), 0.0)
+    generation = Generation(text, 10, kept, (math.log(0.4),) * kept, 0.0)
     out = outcome(QUESTION, adapted, [generation], "multiple_choice_joint", "exact_match",
                   adapter=AdapterSpec(method="multiple_choice_joint", joint_decision="helm_greedy"))
     assert out["predicted_index"] == index and out["correct"] is correct and out["metrics"] == {"exact_match": float(correct)}
-    assert out["confidence"] == pytest.approx(0.4)  # HELM's max_prob: exp(log-probability of the completion)
+    assert out["confidence"] == pytest.approx(0.4 if kept else 1.0)  # HELM's max_prob: exp(log-probability of the completion)
     assert out["prediction"] == text.strip() and out["completion"] == text
 
 
@@ -121,6 +122,10 @@ def test_fairness_is_the_worst_case_over_dialect_gender_and_race(dialect, gender
                              perturbed={name: SimpleNamespace(metrics={"exact_match": v}) for name, v in variants.items()})
     add_worst_cases(record, "exact_match", ("fairness", "robustness"))
     assert record.metrics == {"exact_match": 1.0, "exact_match_fairness": fairness, "exact_match_robustness": 0.0}
+    wrong = SimpleNamespace(metrics={"exact_match": 0.0},  # the original wrong: every worst case is 0
+                            perturbed={name: SimpleNamespace(metrics={"exact_match": 1.0}) for name in variants})
+    add_worst_cases(wrong, "exact_match", ("fairness", "robustness"))
+    assert wrong.metrics == {"exact_match": 0.0, "exact_match_fairness": 0.0, "exact_match_robustness": 0.0}
 
 
 def test_bold_samples_at_temperature_0_9(mirrored_cache):

@@ -6,6 +6,7 @@ import json
 import math
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from helmlite import stats, workflow
@@ -183,9 +184,22 @@ def test_calibration_timings_interleave_the_workloads(monkeypatch):
         return 10.0 if len(order) in (4, 5, 6) else 1.0
 
     monkeypatch.setattr(rates, "_timed", timed)
-    got = rates._timed_in_rounds({"a": (None, "a"), "b": (None, "b"), "c": (None, "c")}, {"a": 3, "b": 3, "c": 4})
-    assert order == ["a", "b", "c", "a", "b", "c", "a", "b", "c", "c"]
+    got = rates._timed_in_rounds({"a": (None, "a"), "b": (None, "b"), "c": (None, "c")}, {"a": 3, "b": 3, "c": 4},
+                                 before=lambda: order.append("reset"))
+    assert order == ["reset", "a", "reset", "b", "reset", "c"] * 3 + ["reset", "c"]  # each timing starts cold
     assert got == {"a": 1.0, "b": 1.0, "c": 1.0}
+
+
+def test_calibration_times_the_shared_prefix_cold(tiny_model_dir, monkeypatch):
+    """Every timing of a calibration workload starts with no prefix kept, as the counter counts it (the shared
+    few-shot prefix encoded in each repeat): the backend's prefix cache is empty whenever a workload is timed."""
+    from helmlite.models.transformers_backend import TransformersModel
+
+    kept = []
+    score = TransformersModel.score
+    monkeypatch.setattr(TransformersModel, "score", lambda self, requests: kept.append(len(self._prefix_lru)) or score(self, requests))
+    rates.calibrate(tiny_model_dir, threads=1, batch_size=4)
+    assert len(kept) > 30 and set(kept[1:]) == {0}  # the warm-up's call aside
 
 
 def test_calibration_on_a_real_model_gives_positive_rates(tiny_model_dir):
@@ -342,6 +356,9 @@ def test_the_plan_is_checked_against_runs_already_measured(monkeypatch, tmp_path
     assert check.loc["smollm2-135m", ["runs", "median"]].tolist() == pytest.approx([1, 0.5])
     assert check.loc["gemma3-270m", "median"] == pytest.approx(1.1)
     assert check["within_tolerance"].to_dict() == {"gemma3-270m": True, "smollm2-135m": False}
+    # the band is 0.75-1.25 (±25% of measured): 0.78 and 1.25 are within, 0.74 is not
+    edges = pd.DataFrame({"model": ["a", "b", "c"], "predicted_s": [78.0, 125.0, 74.0], "measured_s": [100.0] * 3})
+    assert planning.check_against_measured(edges)["within_tolerance"].tolist() == [True, True, False]
     shown = planning.render(result, cores=1)
     assert "of smollm2-135m already measured" in shown and "0.50" in shown and "outside; `helmlite plan --recalibrate`" in shown
 

@@ -157,7 +157,7 @@ def check_against_measured(runs: pd.DataFrame) -> pd.DataFrame:
     ratio = measured["predicted_s"] / measured["measured_s"]
     out = ratio.groupby(measured["model"]).agg(["count", "median", "min", "max"]).reset_index()
     out.columns = ["model", "runs", "median", "min", "max"]
-    out["within_tolerance"] = out["median"].between(1 / (1 + CHECK_TOLERANCE), 1 + CHECK_TOLERANCE)
+    out["within_tolerance"] = out["median"].between(1 - CHECK_TOLERANCE, 1 + CHECK_TOLERANCE)
     return out
 
 

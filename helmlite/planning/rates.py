@@ -131,17 +131,19 @@ def _timed(call, requests, repeats: int = 1) -> float:
     return float(np.median(times))
 
 
-def _timed_in_rounds(calls: dict[str, tuple], repeats: dict[str, int]) -> dict[str, float]:
+def _timed_in_rounds(calls: dict[str, tuple], repeats: dict[str, int], before=lambda: None) -> dict[str, float]:
     """Seconds per call of each ``calls[name] = (call, requests)``: the median of its ``repeats[name]`` timings, taken
-    in rounds that each time every workload once more until it has its repeats (``(1, 2, 3, 1, 2, 3, 2, 3)`` rather
-    than ``(1, 2, 2, 2, 3, 3, 3, 3)``). A slow spell of the machine shorter than the calibration then touches a few
-    timings of every workload, which their medians ignore, instead of all the timings of one workload (this
-    machine: Gemma 3's decoding step measured 0.124 s in one calibration against 0.094-0.098 s in those before
-    and after, 2026-12-04)."""
+    in rounds that each time every workload once more until it has its repeats (repeats a: 2, b: 3 are timed
+    a, b, a, b, b rather than a, a, b, b, b), each after ``before()`` (untimed: the calibration forgets the prefixes
+    the last call kept, so every timing encodes what its counted work counts). A slow spell of the machine shorter
+    than the calibration then touches a few timings of every workload, which their medians ignore, instead of all
+    the timings of one workload (this machine: Gemma 3's decoding step measured 0.124 s in one calibration against
+    0.094-0.098 s in those before and after, 2026-12-04)."""
     times: dict[str, list[float]] = {name: [] for name in calls}
     for round_ in range(max(repeats.values())):
         for name, (call, requests) in calls.items():
             if round_ < repeats[name]:
+                before()
                 times[name].append(_timed(call, requests))
     return {name: float(np.median(values)) for name, values in times.items()}
 
@@ -191,7 +193,8 @@ def calibrate(path: str | Path, *, threads: int, batch_size: int) -> Rates:
     continuation, median of 5; eight rows of ~120 words with no shared prefix and a shared few-shot-like prefix with
     16 questions × 4 answers, median of 3), after what their projected positions cost; a decoding step from one
     generation of 16 tokens against one of 2 (median of 3 each); a generate call's fixed cost from the latter (after
-    what the rates already found explain). The workloads are timed in interleaved rounds (:func:`_timed_in_rounds`)."""
+    what the rates already found explain). The workloads are timed in interleaved rounds (:func:`_timed_in_rounds`),
+    each from a cold prefix cache, as the counter counts them."""
     from scipy.optimize import nnls
 
     started = time.perf_counter()
@@ -204,7 +207,7 @@ def calibrate(path: str | Path, *, threads: int, batch_size: int) -> Rates:
     scoring = {"tiny": 10, "tiny_rows": 10, "long_continuation": 5, "long_rows": 3, "shared": 3}  # workload: repeats
     times = _timed_in_rounds({**{k: (model.score, loads[k]) for k in scoring},
                               **{k: (model.generate, loads[k]) for k in ("single", "short_single")}},
-                             {**scoring, "single": 3, "short_single": 3})
+                             {**scoring, "single": 3, "short_single": 3}, before=model.release_prefixes)
     long_, short = times["single"], times["short_single"]
     projected_s = _projection_s(model)
     counts = np.array([[work[k].score_forwards, work[k].score_positions, work[k].prefix_row_positions] for k in scoring],
@@ -234,7 +237,10 @@ def model_rates(name: str, path: str | Path, *, threads: int, batch_size: int, r
     (:func:`planner_source_sha`: a backend that computes differently, e.g. packs rows it used to pad, runs at other
     rates); with none stored, or with ``recalibrate``, one more is measured (~10–40 s; SmolLM2 38 s on 2026-12-04) and stored beside the last
     :data:`KEPT_CALIBRATIONS` - 1. So a calibration taken in a slow spell of the machine (consecutive calibrations
-    here differed by up to ~25%) stops setting the plan once two more have been added. Returns (rates, measured now)."""
+    here differed by up to ~25%) stops setting the plan once two more have been added. The medians are taken rate by
+    rate, so the forward and position costs (which trade off in one calibration's fit) may come from different
+    calibrations; the plan's check against measured runs (:func:`helmlite.planning.check_against_measured`) shows
+    whether the combination still fits. Returns (rates, measured now)."""
     counter = WorkCounter(path, name=name)
     key = json.dumps({"machine": machine_identity(threads), "model": counter.identity, "batch_size": batch_size,
                       "source": planner_source_sha()}, sort_keys=True)
