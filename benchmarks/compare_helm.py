@@ -75,7 +75,12 @@ DEPLOYMENT = f"helmlite/{MODEL}"
 
 
 def write_prod_env(folder: Path, model_dir: Path, max_sequence_length: int = 8192) -> None:
-    """crfm-helm's local configuration for one Hugging Face model directory (chat template off)."""
+    """crfm-helm's local configuration for one Hugging Face model directory (chat template off). The end-of-text and
+    prefix tokens are the tokenizer's eos and bos tokens, as crfm-helm's own registration of a local model infers them
+    (``huggingface_registration.py``); SmolLM2-Instruct's eos is ``<|im_end|>``."""
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "model_deployments.yaml").write_text(f"""model_deployments:
   - name: {DEPLOYMENT}
@@ -103,8 +108,8 @@ def write_prod_env(folder: Path, model_dir: Path, max_sequence_length: int = 819
       class_name: "helm.tokenizers.huggingface_tokenizer.HuggingFaceTokenizer"
       args:
         pretrained_model_name_or_path: {model_dir}
-    end_of_text_token: "<|endoftext|>"
-    prefix_token: "<|im_end|>"
+    end_of_text_token: "{tokenizer.eos_token or ''}"
+    prefix_token: "{tokenizer.bos_token or ''}"
 """, encoding="utf-8")
 
 

@@ -513,7 +513,12 @@ class TransformersModel:
         """Cut at end-of-sequence/padding, then as crfm-helm's client does (``truncate_sequence``): the text at the first
         stop sequence, the tokens — their count and their log-probabilities, the completion's confidence — before the
         first token whose own text starts with one (:func:`helm_kept_tokens`). A completion that stops at once keeps no
-        token: log-probability 0, HELM's ``max_prob`` 1."""
+        token: log-probability 0, HELM's ``max_prob`` 1. Two departures from crfm-helm's ``HuggingFaceClient`` remain:
+        generation here stops at the first token whose text holds a stop sequence (``stop_strings``), where HELM's
+        stops only when the generated ids end with the stop's own ids (one-token stop: as end of sequence), so after a
+        token such as SmolLM2's ``" \n"`` HELM generates on and sums the following tokens' log-probabilities too; and
+        the text drops special tokens, which HELM's keeps (except its end-of-text token). The one-token answers of
+        HELM's joint multiple-choice runs are unaffected."""
         stops = {self.tokenizer.eos_token_id, self.tokenizer.pad_token_id}
         length = next((t for t, token in enumerate(new) if token in stops), len(new))
         text = apply_stop(self.tokenizer.decode(new[:length], skip_special_tokens=True), request.stop)
