@@ -9,6 +9,11 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
+#: The generated tokens a completion request gets (legacy completions format; the server sends its tokens past the
+#: stop sequence, as OpenAI's does, and a null log-probability for the second).
+GENERATIONS = {"ok": [" stub", " answer", "\n", "more"], "newline": ["\n", "x"]}
+
+
 def _echo_logprobs(text: str) -> dict:
     """Tokens = words with their leading whitespace; logprob −0.5 per token; offsets into ``text``."""
     tokens = re.findall(r"\s*\S+|\s+$", text)
@@ -70,8 +75,12 @@ def _handler(state: StubState):
                     logprobs["token_logprobs"] = logprobs["token_logprobs"][:-1]
                 body = {"choices": [{"text": payload["prompt"] + " x", "logprobs": logprobs}]}
             else:
-                body = {"choices": [{"text": " stub answer\nmore", "logprobs": {"token_logprobs": [-0.2, -0.3, -0.4]}}],
-                        "usage": {"prompt_tokens": 5, "completion_tokens": 3}}
+                generated = GENERATIONS["newline" if action == "newline" else "ok"]
+                body = {"choices": [{"text": "".join(generated), "logprobs": {"tokens": generated,
+                                                                              "token_logprobs": [-0.2, None, -0.4, -0.5][:len(generated)]}}],
+                        "usage": {"prompt_tokens": 5, "completion_tokens": len(generated)}}
+                if action == "mismatched":
+                    body["choices"][0]["logprobs"]["token_logprobs"].pop()
             return self._send(200, json.dumps(body).encode())
 
     return Handler

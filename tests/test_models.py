@@ -143,11 +143,54 @@ def test_openai_backend_scores_continuations_and_generates(monkeypatch):
         model.score([ScoreRequest("The cat sat on the", (" mat",))])
         assert len([r for r in state.requests if r.get("prompt") == probe["prompt"]]) == 1
         generation = model.generate([GenerationRequest("Q?", max_tokens=5, stop=("\n",))])[0]
-        assert generation.text == " stub answer" and generation.output_tokens == 3
+        # the stub sends [" stub", " answer", "\n", "more"] with log-probabilities [-0.2, null, ...]: HELM's client keeps
+        # the two tokens before the newline token and reads the null as 0
+        assert generation.text == " stub answer" and generation.output_tokens == 2
+        assert generation.token_logprobs == (-0.2, 0.0)
+        state.script.append("newline")
+        stopped = model.generate([GenerationRequest("Q?", max_tokens=5, stop=("\n",))])[0]
+        assert (stopped.text, stopped.output_tokens, stopped.token_logprobs) == ("", 0, ())  # confidence exp(0) = 1
         chat = OpenAIModel(url, "stub-model", chat=True)
-        assert chat.generate([GenerationRequest("Hi")])[0].text == "stub chat answer"
+        answer = chat.generate([GenerationRequest("Hi")])[0]
+        assert answer.text == "stub chat answer" and answer.token_logprobs == (-0.1,)
         assert state.requests[-1]["messages"] == [{"role": "user", "content": "Hi"}]
     assert model.identity == {"backend": "openai", "base_url": url, "model": "stub-model", "chat": False}
+
+
+#: A server's ``logprobs`` for a generation and the request's stop sequences, and the (kept tokens' log-probabilities)
+#: crfm-helm 0.5.16 takes from it: its completions client (``OpenAIClient._make_completion_request``) reads a null
+#: log-probability as 0 and truncates with the stop sequences plus ``<|endoftext|>`` (``truncate_sequence``: the tokens
+#: before the first whose text starts with one). The four completions cases were run through crfm-helm's own
+#: ``truncate_sequence`` on 2026-12-04 (its unrelated imports stubbed), which returned these log-probabilities. The chat
+#: API's ``content`` list is read by the same rule (crfm-helm's chat client asks for no log-probabilities at all).
+SERVER_GENERATIONS = [
+    ({"tokens": ["A", "B"], "token_logprobs": [-0.5, None]}, (), (-0.5, 0.0)),
+    ({"tokens": ["A", "<|endoftext|>", "junk"], "token_logprobs": [-0.5, -0.1, -2.0]}, (), (-0.5,)),
+    # no token *starts with* the newline, so every token is kept (HELM warns that it could not strip the tokens)
+    ({"tokens": [" A", ".\n", "B"], "token_logprobs": [-0.5, -0.1, -2.0]}, ("\n",), (-0.5, -0.1, -2.0)),
+    ({"tokens": ["\n\n", "B"], "token_logprobs": [-0.5, -0.1]}, ("\n",), ()),
+    ({"content": [{"token": "A", "logprob": -0.5}, {"token": "\n", "logprob": -0.1}]}, ("\n",), (-0.5,)),
+]
+
+
+@pytest.mark.parametrize("logprobs, stop, expected", SERVER_GENERATIONS)
+def test_openai_generations_keep_the_tokens_crfm_helms_client_keeps(logprobs, stop, expected):
+    from helmlite.models._base import helm_kept_tokens
+    from helmlite.models.openai_backend import END_OF_TEXT, server_tokens
+
+    pieces, values = server_tokens(logprobs)
+    assert tuple(values[:helm_kept_tokens(pieces, (*stop, END_OF_TEXT))]) == expected
+
+
+def test_openai_generations_without_log_probabilities_have_no_confidence_and_mismatched_lists_are_retried():
+    from helmlite.models.openai_backend import server_tokens
+
+    assert server_tokens(None) is None and server_tokens({"text_offset": [0]}) is None
+    with stub_server() as (url, state):
+        state.script.append("mismatched")
+        model = OpenAIModel(url, "stub-model", backoff_s=0.001)
+        assert model.generate([GenerationRequest("Q?", stop=("\n",))])[0].token_logprobs == (-0.2, 0.0)
+        assert len(state.requests) == 2  # the first answer had 4 tokens and 3 log-probabilities: asked again
 
 
 def test_openai_from_env_requires_base_url(monkeypatch):

@@ -4,7 +4,12 @@
   with their log-probabilities and text offsets; the continuation's tokens are those whose offset lies
   at or after the end of the context (trailing spaces moved onto the continuation, as lm-eval does);
 * generation: ``/v1/completions`` (raw prompts, what HELM's adaptation produces) or, with
-  ``chat=True``, ``/v1/chat/completions`` with the prompt as one user message.
+  ``chat=True``, ``/v1/chat/completions`` with the prompt as one user message. The completion keeps the tokens
+  crfm-helm's completions client keeps (``OpenAIClient._make_completion_request``, v0.5.16, the client behind its
+  ``VLLMClient``): a null token log-probability counts as 0, and ``truncate_sequence`` keeps the tokens before the
+  first whose text starts with a stop sequence or ``<|endoftext|>`` — their log-probabilities sum to the completion's,
+  HELM's ``max_prob`` = exp(it), 1 when none is kept. crfm-helm's chat client asks for no log-probabilities (so its
+  ``max_prob`` is 1 for every chat completion); helmlite asks for them and keeps tokens by the same rule.
 
 Settings come from the environment: ``HELMLITE_OPENAI_BASE_URL`` (e.g. ``http://127.0.0.1:8000/v1``),
 ``HELMLITE_OPENAI_API_KEY`` (optional), ``HELMLITE_OPENAI_TOKENIZER`` (optional local tokenizer directory
@@ -32,7 +37,8 @@ from typing import Sequence
 import requests
 from tenacity import RetryError, Retrying, retry_if_exception_type, stop_after_attempt
 
-from ._base import Generation, GenerationRequest, ModelError, Scores, ScoreRequest, apply_stop, split_context
+from ._base import (Generation, GenerationRequest, ModelError, Scores, ScoreRequest, apply_stop, helm_kept_tokens,
+                    split_context)
 
 
 class _Retry(Exception):
@@ -65,10 +71,27 @@ def retry_after_seconds(value: str | None, now: datetime | None = None) -> float
 #: Mean log-probability per token of the last cycle of a six-times repeated phrase below which a server's echo is
 #: taken as misaligned (aligned, SmolLM2-135M: −0.34; llama-cpp-python 0.3.36 on the same weights: −3.2). See OpenAIModel._check_echo_alignment.
 ECHO_ALIGNMENT_FLOOR = -2.0
+#: The end-of-text token crfm-helm's completions client adds to a request's stop sequences when it keeps tokens
+#: (``OpenAIClient.END_OF_TEXT``: the server may send tokens past it).
+END_OF_TEXT = "<|endoftext|>"
+
+
+def server_tokens(logprobs: dict | None) -> tuple[list[str], list[float]] | None:
+    """The generated tokens' texts and log-probabilities as an OpenAI-compatible server reports them — the
+    completions API's ``tokens``/``token_logprobs`` (a null log-probability read as 0, as crfm-helm's client reads
+    it) or the chat API's ``content`` list of ``{token, logprob}`` — or None when the response has neither."""
+    logprobs = logprobs or {}
+    if isinstance(logprobs.get("tokens"), list) and isinstance(logprobs.get("token_logprobs"), list):
+        pairs = list(zip(logprobs["tokens"], logprobs["token_logprobs"]))
+    elif isinstance(logprobs.get("content"), list):
+        pairs = [(entry.get("token"), entry.get("logprob")) for entry in logprobs["content"]]
+    else:
+        return None
+    return [str(token) for token, _ in pairs], [float(value or 0.0) for _, value in pairs]
 
 
 class OpenAIModel:
-    code_version = 1  # raise when a change alters the answer to the same request (helmlite.models.cache)
+    code_version = 2  # raise when a change alters the answer to the same request (helmlite.models.cache)
 
     def __init__(self, base_url: str, model: str, *, api_key: str | None = None, tokenizer: str | None = None,
                  chat: bool = False, timeout_s: float = 60.0, max_retries: int = 5, backoff_s: float = 0.5,
@@ -246,23 +269,31 @@ class OpenAIModel:
                 text = choice["message"]["content"] if self.chat else choice["text"]
             except (KeyError, IndexError, TypeError):
                 return "response without choices[0] text"
-            return None if isinstance(text, str) else "response text is not a string"
+            if not isinstance(text, str):
+                return "response text is not a string"
+            logprobs = choice.get("logprobs") or {}
+            tokens, values = logprobs.get("tokens"), logprobs.get("token_logprobs")
+            if isinstance(tokens, list) and isinstance(values, list) and len(tokens) != len(values):
+                return f"logprobs of the wrong length ({len(tokens)} tokens, {len(values)} logprobs)"
+            return None
 
         started = time.perf_counter()
         if self.chat:
             body = self._post("/chat/completions", {**params, "messages": [{"role": "user", "content": request.prompt}]}, validate)
             choice = body["choices"][0]
-            text = choice["message"]["content"]
-            content = (choice.get("logprobs") or {}).get("content") or []
-            lps = tuple(float(t["logprob"]) for t in content) or None
+            text, stops = choice["message"]["content"], request.stop
         else:
             body = self._post("/completions", {**params, "prompt": request.prompt}, validate)
             choice = body["choices"][0]
-            text = choice["text"]
-            lps = tuple(float(v) for v in (choice.get("logprobs") or {}).get("token_logprobs") or []) or None
+            text, stops = choice["text"], (*request.stop, END_OF_TEXT)
+        latency = time.perf_counter() - started
         usage = body.get("usage") or {}
-        return Generation(apply_stop(text, request.stop), int(usage.get("prompt_tokens", self.count_tokens(request.prompt))),
-                          int(usage.get("completion_tokens", len(lps or ()))), lps, time.perf_counter() - started)
+        prompt_tokens = int(usage.get("prompt_tokens", self.count_tokens(request.prompt)))
+        tokens = server_tokens(choice.get("logprobs"))
+        if tokens is None:
+            return Generation(apply_stop(text, request.stop), prompt_tokens, int(usage.get("completion_tokens", 0)), None, latency)
+        kept = helm_kept_tokens(tokens[0], stops)
+        return Generation(apply_stop(text, request.stop), prompt_tokens, kept, tuple(tokens[1][:kept]), latency)
 
     def generate(self, requests_: Sequence[GenerationRequest]) -> list[Generation]:
         return [self._generate_one(r) for r in requests_]
