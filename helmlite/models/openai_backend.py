@@ -259,7 +259,7 @@ class OpenAIModel:
 
     def _generate_one(self, request: GenerationRequest) -> Generation:
         params = {"model": self.model, "max_tokens": request.max_tokens, "temperature": request.temperature,
-                  "seed": request.seed, "logprobs": 1 if not self.chat else True}
+                  "seed": request.seed, **({"logprobs": True, "top_logprobs": 1} if self.chat else {"logprobs": 1})}
         if request.stop:
             params["stop"] = list(request.stop)
 
