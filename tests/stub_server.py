@@ -9,9 +9,11 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
-#: The generated tokens a completion request gets (legacy completions format; the server sends its tokens past the
-#: stop sequence, as OpenAI's does, and a null log-probability for the second).
-GENERATIONS = {"ok": [" stub", " answer", "\n", "more"], "newline": ["\n", "x"]}
+#: The generated tokens a completion request gets (legacy completions format; the server sends its text and tokens
+#: past the stop sequence or the end of text, as OpenAI's does, and a null log-probability for the second); the
+#: scripted action picks one ("ok" otherwise). "untokenized": text but an empty token list.
+GENERATIONS = {"ok": [" stub", " answer", "\n", "more"], "newline": ["\n", "x"], "eot": [" Paris", "<|endoftext|>", "junk"],
+               "untokenized": []}
 
 
 def _echo_logprobs(text: str) -> dict:
@@ -67,7 +69,8 @@ def _handler(state: StubState):
             if action == "malformed":
                 return self._send(200, b"{not json")
             if self.path.endswith("/chat/completions"):
-                body = {"choices": [{"message": {"content": "stub chat answer"}, "logprobs": {"content": [{"logprob": -0.1}]}}],
+                content = [{"token": "stub", "logprob": -0.1}] if action != "badchat" else ["stub"]
+                body = {"choices": [{"message": {"content": "stub chat answer"}, "logprobs": {"content": content}}],
                         "usage": {"prompt_tokens": 3, "completion_tokens": 3}}
             elif payload.get("echo"):
                 logprobs = _echo_logprobs(payload["prompt"])
@@ -75,10 +78,10 @@ def _handler(state: StubState):
                     logprobs["token_logprobs"] = logprobs["token_logprobs"][:-1]
                 body = {"choices": [{"text": payload["prompt"] + " x", "logprobs": logprobs}]}
             else:
-                generated = GENERATIONS["newline" if action == "newline" else "ok"]
-                body = {"choices": [{"text": "".join(generated), "logprobs": {"tokens": generated,
+                generated = GENERATIONS.get(action, GENERATIONS["ok"])
+                body = {"choices": [{"text": "".join(generated) or " Paris", "logprobs": {"tokens": generated,
                                                                               "token_logprobs": [-0.2, None, -0.4, -0.5][:len(generated)]}}],
-                        "usage": {"prompt_tokens": 5, "completion_tokens": len(generated)}}
+                        "usage": {"prompt_tokens": 5, "completion_tokens": len(generated) or 1}}
                 if action == "mismatched":
                     body["choices"][0]["logprobs"]["token_logprobs"].pop()
             return self._send(200, json.dumps(body).encode())

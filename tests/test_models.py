@@ -150,9 +150,18 @@ def test_openai_backend_scores_continuations_and_generates(monkeypatch):
         state.script.append("newline")
         stopped = model.generate([GenerationRequest("Q?", max_tokens=5, stop=("\n",))])[0]
         assert (stopped.text, stopped.output_tokens, stopped.token_logprobs) == ("", 0, ())  # confidence exp(0) = 1
-        chat = OpenAIModel(url, "stub-model", chat=True)
+        state.script.append("eot")  # " Paris<|endoftext|>junk": text and tokens end at crfm-helm's end of text
+        ended = model.generate([GenerationRequest("Q?", max_tokens=5, stop=("\n",))])[0]
+        assert (ended.text, ended.output_tokens, ended.token_logprobs) == (" Paris", 1, (-0.2,))
+        state.script.append("untokenized")  # text " Paris" but no token listed: no confidence, the usage's count
+        bare = model.generate([GenerationRequest("Q?", max_tokens=5, stop=("\n",))])[0]
+        assert (bare.text, bare.output_tokens, bare.token_logprobs) == (" Paris", 1, None)
+        chat = OpenAIModel(url, "stub-model", chat=True, backoff_s=0.001)
         answer = chat.generate([GenerationRequest("Hi")])[0]
         assert answer.text == "stub chat answer" and answer.token_logprobs == (-0.1,)
+        state.script.append("badchat")  # a content entry that is not an object: retried
+        asked = len(state.requests)
+        assert chat.generate([GenerationRequest("Hi")])[0].token_logprobs == (-0.1,) and len(state.requests) == asked + 2
         assert state.requests[-1]["messages"] == [{"role": "user", "content": "Hi"}]
     assert model.identity == {"backend": "openai", "base_url": url, "model": "stub-model", "chat": False}
 
@@ -605,7 +614,8 @@ def test_prefix_reuse_is_exact_on_the_embedded_models(name):
     generations = model.generate([GenerationRequest(p, max_tokens=m, prefixes=(len(context),)) for m in (4, 1) for p in prompts])
     for a, b, c in zip(plain_generations, generations[:3], generations[3:]):
         assert a.text == b.text and a.token_logprobs == pytest.approx(b.token_logprobs, abs=FP32_ORDERS)
-        assert a.text.startswith(c.text) and a.token_logprobs[:1] == pytest.approx(c.token_logprobs, abs=FP32_ORDERS)
+        assert c.output_tokens == 1 and a.text.startswith(c.text)
+        assert a.token_logprobs[:1] == pytest.approx(c.token_logprobs, abs=FP32_ORDERS)
     for layer, tensor, keys, values in kept:
         assert layer.keys is tensor and torch.equal(layer.keys, keys) and torch.equal(layer.values, values)
     threads = torch.get_num_threads()

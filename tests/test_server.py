@@ -57,8 +57,10 @@ def test_generation_runs_complete_and_rerun_from_the_cache(gguf, tmp_path, mirro
 
 def test_generations_carry_the_servers_log_probabilities_for_the_tokens_helm_keeps(gguf):
     """Completions and chat completions through the real server both come with token log-probabilities (the chat
-    API returns them only with ``top_logprobs``: measured on llama-cpp-python 0.3.36); a completion keeps the tokens
-    before the stop token the server lists (2026-12-04: " 4" then "\\n"), and one that stops at once keeps none."""
+    API returns them only with ``top_logprobs``: measured on llama-cpp-python 0.3.36). For " 4" the server lists the
+    tokens " ", "4" and the stop token "\\n" (2026-12-04); the completion keeps the two before the stop token, as
+    crfm-helm's client does. For an immediate stop the server lists no token at all: the empty completion keeps none
+    (confidence exp(0) = 1, HELM's too)."""
     from helmlite.models import GenerationRequest
     from helmlite.models.openai_backend import OpenAIModel
 
@@ -67,7 +69,7 @@ def test_generations_carry_the_servers_log_probabilities_for_the_tokens_helm_kee
         completion = model.generate([GenerationRequest("Q: 2+2?\nA: 4\n\nQ: 3+3?\nA:", 12, ("\n",))])[0]
         stopped = model.generate([GenerationRequest("Question: What is the capital of France?\nAnswer:", 12, ("\n",))])[0]
         chat = OpenAIModel(url, "smollm2", chat=True).generate([GenerationRequest("Say hi.", 4)])[0]
-    assert "\n" not in completion.text and completion.output_tokens == len(completion.token_logprobs) >= 1
+    assert (completion.text, completion.output_tokens) == (" 4", 2) and len(completion.token_logprobs) == 2
     assert all(v <= 0 for v in completion.token_logprobs)
     assert (stopped.text, stopped.output_tokens, stopped.token_logprobs) == ("", 0, ())  # HELM's max_prob: exp(0) = 1
     assert chat.token_logprobs is not None and len(chat.token_logprobs) == chat.output_tokens == 4

@@ -6,10 +6,13 @@
 * generation: ``/v1/completions`` (raw prompts, what HELM's adaptation produces) or, with
   ``chat=True``, ``/v1/chat/completions`` with the prompt as one user message. The completion keeps the tokens
   crfm-helm's completions client keeps (``OpenAIClient._make_completion_request``, v0.5.16, the client behind its
-  ``VLLMClient``): a null token log-probability counts as 0, and ``truncate_sequence`` keeps the tokens before the
-  first whose text starts with a stop sequence or ``<|endoftext|>`` — their log-probabilities sum to the completion's,
-  HELM's ``max_prob`` = exp(it), 1 when none is kept. crfm-helm's chat client asks for no log-probabilities (so its
-  ``max_prob`` is 1 for every chat completion); helmlite asks for them and keeps tokens by the same rule.
+  ``VLLMClient``): a null token log-probability counts as 0, and ``truncate_sequence`` cuts the text at the first
+  stop sequence or ``<|endoftext|>`` and keeps the tokens before the first whose text starts with one — their
+  log-probabilities sum to the completion's, HELM's ``max_prob`` = exp(it), 1 when none is kept. Two departures: a
+  response whose text is not empty but lists no token has no confidence here (HELM's sum over no token gives 1), and
+  ``truncate_sequence``'s cut of a server's extra tokens to ``max_tokens`` is not repeated (servers honour
+  ``max_tokens``). crfm-helm's OpenAI/vLLM chat client asks for no log-probabilities (so its ``max_prob`` is 1 for
+  every chat completion); helmlite asks for them and reads them by the same rule.
 
 Settings come from the environment: ``HELMLITE_OPENAI_BASE_URL`` (e.g. ``http://127.0.0.1:8000/v1``),
 ``HELMLITE_OPENAI_API_KEY`` (optional), ``HELMLITE_OPENAI_TOKENIZER`` (optional local tokenizer directory
@@ -79,15 +82,31 @@ END_OF_TEXT = "<|endoftext|>"
 def server_tokens(logprobs: dict | None) -> tuple[list[str], list[float]] | None:
     """The generated tokens' texts and log-probabilities as an OpenAI-compatible server reports them — the
     completions API's ``tokens``/``token_logprobs`` (a null log-probability read as 0, as crfm-helm's client reads
-    it) or the chat API's ``content`` list of ``{token, logprob}`` — or None when the response has neither."""
+    it) or the chat API's ``content`` list of ``{token, logprob}`` — or None when the response has neither (the
+    request's ``validate`` has checked their shape: :func:`logprobs_problem`)."""
     logprobs = logprobs or {}
     if isinstance(logprobs.get("tokens"), list) and isinstance(logprobs.get("token_logprobs"), list):
         pairs = list(zip(logprobs["tokens"], logprobs["token_logprobs"]))
     elif isinstance(logprobs.get("content"), list):
-        pairs = [(entry.get("token"), entry.get("logprob")) for entry in logprobs["content"]]
+        pairs = [(entry.get("token") or "", entry.get("logprob")) for entry in logprobs["content"]]
     else:
         return None
     return [str(token) for token, _ in pairs], [float(value or 0.0) for _, value in pairs]
+
+
+def logprobs_problem(logprobs) -> str | None:
+    """What is wrong with a generation's ``logprobs`` (None when nothing is): token and log-probability lists of
+    different lengths, or a chat ``content`` entry that is not a ``{token, logprob}`` object."""
+    if not isinstance(logprobs, dict):
+        return None if logprobs is None else "logprobs is not an object"
+    tokens, values = logprobs.get("tokens"), logprobs.get("token_logprobs")
+    if isinstance(tokens, list) and isinstance(values, list) and len(tokens) != len(values):
+        return f"logprobs of the wrong length ({len(tokens)} tokens, {len(values)} logprobs)"
+    content = logprobs.get("content")
+    if isinstance(content, list) and not all(isinstance(entry, dict) and isinstance(entry.get("logprob", 0.0), (int, float, type(None)))
+                                             for entry in content):
+        return "logprobs.content entries are not {token, logprob} objects"
+    return None
 
 
 class OpenAIModel:
@@ -271,11 +290,7 @@ class OpenAIModel:
                 return "response without choices[0] text"
             if not isinstance(text, str):
                 return "response text is not a string"
-            logprobs = choice.get("logprobs") or {}
-            tokens, values = logprobs.get("tokens"), logprobs.get("token_logprobs")
-            if isinstance(tokens, list) and isinstance(values, list) and len(tokens) != len(values):
-                return f"logprobs of the wrong length ({len(tokens)} tokens, {len(values)} logprobs)"
-            return None
+            return logprobs_problem(choice.get("logprobs"))
 
         started = time.perf_counter()
         if self.chat:
@@ -289,11 +304,11 @@ class OpenAIModel:
         latency = time.perf_counter() - started
         usage = body.get("usage") or {}
         prompt_tokens = int(usage.get("prompt_tokens", self.count_tokens(request.prompt)))
-        tokens = server_tokens(choice.get("logprobs"))
-        if tokens is None:
-            return Generation(apply_stop(text, request.stop), prompt_tokens, int(usage.get("completion_tokens", 0)), None, latency)
+        text, tokens = apply_stop(text, stops), server_tokens(choice.get("logprobs"))
+        if tokens is None or (text and not tokens[0]):  # no log-probabilities for the text the server sent
+            return Generation(text, prompt_tokens, int(usage.get("completion_tokens", 0)), None, latency)
         kept = helm_kept_tokens(tokens[0], stops)
-        return Generation(apply_stop(text, request.stop), prompt_tokens, kept, tuple(tokens[1][:kept]), latency)
+        return Generation(text, prompt_tokens, kept, tuple(tokens[1][:kept]), latency)
 
     def generate(self, requests_: Sequence[GenerationRequest]) -> list[Generation]:
         return [self._generate_one(r) for r in requests_]

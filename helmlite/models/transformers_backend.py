@@ -518,11 +518,12 @@ class TransformersModel:
         departs there: it serves temperature 0 by sampling at 1e-7 and reports the log-probabilities of that
         sharpened distribution, 0 for every chosen token, so its ``max_prob`` is 1 for every greedy completion of a
         local model (every one in the crfm-helm runs under ``tests/data/helm/``; :mod:`helmlite.imports.helm` drops
-        such confidences). Two smaller departures from that client remain, neither in the confidence: generation
-        here stops at the first token whose text holds a stop sequence (``stop_strings``), where HELM's stops only
-        when the generated ids end with the stop's own ids (one-token stop: as end of sequence), so after a token such
-        as SmolLM2's ``" \n"`` HELM generates on and counts more output tokens (the text is cut at the same place);
-        and the text drops special tokens, which HELM's keeps (except its end-of-text token)."""
+        such confidences). Two smaller departures from that client remain: generation here stops at the first token
+        whose text holds a stop sequence (``stop_strings``), where HELM's stops only when the generated ids end with
+        the stop's own ids (one-token stop: as end of sequence), so after a token such as SmolLM2's ``" \n"`` HELM
+        generates on and counts more output tokens (the text is cut at the same place; the confidence would sum more
+        tokens too, were its log-probabilities not all 0); and the text drops special tokens, which HELM's keeps
+        (except its end-of-text token)."""
         stops = {self.tokenizer.eos_token_id, self.tokenizer.pad_token_id}
         length = next((t for t, token in enumerate(new) if token in stops), len(new))
         text = apply_stop(self.tokenizer.decode(new[:length], skip_special_tokens=True), request.stop)
