@@ -84,6 +84,8 @@ def _handler(state: StubState):
                         "usage": {"prompt_tokens": 5, "completion_tokens": len(generated) or 1}}
                 if action == "mismatched":
                     body["choices"][0]["logprobs"]["token_logprobs"].pop()
+                if action == "nologprobs":
+                    body["choices"][0]["logprobs"] = None
             return self._send(200, json.dumps(body).encode())
 
     return Handler

@@ -200,6 +200,9 @@ def test_openai_generations_without_log_probabilities_have_no_confidence_and_mis
         model = OpenAIModel(url, "stub-model", backoff_s=0.001)
         assert model.generate([GenerationRequest("Q?", stop=("\n",))])[0].token_logprobs == (-0.2, 0.0)
         assert len(state.requests) == 2  # the first answer had 4 tokens and 3 log-probabilities: asked again
+        state.script.append("nologprobs")  # "logprobs": null — the text, the usage's token count, no confidence
+        bare = model.generate([GenerationRequest("Q?", stop=("\n",))])[0]
+        assert (bare.text, bare.output_tokens, bare.token_logprobs) == (" stub answer", 4, None)
 
 
 def test_openai_from_env_requires_base_url(monkeypatch):
