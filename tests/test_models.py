@@ -147,6 +147,10 @@ def test_openai_backend_scores_continuations_and_generates(monkeypatch):
         # the two tokens before the newline token and reads the null as 0
         assert generation.text == " stub answer" and generation.output_tokens == 2
         assert generation.token_logprobs == (-0.2, 0.0)
+        # the stub ignores max_tokens; crfm-helm 0.5.16's truncate_sequence, run on this response with max_tokens=1
+        # (2026-12-04), cuts it to its first token and that token's text: " stub", logprob -0.2
+        cut = model.generate([GenerationRequest("Q?", max_tokens=1, stop=("\n",))])[0]
+        assert (cut.text, cut.output_tokens, cut.token_logprobs) == (" stub", 1, (-0.2,))
         state.script.append("newline")
         stopped = model.generate([GenerationRequest("Q?", max_tokens=5, stop=("\n",))])[0]
         assert (stopped.text, stopped.output_tokens, stopped.token_logprobs) == ("", 0, ())  # confidence exp(0) = 1

@@ -8,10 +8,10 @@
   crfm-helm's completions client keeps (``OpenAIClient._make_completion_request``, v0.5.16, the client behind its
   ``VLLMClient``): a null token log-probability counts as 0, and ``truncate_sequence`` cuts the text at the first
   stop sequence or ``<|endoftext|>`` and keeps the tokens before the first whose text starts with one — their
-  log-probabilities sum to the completion's, HELM's ``max_prob`` = exp(it), 1 when none is kept. Two departures: a
-  response whose text is not empty but lists no token has no confidence here (HELM's sum over no token gives 1), and
-  ``truncate_sequence``'s cut of a server's extra tokens to ``max_tokens`` is not repeated (servers honour
-  ``max_tokens``). crfm-helm's OpenAI/vLLM chat client asks for no log-probabilities (so its ``max_prob`` is 1 for
+  log-probabilities sum to the completion's, HELM's ``max_prob`` = exp(it), 1 when none is kept. A server that
+  sends more than ``max_tokens`` kept tokens is cut to the first ``max_tokens`` of them, the text rejoined from their
+  pieces (``truncate_sequence``'s last step). One departure: a response whose text is not empty but lists no token
+  has no confidence here (HELM's sum over no token gives 1). crfm-helm's OpenAI/vLLM chat client asks for no log-probabilities (so its ``max_prob`` is 1 for
   every chat completion); helmlite asks for them and reads them by the same rule.
 
 Settings come from the environment: ``HELMLITE_OPENAI_BASE_URL`` (e.g. ``http://127.0.0.1:8000/v1``),
@@ -308,6 +308,8 @@ class OpenAIModel:
         if tokens is None or (text and not tokens[0]):  # no log-probabilities for the text the server sent
             return Generation(text, prompt_tokens, int(usage.get("completion_tokens", 0)), None, latency)
         kept = helm_kept_tokens(tokens[0], stops)
+        if kept > request.max_tokens:  # a server that sent more tokens than asked: truncate_sequence's last cut
+            kept, text = request.max_tokens, "".join(tokens[0][:request.max_tokens])
         return Generation(text, prompt_tokens, kept, tuple(tokens[1][:kept]), latency)
 
     def generate(self, requests_: Sequence[GenerationRequest]) -> list[Generation]:
