@@ -48,7 +48,9 @@ with ``helm_greedy`` (accuracy 0.2393 both), wall median 280.3 s (crfm-helm) vs 
 per-repeat ratios 4.81x (range 4.38-5.06x); peak RSS median 1,213 vs 1,198 MiB (helmlite above in one repeat: 1,201 vs 1,165). One repeat at 2026-12-04 03:00: 271.8 vs 59.0 s (4.61x), 514/514 identical
 predictions, peak RSS 1,218 vs 1,171 MiB; helmlite alone took 51-62 s in runs of that hour. On a slower host of the same
 machine type (2026-12-04 17:12-17:51, 3 repeats from two invocations): 490.8, 470.2, 493.0 s vs 95.3, 96.4, 92.4 s, median
-per-repeat ratio 5.15x (range 4.88-5.34x), 514/514 identical predictions, peak RSS 1,166-1,169 vs 1,194-1,227 MiB. Earlier: 3.91x (2026-12-03 20:22, before questions were packed
+per-repeat ratio 5.15x (range 4.88-5.34x), 514/514 identical predictions, peak RSS 1,166-1,169 vs 1,194-1,227 MiB. Again at
+2026-12-04 18:43-19:18 on that host (one invocation, 3 repeats): 582.6, 536.0, 518.7 s vs 114.0, 98.4, 92.8 s, median
+per-repeat ratio 5.45x (range 5.11-5.59x), 514/514 identical predictions, peak RSS 1,154-1,167 vs 1,215-1,226 MiB. Earlier: 3.91x (2026-12-03 20:22, before questions were packed
 without padding; helmlite 76.2 s), 3.34x (2026-12-03 morning, before one-token answers were pooled; crfm-helm 338.9 s),
 4.03x (2026-11-30, one run each), 4.24x (2026-12-01, 3 repeats; crfm-helm 548 s that day).
 Timing needs a quiet machine: with other jobs running (load 3-7) crfm-helm took
