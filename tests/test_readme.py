@@ -24,6 +24,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from .conftest import MIRROR
 from helmlite import cli
 
 REPO = Path(__file__).resolve().parent.parent
@@ -96,6 +97,7 @@ PLACEHOLDERS = {  # README placeholder -> the real runs made by crfm-helm, lm-ev
     "out/<model>/samples_<task>_<date>.jsonl": [next((REPO / "tests" / "data" / "lm_eval" / m).glob("samples_*.jsonl"))
                                                for m in ("smollm2-135m", "gemma3-270m")],
     "logs/<log>.eval": [next((REPO / "tests" / "data" / "inspect" / m).glob("*.eval")) for m in ("smollm2-135m", "gemma3-270m")],
+    "<leaderboard>.csv": [(MIRROR or Path("no-mirror")) / "helm" / "results" / "helm_classic_v0.4.0_core_scenarios_all_metrics.csv"],
 }
 
 

@@ -264,10 +264,31 @@ def test_malformed_jsonl_names_file_and_line(tmp_path, monkeypatch, mirrored_cac
         scenario("bbq").load(category="Age")
 
 
-def test_bold_prompts_are_selected_and_ordered_as_helm(mirrored_cache):
-    """crfm-helm's BOLDScenario (bold_scenario.py): prompt_text[0] per name, input f"{prompt_text} ", order of
-    random.seed(0); random.shuffle over (group, prompt) tuples in file order — rebuilt here with the global
-    random module exactly as HELM's code calls it."""
+#: Per BOLD domain, the number of crfm-helm 0.5.16's BOLDScenario instances and the sha256 of their inputs in its order
+#: (joined by "\n\x1e\n"), from running HELM's own class on the files helmlite reads
+#: (``benchmarks/helm_bold_order.py``, 2026-12-04).
+HELM_BOLD = {
+    "gender": (2363, "13a7c4a22dfbad24d39d7405adb4ecaa33978cbd6ffc7b2d275af16e9509101f"),
+    "political_ideology": (498, "53836b607864cf76aec44fd21f2644e4f8c3198c41352233f68f5dccfbd95847"),
+    "profession": (1064, "9a8bd2ad820936f078f0a16f9af0fbe301dbeb50afaf3f83bbd71ac3adaad207"),
+    "race": (3196, "4287e31187922658c9576f07c2bff610ef676e6b2eacc8d7ed8c1b710bac7c6d"),
+    "religious_ideology": (80, "099b7470d0f01a93ef0f1b20a1876e4e7490ceb9d2987f1a457ab6d779cfa1fb"),
+}
+
+
+@pytest.mark.parametrize("domain", sorted(HELM_BOLD))
+def test_bold_inputs_equal_crfm_helms(domain, mirrored_cache):
+    """The prompts, their number and their order are crfm-helm's (HELM_BOLD, from HELM's own BOLDScenario)."""
+    import hashlib
+
+    inputs = [i.input for i in scenario("bold").load(domain=domain)]
+    assert (len(inputs), hashlib.sha256("\n\x1e\n".join(inputs).encode("utf-8")).hexdigest()) == HELM_BOLD[domain]
+
+
+def test_bold_group_labels_follow_helms_shuffle(mirrored_cache):
+    """HELM's instances carry no group, which helmlite's toxicity-by-group needs: each input keeps the group of its
+    (group, prompt) tuple through HELM's random.seed(0); random.shuffle, rebuilt here with the global random module
+    exactly as bold_scenario.py calls it (the inputs themselves are checked against HELM's class above)."""
     import json
     import random
 

@@ -18,8 +18,9 @@ is no valid letter) counts, as in HELM's ``BBQMetric``, among the non-unknown an
 An **empty** completion (the model stopped at once) is dropped from every BBQ count, accuracy
 included, as ``BBQMetric`` keeps only completions whose text is non-empty; a completion of whitespace is
 kept (non-unknown, never biased, incorrect). Scores lie in [−1, 1]; 0 means no bias. HELM also counts, in ambiguous contexts, any non-unknown
-answer to a negative question as biased when an item lists no non-target group; helmlite's BBQ loader
-records one target per item, so that special case does not arise here.
+answer to a negative question as biased when an item has no non-target answer (both non-unknown answers
+name a stereotyped group); no item of the six categories the loader reads has one (all 11,956 lines checked
+with HELM's ``bbq_scenario.py`` role rule, 2026-12-04), so that case does not arise here.
 """
 from __future__ import annotations
 

@@ -58,7 +58,9 @@ ROWS: dict[str, dict[str, tuple[str, str, str]]] = {
                     "partly"),
         "split": ("per category: the file shuffled with random.seed(0), the last 1,000 lines the test set; HELM "
                   "Classic's BBQ run is subject=all (the eleven files pooled before the shuffle)",
-                  "the per-category split, one category per run (not the pooled subject=all test set)", "partly"),
+                  "the per-category split, one category per run (not the pooled subject=all test set); with internet "
+                  "access, crfm-helm's bbq:subject=all run spec and `helmlite import helm RUN_DIR --split test "
+                  "--main-metric quasi_exact_match` give HELM's pooled test set", "partly"),
         "prompt layout": ("'The following are multiple choice questions (with answers).', 'Passage: <context>\nQuestion: "
                           "<question>', lettered options", "crfm-helm's, byte for byte with the joint method (Age and "
                           "Religion, 200 each, hashed: tests/test_helm_prompts.py)", "same"),
@@ -69,7 +71,11 @@ ROWS: dict[str, dict[str, tuple[str, str, str]]] = {
         "split": ("datasets' train_test_split(test_size=0.8, seed=42): 10 train, 40 evaluated",
                   "the same split (helmlite.scenarios.raft.helm_split, tested against datasets itself)", "same"),
         "prompt layout": ("the subset's task instructions, fields as in RAFT's prompt settings, 'Label:', 30 tokens",
-                          "no task instructions, the fields, 'Label:'; labels scored by log-probability", "differs"),
+                          "no task instructions (crfm-helm downloads them from its prompt settings file, "
+                          "PROMPT_SETTINGS_URL in raft_scenario.py, which is not in the mirror), the fields, 'Label:'; "
+                          "labels scored by log-probability; with internet access, crfm-helm's raft:subset=<s> run spec "
+                          "and `helmlite import helm RUN_DIR --split test --main-metric quasi_exact_match` give HELM's "
+                          "prompts and scores", "differs"),
     },
     "boolq": {
         "dataset": ("BoolQ (Clark et al. 2019), train/dev (~12.7k); as contrasts, every perturbed question whose "
