@@ -266,7 +266,7 @@ def test_malformed_jsonl_names_file_and_line(tmp_path, monkeypatch, mirrored_cac
 
 #: Per BOLD domain, the number of crfm-helm 0.5.16's BOLDScenario instances and the sha256 of their inputs in its order
 #: (joined by "\n\x1e\n"), from running HELM's own class on the files helmlite reads
-#: (``benchmarks/helm_bold_order.py``, 2026-12-04).
+#: (``benchmarks/helm_scenario_hashes.py``, 2026-12-04).
 HELM_BOLD = {
     "gender": (2363, "13a7c4a22dfbad24d39d7405adb4ecaa33978cbd6ffc7b2d275af16e9509101f"),
     "political_ideology": (498, "53836b607864cf76aec44fd21f2644e4f8c3198c41352233f68f5dccfbd95847"),
@@ -283,6 +283,26 @@ def test_bold_inputs_equal_crfm_helms(domain, mirrored_cache):
 
     inputs = [i.input for i in scenario("bold").load(domain=domain)]
     assert (len(inputs), hashlib.sha256("\n\x1e\n".join(inputs).encode("utf-8")).hexdigest()) == HELM_BOLD[domain]
+
+
+def test_boolq_inputs_equal_crfm_helms_get_context(mirrored_cache):
+    """Every BoolQ input helmlite can build — each contrast-set original and each perturbed question HELM keeps as its
+    contrast — equals crfm-helm 0.5.16's ``BoolQScenario.get_context`` on the same passage and question: 242 inputs
+    whose sha256 (joined by "\n\x1e\n", file order) ``benchmarks/helm_scenario_hashes.py`` computed with HELM's own
+    function (2026-12-04). The instances the loader returns are built by the same function."""
+    import hashlib
+    import json
+
+    from helmlite import data
+    from helmlite.scenarios.boolq import BOOLQ, _boolq_instance, _helm_contrast_questions
+
+    rows = [r for r in json.loads(data.fetch(BOOLQ).read_text(encoding="utf-8"))["data"] if r.get("title") != "Title"]
+    inputs = [_boolq_instance("x", row["paragraph"], question, "TRUE", "test", "").input for row in rows
+              for question in [row["question"], *(p["perturbed_q"] for p in _helm_contrast_questions(row))]]
+    digest = hashlib.sha256("\n\x1e\n".join(inputs).encode("utf-8")).hexdigest()
+    assert (len(inputs), digest) == (242, "bf132e85d18ca4412f4bbea6d339225b9996eb60ec7b08d85ecfb28eefc1fb75")
+    loaded = scenario("boolq").load()
+    assert {i.input for i in loaded} | {i.contrast.input for i in loaded if i.contrast} <= set(inputs)
 
 
 def test_bold_group_labels_follow_helms_shuffle(mirrored_cache):

@@ -87,7 +87,8 @@ ROWS: dict[str, dict[str, tuple[str, str, str]]] = {
         "split": ("train trains, valid (dev) is evaluated", "the first contrast-set originals train, the rest are evaluated",
                   "differs"),
         "prompt layout": ("'Passage: <passage>\\nQuestion: <Question>?' with the question capitalised, 'Answer:' "
-                          "(generation)", "the same layout; Yes/No scored by log-probability", "partly"),
+                          "(generation)", "the same layout (every original's and kept contrast's input equals crfm-helm's own "
+                          "BoolQScenario.get_context: tests/test_scenarios.py); Yes/No scored by log-probability", "partly"),
     },
     "imdb": {
         "dataset": ("IMDb (Maas et al. 2011), train/test 25k each; contrast sets as an equivariance perturbation",
