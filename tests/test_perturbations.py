@@ -118,7 +118,8 @@ def test_match_case_and_unknown_perturbation():
 
 @pytest.mark.parametrize("text,expected", [
     # worked by hand from crfm-helm's ContractionPerturbation (contraction_expansion_perturbation.py): an
-    # expansion is contracted only when a space follows it, alternatives are tried in the map's order
+    # expansion is contracted only when a space follows it, alternatives are tried in the map's order; each expected
+    # text is what crfm-helm 0.5.16's ContractionPerturbation().perturb(text, Random(0)) returned (2026-12-04)
     ("it is what it is", "it's what it is"),          # the last "it is" ends the text: no space after it
     ("She is a doctor, and I am a student", "She's a doctor, and I'm a student"),  # HELM's own test case
     ("you cannot have it all", "you can't have it all"),  # "cannot" (can't) comes before "cannot have" in the map
@@ -133,16 +134,12 @@ def test_dialect_is_one_pass_with_helms_boundaries(mirrored_cache, monkeypatch):
     """crfm-helm's DialectPerturbation, worked by hand on the mirror's SAE → AAVE stand-in ("with" → w, w/, wid,
     wit, witt; "this" → dis): a match needs a character that is neither a word character nor '-' on each side,
     and the text is not padded — "With" opening the text and "this" in "this-time" stay; per match HELM draws
-    rng.uniform(0, 1) (against prob 1.0) and then rng.choice among the substitutes, in that order."""
+    rng.uniform(0, 1) (against prob 1.0) and then rng.choice among the substitutes, in that order. The expected text is
+    what crfm-helm 0.5.16's DialectPerturbation(prob=1.0, SAE → AAVE, that mapping file).perturb(text, Random(1))
+    returned (2026-12-04)."""
     monkeypatch.setenv("HELMLITE_OFFLINE", "1")
     text = "With this plan, go with them this-time."
-    rng = random.Random(1)
-    draws = random.Random(1)
-    chosen = []
-    for substitutes in (["dis"], ["w", "w/", "wid", "wit", "witt"]):  # the two matches, in text order
-        draws.uniform(0, 1)
-        chosen.append(draws.choice(substitutes))
-    assert P.dialect(text, rng, {}) == f"With {chosen[0]} plan, go {chosen[1]} them this-time."
+    assert P.dialect(text, random.Random(1), {}) == "With dis plan, go wit them this-time."
 
 
 # crfm-helm 0.5.16's own classes on benchmarks/helm_perturbation_hashes.py's 200 IMDb texts (random.Random("id<k>"),
