@@ -11,9 +11,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 #: The generated tokens a completion request gets (legacy completions format; the server sends its text and tokens
 #: past the stop sequence or the end of text, as OpenAI's does, and a null log-probability for the second); the
-#: scripted action picks one ("ok" otherwise). "untokenized": text but an empty token list.
+#: scripted action picks one ("ok" otherwise). "untokenized": text but an empty token list; "inside": the stop
+#: sequence inside a token's text, not at its start.
 GENERATIONS = {"ok": [" stub", " answer", "\n", "more"], "newline": ["\n", "x"], "eot": [" Paris", "<|endoftext|>", "junk"],
-               "untokenized": []}
+               "untokenized": [], "inside": [" A\n", "B", "C"]}
 
 
 def _echo_logprobs(text: str) -> dict:

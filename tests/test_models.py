@@ -87,6 +87,9 @@ def test_corrupted_cache_is_moved_aside_and_rebuilt(tmp_path, capsys):
 def test_apply_stop():
     assert apply_stop(" Paris\nQuestion", ("\n",)) == " Paris"
     assert apply_stop("abc", ()) == "abc"
+    # overlapping stops are applied in turn: crfm-helm 0.5.16's truncate_sequence on text "abc" with stop sequences
+    # ["b", "ab"] returned "a" (run 2026-12-04); cutting at the earliest match of any would give ""
+    assert apply_stop("abc", ("b", "ab")) == "a" and apply_stop("abc", ("ab", "b")) == ""
     assert apply_stop("a. b\n", ("\n", ".")) == "a"
 
 
@@ -151,6 +154,11 @@ def test_openai_backend_scores_continuations_and_generates(monkeypatch):
         # (2026-12-04), cuts it to its first token and that token's text: " stub", logprob -0.2
         cut = model.generate([GenerationRequest("Q?", max_tokens=1, stop=("\n",))])[0]
         assert (cut.text, cut.output_tokens, cut.token_logprobs) == (" stub", 1, (-0.2,))
+        # a newline inside the first token: HELM's stop cut keeps every token (none starts with "\n"), so its max_tokens
+        # cut rejoins the first two and the newline comes back — truncate_sequence returned " A\nB", logprob -0.2
+        state.script.append("inside")
+        rejoined = model.generate([GenerationRequest("Q?", max_tokens=2, stop=("\n",))])[0]
+        assert (rejoined.text, rejoined.output_tokens, rejoined.token_logprobs) == (" A\nB", 2, (-0.2, 0.0))
         state.script.append("newline")
         stopped = model.generate([GenerationRequest("Q?", max_tokens=5, stop=("\n",))])[0]
         assert (stopped.text, stopped.output_tokens, stopped.token_logprobs) == ("", 0, ())  # confidence exp(0) = 1

@@ -287,9 +287,10 @@ def test_bold_inputs_equal_crfm_helms(domain, mirrored_cache):
 
 def test_boolq_inputs_equal_crfm_helms_get_context(mirrored_cache):
     """Every BoolQ input helmlite can build — each contrast-set original and each perturbed question HELM keeps as its
-    contrast — equals crfm-helm 0.5.16's ``BoolQScenario.get_context`` on the same passage and question: 242 inputs
-    whose sha256 (joined by "\n\x1e\n", file order) ``benchmarks/helm_scenario_hashes.py`` computed with HELM's own
-    function (2026-12-04). The instances the loader returns are built by the same function."""
+    contrast — equals crfm-helm 0.5.16's own: 242 inputs whose sha256 (joined by "\n\x1e\n", file order)
+    ``benchmarks/helm_scenario_hashes.py`` computed by running HELM's ``BoolQScenario.get_instances`` on the same
+    contrast-set file, its originals as the dev file (HELM's code chose the contrasts; 2026-12-04). The instances the
+    loader returns are built by the same function."""
     import hashlib
     import json
 

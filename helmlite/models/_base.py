@@ -96,9 +96,14 @@ class LanguageModel(Protocol):
 
 
 def apply_stop(text: str, stop: Sequence[str]) -> str:
-    """Cut ``text`` at the first occurrence of any stop sequence (HELM's and lm-eval's convention)."""
-    cut = min((i for i in (text.find(s) for s in stop if s) if i >= 0), default=len(text))
-    return text[:cut]
+    """Cut ``text`` at each stop sequence in turn, in the request's order: crfm-helm's ``truncate_sequence``
+    (``clients/client.py``, v0.5.16) and lm-eval's ``generate_until`` (``s.split(term)[0]`` per term) both do, so with
+    overlapping stop sequences the order matters ("abc" with ("b", "ab") → "a", not ""). An empty stop sequence is
+    skipped, as lm-eval skips it."""
+    for sequence in stop:
+        if sequence:
+            text = text.split(sequence, 1)[0]
+    return text
 
 
 def helm_kept_tokens(pieces: Sequence[str], stop: Sequence[str]) -> int:

@@ -6,13 +6,15 @@
 * generation: ``/v1/completions`` (raw prompts, what HELM's adaptation produces) or, with
   ``chat=True``, ``/v1/chat/completions`` with the prompt as one user message. The completion keeps the tokens
   crfm-helm's completions client keeps (``OpenAIClient._make_completion_request``, v0.5.16, the client behind its
-  ``VLLMClient``): a null token log-probability counts as 0, and ``truncate_sequence`` cuts the text at the first
-  stop sequence or ``<|endoftext|>`` and keeps the tokens before the first whose text starts with one — their
+  ``VLLMClient``): a null token log-probability counts as 0, and ``truncate_sequence`` cuts the text at each stop
+  sequence in turn and at ``<|endoftext|>`` (:func:`~._base.apply_stop`) and keeps the tokens before the first whose text starts with one — their
   log-probabilities sum to the completion's, HELM's ``max_prob`` = exp(it), 1 when none is kept. A server that
   sends more than ``max_tokens`` kept tokens is cut to the first ``max_tokens`` of them, the text rejoined from their
-  pieces (``truncate_sequence``'s last step). One departure: a response whose text is not empty but lists no token
-  has no confidence here (HELM's sum over no token gives 1). crfm-helm's OpenAI/vLLM chat client asks for no log-probabilities (so its ``max_prob`` is 1 for
-  every chat completion); helmlite asks for them and reads them by the same rule.
+  pieces (``truncate_sequence``'s last step). Two departures: a response whose text is not empty but lists no token
+  has no confidence here (HELM's sum over no token gives 1); and chat completions: crfm-helm's OpenAI/vLLM chat
+  client asks for no log-probabilities and lists no token, so its ``max_prob`` is 1 for every chat completion and
+  neither its token rule nor its ``max_tokens`` cut ever applies there, while helmlite asks for them and applies
+  both, as for completions.
 
 Settings come from the environment: ``HELMLITE_OPENAI_BASE_URL`` (e.g. ``http://127.0.0.1:8000/v1``),
 ``HELMLITE_OPENAI_API_KEY`` (optional), ``HELMLITE_OPENAI_TOKENIZER`` (optional local tokenizer directory
@@ -110,7 +112,7 @@ def logprobs_problem(logprobs) -> str | None:
 
 
 class OpenAIModel:
-    code_version = 2  # raise when a change alters the answer to the same request (helmlite.models.cache)
+    code_version = 3  # raise when a change alters the answer to the same request (helmlite.models.cache)
 
     def __init__(self, base_url: str, model: str, *, api_key: str | None = None, tokenizer: str | None = None,
                  chat: bool = False, timeout_s: float = 60.0, max_retries: int = 5, backoff_s: float = 0.5,

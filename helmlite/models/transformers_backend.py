@@ -170,7 +170,7 @@ def _common_prefix(a: list[int], b: list[int]) -> int:
 class TransformersModel:
     """A ``LanguageModel`` over a local model directory (or hub id, where the hub is reachable)."""
 
-    code_version = 4  # raise when a change alters the answer to the same request (helmlite.models.cache)
+    code_version = 5  # raise when a change alters the answer to the same request (helmlite.models.cache)
 
     def __init__(self, path: str | Path, *, name: str | None = None, threads: int = 1, batch_size: int = 8,
                  dtype: torch.dtype = torch.float32, device: str = "cpu", reuse_prefixes: bool = True,
