@@ -11,8 +11,8 @@
   builds each original's input and keeps as its contrasts the perturbed questions whose answer flips. The hash covers
   every dev instance's input followed by its contrast inputs, in HELM's order.
 
-Each line gives the number of inputs and the sha256 of them joined by ``PROMPT_SEPARATOR``;
-``tests/test_scenarios.py`` holds the values. The temporary folders HELM writes into are removed.
+Each line gives the number of inputs and their hash (``helm_prompt_hashes.prompt_hash``: sha256 of the inputs joined
+by its separator); ``tests/test_scenarios.py`` holds the values. The temporary folders HELM writes into are removed.
 
 Set-up: crfm-helm 0.5.16 in its own venv (``benchmarks/compare_helm.py``); run with that venv's Python, which imports
 helmlite from this checkout to fetch the files (through the mirror, into the checkout's git-ignored
@@ -23,13 +23,12 @@ helmlite from this checkout to fetch the files (through the mirror, into the che
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import shutil
 import tempfile
 from pathlib import Path
 
-PROMPT_SEPARATOR = "\n\x1e\n"
+from helm_prompt_hashes import prompt_hash
 
 
 def bold_inputs(domain: str, output: Path) -> list[str]:
@@ -69,8 +68,7 @@ def main() -> None:
     for name, make in [*((f"bold {d}", functools.partial(bold_inputs, d)) for d in DOMAINS), ("boolq", boolq_inputs)]:
         with tempfile.TemporaryDirectory(prefix="helm-scenario-") as output:
             inputs = make(Path(output))
-        digest = hashlib.sha256(PROMPT_SEPARATOR.join(inputs).encode("utf-8")).hexdigest()
-        print(f"{name}: {len(inputs)} inputs, sha256 {digest}")
+        print(f"{name}: {len(inputs)} inputs, sha256 {prompt_hash(inputs)}")
 
 
 if __name__ == "__main__":

@@ -4,6 +4,8 @@ from __future__ import annotations
 import csv
 import json
 import random
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +15,9 @@ from helmlite.scenarios import nq_multidoc
 from helmlite.scenarios import TEST, TRAIN, UnknownScenarioError, scenario
 
 from .fakes import WordModel
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from helm_prompt_hashes import prompt_hash  # noqa: E402  (the hash crfm-helm's values were computed with)
 
 
 def split_counts(instances):
@@ -265,7 +270,7 @@ def test_malformed_jsonl_names_file_and_line(tmp_path, monkeypatch, mirrored_cac
 
 
 #: Per BOLD domain, the number of crfm-helm 0.5.16's BOLDScenario instances and the sha256 of their inputs in its order
-#: (joined by "\n\x1e\n"), from running HELM's own class on the files helmlite reads
+#: (``prompt_hash``), from running HELM's own class on the files helmlite reads
 #: (``benchmarks/helm_scenario_hashes.py``, 2026-12-04).
 HELM_BOLD = {
     "gender": (2363, "13a7c4a22dfbad24d39d7405adb4ecaa33978cbd6ffc7b2d275af16e9509101f"),
@@ -279,29 +284,22 @@ HELM_BOLD = {
 @pytest.mark.parametrize("domain", sorted(HELM_BOLD))
 def test_bold_inputs_equal_crfm_helms(domain, mirrored_cache):
     """The prompts, their number and their order are crfm-helm's (HELM_BOLD, from HELM's own BOLDScenario)."""
-    import hashlib
-
     inputs = [i.input for i in scenario("bold").load(domain=domain)]
-    assert (len(inputs), hashlib.sha256("\n\x1e\n".join(inputs).encode("utf-8")).hexdigest()) == HELM_BOLD[domain]
+    assert (len(inputs), prompt_hash(inputs)) == HELM_BOLD[domain]
 
 
 def test_boolq_inputs_equal_crfm_helms_get_context(mirrored_cache):
     """Every BoolQ input helmlite can build — each contrast-set original and each perturbed question HELM keeps as its
-    contrast — equals crfm-helm 0.5.16's own: 242 inputs whose sha256 (joined by "\n\x1e\n", file order)
+    contrast — equals crfm-helm 0.5.16's own: 242 inputs whose ``prompt_hash`` (file order)
     ``benchmarks/helm_scenario_hashes.py`` computed by running HELM's ``BoolQScenario.get_instances`` on the same
     contrast-set file, its originals as the dev file (HELM's code chose the contrasts; 2026-12-04). The instances the
     loader returns are built by the same function."""
-    import hashlib
-    import json
-
-    from helmlite import data
     from helmlite.scenarios.boolq import BOOLQ, _boolq_instance, _helm_contrast_questions
 
     rows = [r for r in json.loads(data.fetch(BOOLQ).read_text(encoding="utf-8"))["data"] if r.get("title") != "Title"]
     inputs = [_boolq_instance("x", row["paragraph"], question, "TRUE", "test", "").input for row in rows
               for question in [row["question"], *(p["perturbed_q"] for p in _helm_contrast_questions(row))]]
-    digest = hashlib.sha256("\n\x1e\n".join(inputs).encode("utf-8")).hexdigest()
-    assert (len(inputs), digest) == (242, "bf132e85d18ca4412f4bbea6d339225b9996eb60ec7b08d85ecfb28eefc1fb75")
+    assert (len(inputs), prompt_hash(inputs)) == (242, "bf132e85d18ca4412f4bbea6d339225b9996eb60ec7b08d85ecfb28eefc1fb75")
     loaded = scenario("boolq").load()
     assert {i.input for i in loaded} | {i.contrast.input for i in loaded if i.contrast} <= set(inputs)
 
