@@ -10,7 +10,7 @@ CONFIG ?= config/config.yaml
 CORES ?= all
 TEST_CONFIG := config/test.yaml
 
-.PHONY: venv constraints data plan reproduce test pytest lint e2e test-server test-cluster clean
+.PHONY: venv constraints data plan reproduce test pytest lint e2e test-browser test-server test-cluster clean
 
 # constraints.txt pins every package (transitive ones too) to the versions tested together.
 $(VENV)/.installed: requirements.txt requirements-test.txt requirements-models.txt constraints.txt pyproject.toml
@@ -61,7 +61,7 @@ e2e: venv
 	snakemake --cores 2 --configfile $(TEST_CONFIG)
 	snakemake --cores 2 --configfile $(TEST_CONFIG) --dry-run > build/test/dry-run.log 2>&1
 	grep -q "Nothing to be done" build/test/dry-run.log  # (a pipe into grep -q can break snakemake's pipe)
-	$(PY) -c 'from helmlite.report import check_figures_shown; check_figures_shown("$(TEST_CONFIG)")'  # reports show their figures
+	$(PY) -c 'from helmlite.report import check_reports; check_reports("$(TEST_CONFIG)")'  # every figure shown, no stderr
 # Determinism: a second run with fresh runs, tables, figures and reports (the same request cache, so no
 # model calls; fresh-cache runs are compared byte for byte in tests/test_reliability.py) gives identical
 # CSV tables and identical PNG/PDF figures (written without timestamps).
@@ -72,6 +72,15 @@ e2e: venv
 	diff -r build/test-first/figures build/test/figures
 
 test: pytest lint e2e
+
+# The reports of config/test.yaml's run (make e2e) in Debian's headless Chromium, driven by Selenium through Debian's
+# chromium-driver (both installed with apt-get when absent; needs root): pages load without console errors, images
+# load, navigation links resolve, the first screen shows a verdict or a figure; screenshots in build/test/screenshots/.
+test-browser: venv
+	command -v chromium > /dev/null && command -v chromedriver > /dev/null || \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver > /dev/null; }
+	test -f build/test/reports/index.html || $(MAKE) e2e
+	HELMLITE_BROWSER_CONFIG=$(TEST_CONFIG) $(PY) -m pytest -q tests/test_browser.py
 
 # The OpenAI-compatible backend against a real llama.cpp server: llama-cpp-python (pinned; builds from source in
 # ~4 min) into the venv, then the server tests (they skip, naming this target, where it is not installed), and

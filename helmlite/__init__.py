@@ -10,8 +10,13 @@ Public surface (everything else is private to its module):
 * :mod:`helmlite.provenance` — manifests of what produced each output;
 * :mod:`helmlite.analyses` — the logic behind each notebook.
 """
+import logging
 from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
+
+# A library's logger stays silent until the program using it says where messages go (the logging HOWTO's rule for
+# libraries): `helmlite`'s commands send them to stderr; a notebook kernel keeps them out of its outputs.
+logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 try:
     __version__ = version("helmlite")

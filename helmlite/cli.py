@@ -257,24 +257,38 @@ def _notebook(args) -> None:
         raise NotebookError(f"{args.notebook}: {error.ename}: {error.evalue}") from None
 
 
+def _site_config(args) -> tuple[dict | None, str | None]:
+    """The workflow config a page belongs to (``--config FILE`` or ``--config-json``) and the config file's name
+    its header shows (``--configfile``, else FILE); (None, None) without one."""
+    if args.config:
+        return workflow.load_config(args.config), args.configfile or args.config
+    if args.config_json:
+        return workflow.parse_config(args.config_json, "--config-json"), args.configfile or "the config given as JSON"
+    return None, None
+
+
 def _html(args) -> None:
-    from .report import notebook_to_html
+    from .report import notebook_to_html, pages, run_facts
 
     if not Path(args.notebook).is_file():
         raise UserError(f"html: notebook {args.notebook} not found")
-    notebook_to_html(args.notebook, args.out)
+    config, configfile = _site_config(args)
+    if config is None:
+        notebook_to_html(args.notebook, args.out)
+    else:
+        notebook_to_html(args.notebook, args.out, pages(config), run_facts(config, configfile))
 
 
 def _index(args) -> None:
-    from .report import index_page
+    from .report import index_page, pages, run_facts
 
-    config = workflow.load_config(args.config) if args.config else workflow.parse_config(args.config_json, "--config-json")
+    config, configfile = _site_config(args)
     entries = []
     for analysis in workflow.enabled(config):
         files = workflow.outputs(config, analysis)
         files["html"] = files["notebook"][: -len(".ipynb")] + ".html"
         entries.append((analysis, files))
-    index_page(entries, args.out)
+    index_page(entries, args.out, pages(config), run_facts(config, configfile))
 
 
 class _Parser(argparse.ArgumentParser):
@@ -421,17 +435,37 @@ def build_parser() -> argparse.ArgumentParser:
     notebook.add_argument("--parameters-json", help="the notebook parameters as a JSON object")
     notebook.add_argument("--kernel", default="helmlite", help="Jupyter kernel (default: helmlite)")
     notebook.set_defaults(func=_notebook)
-    html = sub.add_parser("html", help="render an executed notebook as self-contained HTML")
+    html = sub.add_parser("html", help="render an executed notebook as one self-contained page of the reports site")
     html.add_argument("notebook")
     html.add_argument("out")
+    _site_options(html, required=False)
     html.set_defaults(func=_html)
     index = sub.add_parser("index", help=f"write the landing page linking every report ({', '.join(ANALYSES)})")
-    given = index.add_mutually_exclusive_group(required=True)
-    given.add_argument("--config", help="a workflow config file")
-    given.add_argument("--config-json", help="the workflow config as JSON (what Snakemake passes)")
+    _site_options(index, required=True)
     index.add_argument("--out", required=True)
     index.set_defaults(func=_index)
     return parser
+
+
+def _site_options(command, required: bool) -> None:
+    """The workflow config whose site a page belongs to (navigation, the run's facts)."""
+    given = command.add_mutually_exclusive_group(required=required)
+    given.add_argument("--config", help="a workflow config file")
+    given.add_argument("--config-json", help="the workflow config as JSON (what Snakemake passes)")
+    command.add_argument("--configfile", help="the config file's name shown in the header and used to find its plan "
+                         "(default: --config's file)")
+
+
+def _log_to_stderr() -> None:
+    """helmlite's warnings (e.g. optional data that cannot be fetched) as "helmlite: …" lines on stderr, once."""
+    import logging
+
+    logger = logging.getLogger("helmlite")
+    if not any(getattr(handler, "_helmlite_cli", False) for handler in logger.handlers):
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("helmlite: %(message)s"))
+        handler._helmlite_cli = True
+        logger.addHandler(handler)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -439,6 +473,7 @@ def main(argv: list[str] | None = None) -> int:
 
     ``--help`` and ``--version`` print and exit through ``SystemExit(0)``, as with any argparse program.
     """
+    _log_to_stderr()
     try:
         args = build_parser().parse_args(argv)
         args.func(args)

@@ -16,6 +16,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import seaborn as sns  # noqa: E402
 
 from ._io import atomic_path  # noqa: E402
+from .errors import DataError  # noqa: E402
 
 _PNG_METADATA = {"Software": None}
 _PDF_METADATA = {"Creator": None, "Producer": None, "CreationDate": None}
@@ -31,8 +32,27 @@ def use_style() -> None:
     })
 
 
+def empty_panels(fig: plt.Figure) -> list[str]:
+    """The visible axes of ``fig`` with nothing drawn (no line, marker, patch, collection, image or table) and no
+    text note in them, by title (or position)."""
+    return [ax.get_title() or f"panel {k + 1}" for k, ax in enumerate(fig.axes)
+            if ax.get_visible() and ax.axison and not ax.has_data() and not ax.texts and not ax.tables]
+
+
+def note_panel(ax: plt.Axes, note: str) -> None:
+    """Say in ``ax`` why it has no data (e.g. "no fairness perturbation in this config"), instead of an empty frame."""
+    ax.text(0.5, 0.5, note, ha="center", va="center", wrap=True, fontsize=9, color="0.35", transform=ax.transAxes)
+    ax.set(xticks=[], yticks=[])
+
+
 def save(fig: plt.Figure, name: str, outdir: str | os.PathLike = "figures") -> list[Path]:
-    """Write ``fig`` as ``<outdir>/<name>.png`` and ``.pdf`` (atomic, metadata-free); return the paths."""
+    """Write ``fig`` as ``<outdir>/<name>.png`` and ``.pdf`` (atomic, metadata-free); return the paths. A figure with an
+    empty panel is refused (:class:`DataError` naming the figure and the panel): draw no panel there, or say why in it
+    (:func:`note_panel`)."""
+    empty = empty_panels(fig)
+    if empty:
+        raise DataError(f"figure {name}: panel {', '.join(repr(t) for t in empty)} has nothing drawn and no note: "
+                        "drop the panel or say in it why its data are absent (helmlite.plots.note_panel)")
     paths = []
     for ext, metadata in (("png", _PNG_METADATA), ("pdf", _PDF_METADATA)):
         target = Path(outdir) / f"{name}.{ext}"

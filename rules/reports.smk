@@ -1,17 +1,24 @@
-# Executed notebook → self-contained HTML; then one landing page linking every report, figure, table.
+# Executed notebooks → one small site: a self-contained HTML page per report and reports/index.html, all sharing
+# a header (navigation and the run's facts). Every page waits for every notebook, so the facts (run jobs' and
+# notebooks' seconds) are the whole run's on every page.
 
 
 rule html:
     input:
-        f"{DIRS['reports']}/{{notebook}}.ipynb",
+        notebook=f"{DIRS['reports']}/{{notebook}}.ipynb",
+        site=[hw.outputs(config, analysis)["notebook"] for analysis in ANALYSES],
     output:
         f"{DIRS['reports']}/{{notebook}}.html",
     log:
         f"{DIRS['logs']}/{{notebook}}.html.log",
     conda:
         "../environment.yml"
+    params:
+        config=shlex.quote(json.dumps(config, sort_keys=True)),
+        configfile=shlex.quote(os.path.relpath(CONFIGFILE)),
     shell:
-        "helmlite html {input:q} {output:q} > {log:q} 2>&1"
+        "helmlite html {input.notebook:q} {output:q} --config-json {params.config} --configfile {params.configfile} "
+        "> {log:q} 2>&1"
 
 
 rule index:
@@ -27,5 +34,6 @@ rule index:
         "../environment.yml"
     params:
         config=shlex.quote(json.dumps(config, sort_keys=True)),
+        configfile=shlex.quote(os.path.relpath(CONFIGFILE)),
     shell:
-        "helmlite index --config-json {params.config} --out {output:q} > {log:q} 2>&1"
+        "helmlite index --config-json {params.config} --configfile {params.configfile} --out {output:q} > {log:q} 2>&1"

@@ -66,37 +66,6 @@ def test_notebook_05_runs_through_papermill(tmp_path, mirrored_cache):
     assert banner.startswith("**Data source: SIMULATED**")
 
 
-def test_index_page_shows_thumbnails_and_what_the_run_decided(tmp_path):
-    """Hand-built: an analysis with two figures and a claims table of one supported, one contradicted and
-    two inconclusive claims. The page puts the decided verdicts first (with their claims), counts the
-    inconclusive ones, and shows a thumbnail per figure."""
-    from helmlite.catalog import Analysis
-    from helmlite.report import index_page
-
-    analysis = Analysis(key="demo", notebook="09_demo", title="Demo analysis", paper="A paper",
-                        figures={"demo_a": "first", "demo_b": "second"}, tables={"demo_claims": "claims"})
-    (tmp_path / "tables").mkdir()
-    pd.DataFrame({"claim": ["A beats B", "B beats C", "C beats D", "D beats E"], "estimate": [0.1, -0.2, 0.0, 0.01],
-                  "ci_low": [0.05, -0.3, -0.1, -0.05], "ci_high": [0.15, -0.1, 0.1, 0.07], "n": [200] * 4,
-                  "verdict": ["supported", "contradicted", "inconclusive", "inconclusive"]}
-                 ).to_csv(tmp_path / "tables" / "demo_claims.csv", index=False)
-    files = {"html": str(tmp_path / "reports/09_demo.html"), "notebook": str(tmp_path / "reports/09_demo.ipynb"),
-             "manifest": str(tmp_path / "tables/demo_manifest.json"),
-             "figures": [str(tmp_path / f"figures/demo_{k}.{ext}") for k in "ab" for ext in ("png", "pdf")],
-             "tables": [str(tmp_path / "tables/demo_claims.csv")], "measured": []}
-    page = index_page([(analysis, files)], tmp_path / "reports" / "index.html").read_text()
-    decided = page.index("What this run decided")
-    assert decided < page.index("<h2>Demo analysis")
-    assert "2 decided, 2 inconclusive of 4 claims" in page
-    assert "<em>supported</em>: A beats B — 0.1 [0.05, 0.15], n = 200" in page and "<em>contradicted</em>: B beats C" in page
-    assert "C beats D" not in page
-    assert page.count("<img src='../figures/demo_") == 2
-    assert "SIMULATED" not in page  # no manifest: nothing says the input was simulated
-    (tmp_path / "tables/demo_manifest.json").write_text(json.dumps({"parameters": {"source": "simulated"}}))
-    page = index_page([(analysis, files)], tmp_path / "reports" / "index.html").read_text()
-    assert page.count("<strong>SIMULATED data</strong> — ") == 3  # two figure captions and one table caption
-
-
 def test_a_failing_notebook_ends_in_one_line(tmp_path, capsys):
     """`helmlite notebook` (what the workflow's notebook rules run): a cell that raises — here as a results
     reader does on a truncated instances.jsonl — ends the command with exit status 2 and one stderr line

@@ -90,7 +90,9 @@ def test_a_wheel_installs_and_validates_a_config_outside_the_checkout(tmp_path):
                     str(source)], check=True, env=env, timeout=300)
     (wheel,) = (tmp_path / "dist").glob("helmlite-*.whl")
     contents = zipfile.ZipFile(wheel).namelist()
-    assert {"helmlite/schema.yaml", "helmlite/data/registry.yaml"} <= set(contents)
+    assert {"helmlite/schema.yaml", "helmlite/data/registry.yaml", "helmlite/report/site.css",  # the reports' look
+            "helmlite/report/templates/helmlite_report/index.html.j2", "helmlite/report/templates/helmlite_report/conf.json"
+            } <= set(contents)
     assert any(name.endswith(".dist-info/licenses/LICENSE") for name in contents)
 
     venv = tmp_path / "venv"

@@ -12,9 +12,9 @@ registry (``sha256: null``) are trusted on first fetch; the hash seen then is re
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import shutil
-import sys
 from pathlib import Path
 
 import requests
@@ -144,9 +144,11 @@ def fetch(name: str) -> Path:
 
 
 def try_fetch(name: str) -> Path | None:
-    """Like :func:`fetch`, but ``None`` when the file cannot be obtained (for optional data)."""
+    """Like :func:`fetch`, but ``None`` when the file cannot be obtained (for optional data). Why is logged as a warning
+    of the ``helmlite`` logger: ``helmlite``'s commands print it on stderr (the job's log in the workflow); in a
+    notebook it is left out of the report, whose own text says what the missing file means."""
     try:
         return fetch(name)
     except FetchError as error:
-        print(f"helmlite: optional data {name} unavailable: {error}", file=sys.stderr)
+        logging.getLogger(__name__).warning("optional data %s unavailable: %s", name, error)
         return None

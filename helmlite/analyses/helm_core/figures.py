@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
+from ... import plots
 from .live import EFFICIENCY
 
 
@@ -64,7 +65,11 @@ def accuracy_vs(matrix: pd.DataFrame, others=("robustness", "fairness")) -> plt.
     for ax, family in zip(axes[0], others):
         acc = matrix[matrix["family"] == "accuracy"].set_index(["model", "scenario"])
         other = matrix[matrix["family"] == family].set_index(["model", "scenario"])
-        both = acc.join(other, lsuffix="_acc", rsuffix="_other", how="inner").reset_index()
+        both = acc.merge(other, left_index=True, right_index=True, suffixes=("_acc", "_other")).reset_index()
+        if both.empty:
+            ax.set_title(f"Accuracy vs {family}")
+            plots.note_panel(ax, f"No {family} perturbation in this run's config:\nconfig/paper.yaml runs HELM's.")
+            continue
         for k, (model, part) in enumerate(both.groupby("model")):
             ax.errorbar(part["estimate_acc"], part["estimate_other"], fmt="o", color=f"C{k}", label=model, alpha=0.85,
                         xerr=[part.estimate_acc - part.ci_low_acc, part.ci_high_acc - part.estimate_acc],
@@ -79,9 +84,16 @@ def accuracy_vs(matrix: pd.DataFrame, others=("robustness", "fairness")) -> plt.
     return fig
 
 
-def forest(table: pd.DataFrame, label: str, value: str, title: str, xlabel: str) -> plt.Figure:
+def forest(table: pd.DataFrame, label: str, value: str, title: str, xlabel: str,
+           empty: str = "No rows in this run's config.") -> plt.Figure:
     """Point estimates with CIs, one row per label; red rows exclude 0. A row without a finite interval is
-    drawn as a hollow grey marker labelled "no CI" (with its n), so it does not look exact."""
+    drawn as a hollow grey marker labelled "no CI" (with its n), so it does not look exact. An empty table draws
+    one panel that says ``empty`` (why there is nothing to show)."""
+    if table.empty:
+        fig, ax = plt.subplots(figsize=(6, 1.8))
+        ax.set_title(title)
+        plots.note_panel(ax, empty)
+        return fig
     table = table.reset_index(drop=True)
     for column in (value, "ci_low", "ci_high", *(["n"] if "n" in table else [])):  # empty tables are object-typed
         table[column] = pd.to_numeric(table[column], errors="coerce")

@@ -1,0 +1,53 @@
+"""Checks on the executed notebooks of a workflow run, before anyone reads them (``make e2e`` runs
+:func:`check_reports` on ``config/test.yaml``): each shows every catalogued figure, and none carries a warning,
+an error or a download message (a stderr or error output), which would reach its report."""
+from __future__ import annotations
+
+import os
+
+from .summary import HEADLINE_METADATA
+
+
+def _outputs(notebook: str | os.PathLike):
+    import nbformat
+
+    for index, cell in enumerate(nbformat.read(str(notebook), as_version=4).cells):
+        for output in cell.get("outputs", []):
+            yield index, output
+
+
+def figures_shown(notebook: str | os.PathLike) -> int:
+    """How many PNG figures an executed notebook's outputs hold (what its HTML report will show), not counting the
+    summary's second copy of the headline figure."""
+    return sum("image/png" in output.get("data", {}) and output.get("metadata", {}).get("helmlite") != HEADLINE_METADATA["helmlite"]
+               for _, output in _outputs(notebook))
+
+
+def stray_outputs(notebook: str | os.PathLike) -> list[str]:
+    """Every stderr stream and error output of an executed notebook, as "cell N: first line"."""
+    found = []
+    for index, output in _outputs(notebook):
+        if output.get("output_type") == "stream" and output.get("name") == "stderr":
+            found.append(f"cell {index}: stderr: {output.get('text', '').strip().splitlines()[0][:200] if output.get('text', '').strip() else '(blank)'}")
+        elif output.get("output_type") == "error":
+            found.append(f"cell {index}: {output.get('ename')}: {str(output.get('evalue'))[:200]}")
+    return found
+
+
+def check_reports(config_path: str | os.PathLike) -> None:
+    """Fail unless every executed notebook of the config's workflow shows each of its catalogued figures (its image
+    outputs equal the catalog's figure count) and has no stderr or error output (run after the workflow)."""
+    from .. import workflow
+    from ..errors import DataError
+
+    config = workflow.load_config(config_path)
+    problems = []
+    for analysis in workflow.enabled(config):
+        notebook = workflow.outputs(config, analysis)["notebook"]
+        shown, stray = figures_shown(notebook), stray_outputs(notebook)
+        print(f"{notebook}: {shown} figures shown, {len(analysis.figures)} catalogued; {len(stray)} stderr/error outputs")
+        if shown != len(analysis.figures):
+            problems.append(f"{notebook} shows {shown} figures, the catalog lists {len(analysis.figures)}")
+        problems += [f"{notebook}: {line}" for line in stray]
+    if problems:
+        raise DataError("; ".join(problems))

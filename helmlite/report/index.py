@@ -1,0 +1,109 @@
+"""``reports/index.html``, the site's landing page: what the run decided first (every decided claim of every
+analysis, and how many are inconclusive), then per analysis its report, a readable thumbnail per figure (each opens
+the full PNG; the PDF beside it) and its tables."""
+from __future__ import annotations
+
+import html
+import json
+import os
+from pathlib import Path
+
+from .._io import write_text
+from ..catalog import Analysis
+from . import site
+
+
+def _link(target: str, base: Path) -> str:
+    return html.escape(os.path.relpath(target, base))
+
+
+def _claims_tables(analysis: Analysis, files: dict) -> list[str]:
+    return [f for f in files["tables"] if Path(f).stem.endswith("_claims") and Path(f).stem in analysis.tables]
+
+
+def _decided(analyses: list[tuple[Analysis, dict]], base: Path) -> list[str]:
+    """The "what this run decided" section: each claims table's supported / contradicted rows, and the count
+    of inconclusive ones (with the reason a reader should look at the power table)."""
+    import pandas as pd
+
+    rows, counts = [], []
+    for analysis, files in analyses:
+        for path in _claims_tables(analysis, files):
+            if not Path(path).is_file():
+                continue
+            table = pd.read_csv(path)
+            decided = table[table["verdict"].isin(["supported", "contradicted"])]
+            report = f"<a href='{_link(files['html'], base)}'>{html.escape(analysis.title)}</a>"
+            counts.append(f"<li>{report} ({html.escape(Path(path).name)}): {len(decided)} decided, "
+                          f"{int((table['verdict'] == 'inconclusive').sum())} inconclusive of {len(table)} claims</li>")
+            for row in decided.itertuples():
+                rows.append(f"<tr><td class='hl-verdict-{html.escape(row.verdict)}'>{html.escape(row.verdict)}</td>"
+                            f"<td>{html.escape(str(row.claim))}</td><td>{row.estimate:.3g} [{row.ci_low:.3g}, "
+                            f"{row.ci_high:.3g}], n = {row.n}</td><td>{report}</td></tr>")
+    table = ("<table class='hl-decided'><thead><tr><th>verdict</th><th>claim</th><th>estimate [95% CI]</th>"
+             "<th>report</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>") if rows else \
+        "<p>No claim was decided in this run.</p>"
+    return ["<h2>What this run decided</h2>", table, f"<ul>{''.join(counts)}</ul>",
+            "<p>Inconclusive claims name their minimum detectable effect and the n needed in each report's "
+            "\"What this run shows\" table and power table.</p>"]
+
+
+def _simulated_tag(manifest: str | os.PathLike) -> str:
+    """"<strong>SIMULATED data</strong> — " when the analysis's provenance manifest says its input was simulated
+    (``parameters.source``, as notebook 05 records it), else ""."""
+    try:
+        parameters = json.loads(Path(manifest).read_text(encoding="utf-8")).get("parameters", {})
+    except (OSError, ValueError):
+        return ""
+    return "<strong>SIMULATED data</strong> — " if parameters.get("source") == "simulated" else ""
+
+
+def _figures(analysis: Analysis, files: dict, base: Path, tag: str) -> list[str]:
+    parts = ["<h3>Figures</h3><div class='hl-figures'>"]
+    for name, caption in analysis.figures.items():
+        png = next(f for f in files["figures"] if f.endswith(f"/{name}.png"))
+        parts.append(f"<figure><a href='{_link(png, base)}'><img src='{_link(png, base)}' alt='{html.escape(name)}' "
+                     f"loading='lazy'></a><figcaption><b><a href='{_link(png, base)}'>{html.escape(name)}.png</a> "
+                     f"(<a href='{_link(png[:-4] + '.pdf', base)}'>pdf</a>)</b>{tag}{html.escape(caption)}</figcaption>"
+                     f"</figure>")
+    parts.append("</div>")
+    return parts
+
+
+def _tables(analysis: Analysis, files: dict, base: Path, tag: str) -> list[str]:
+    parts = ["<h3>Tables</h3><ul class='hl-tables'>"]
+    for kind, tables in (("tables", analysis.tables), ("measured", analysis.measured)):
+        if kind == "measured" and tables:
+            parts.append("</ul><h3>Measurements (wall clock on the machine that ran the workflow)</h3><ul class='hl-tables'>")
+        for name, caption in tables.items():
+            csv = next(f for f in files[kind] if f.endswith(f"/{name}.csv"))
+            parts.append(f"<li><a href='{_link(csv, base)}'>{html.escape(name)}.csv</a> — {tag}{html.escape(caption)}</li>")
+    parts.append("</ul>")
+    return parts
+
+
+def index_page(analyses: list[tuple[Analysis, dict]], target: str | os.PathLike, site_pages: list[site.Page] | None = None,
+               facts: site.RunFacts | None = None) -> Path:
+    """The landing page; with ``site_pages`` and ``facts``, framed by the site's header and footer."""
+    base = Path(target).parent
+    parts = ["<!doctype html><html lang='en'><head><meta charset='utf-8'>",
+             "<meta name='viewport' content='width=device-width, initial-scale=1'><title>helmlite reports</title>",
+             f"<style>{site.style()}</style></head><body class='hl-index'>"]
+    if site_pages is not None and facts is not None:
+        parts.append(site.header_html(site_pages, site.INDEX, facts))
+    parts += ["<main><h1>helmlite — regenerated analyses</h1>",
+              "<p>Each section below is one notebook, executed by the Snakemake workflow: open its report for the "
+              "question, the verdicts and the figures; figures come as PNG and PDF, tables as CSV.</p>"]
+    parts += _decided(analyses, base)
+    for analysis, files in analyses:
+        tag = _simulated_tag(files["manifest"])
+        parts.append(f"<h2>{html.escape(analysis.title)}</h2><p><em>{html.escape(analysis.paper)}</em> — "
+                     f"<a href='{_link(files['html'], base)}'><b>report</b></a> · "
+                     f"<a href='{_link(files['notebook'], base)}'>executed notebook</a> · "
+                     f"<a href='{_link(files['manifest'], base)}'>provenance manifest</a></p>")
+        parts += _figures(analysis, files, base, tag) + _tables(analysis, files, base, tag)
+    parts.append("</main>")
+    if site_pages is not None:
+        parts.append(site.footer_html(site_pages, site.INDEX))
+    parts.append("</body></html>\n")
+    return write_text(target, "\n".join(parts))

@@ -1,0 +1,136 @@
+"""One small site: the header every page shares (navigation between the index and the reports, and the run's
+facts), the footer's previous / next links, and the site's style sheet.
+
+Every link is relative and every style is inline, so the site works from ``file://`` and from any static web
+server, offline: no CDN, no script.
+"""
+from __future__ import annotations
+
+import html
+import json
+import math
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import pandas as pd
+
+from .. import workflow
+from ..provenance import git_state
+
+INDEX = "index.html"
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of the site: its file name in the reports folder, a short label for the navigation bar and a title."""
+
+    href: str
+    label: str
+    title: str
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    """What a reader of any page should know about the run that made it.
+
+    ``run_jobs_s`` is the run jobs' measured seconds (Snakemake's ``benchmark:`` files, start-up included) and
+    ``planned_s`` the same jobs' prediction by ``helmlite plan`` (its jobs file, :func:`helmlite.workflow.planned_jobs_file`);
+    None where absent (no run job in the config, or no plan written for it)."""
+
+    date: str
+    commit: str
+    configfile: str
+    models: tuple[str, ...]
+    run_jobs_s: float | None
+    notebooks_s: float | None
+    planned_s: float | None
+
+
+def pages(config: dict) -> list[Page]:
+    """The index, then each enabled analysis's report in the catalog's order (01–05)."""
+    return [Page(INDEX, "Index", "helmlite reports")] + [
+        Page(f"{analysis.notebook}.html", analysis.notebook[:2], analysis.title) for analysis in workflow.enabled(config)]
+
+
+def _benchmark_seconds(folder: Path) -> float | None:
+    """The sum of the last ``s`` of each Snakemake benchmark file in ``folder`` (None when there is none)."""
+    files = sorted(folder.glob("*.tsv"))
+    return sum(float(pd.read_csv(path, sep="\t")["s"].iloc[-1]) for path in files) if files else None
+
+
+def _planned_seconds(configfile: str) -> float | None:
+    path = workflow.planned_jobs_file(configfile)
+    if not path.is_file():
+        return None
+    seconds = pd.read_csv(path)["predicted_s"]
+    return None if seconds.isna().any() else float(seconds.sum())
+
+
+def _notebook_date(notebook: Path) -> str | None:
+    """When papermill finished the executed notebook (its ``metadata.papermill.end_time``), to the minute, in UTC."""
+    try:
+        end = json.loads(notebook.read_text(encoding="utf-8"))["metadata"]["papermill"]["end_time"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return None if not end else f"{end[:10]} {end[11:16]} UTC"
+
+
+def run_facts(config: dict, configfile: str) -> RunFacts:
+    """The facts of the workflow run whose outputs ``config`` names (read after its notebooks ran)."""
+    dirs = workflow.output_dirs(config)
+    notebooks = [Path(workflow.outputs(config, analysis)["notebook"]) for analysis in workflow.enabled(config)]
+    dates = sorted(filter(None, map(_notebook_date, notebooks)))
+    git = git_state()
+    commit = (git["commit"] or "no git checkout")[:10] + (" (with uncommitted changes)" if git["dirty"] else "")
+    notebook_bench = Path(dirs["benchmarks"])
+    notebooks_s = sum(float(pd.read_csv(p, sep="\t")["s"].iloc[-1]) for p in
+                      (notebook_bench / f"{n.stem}.tsv" for n in notebooks) if p.is_file()) or None
+    return RunFacts(date=dates[-1] if dates else "not run yet", commit=commit, configfile=configfile,
+                    models=tuple(sorted({spec.model for spec in workflow.run_specs(config).values()})), run_jobs_s=_benchmark_seconds(Path(dirs["benchmarks"], "runs")),
+                    notebooks_s=notebooks_s, planned_s=_planned_seconds(configfile))
+
+
+def _seconds(value: float | None) -> str:
+    return "—" if value is None or not math.isfinite(value) else f"{value:,.0f} s"
+
+
+def facts_html(facts: RunFacts) -> str:
+    """The run's facts as one line of labelled items."""
+    plan = (f"planned {_seconds(facts.planned_s)} by <code>helmlite plan</code>" if facts.planned_s is not None else
+            f"no plan (<code>helmlite plan --configfile {html.escape(facts.configfile)}</code> predicts it)")
+    items = [("ran", html.escape(facts.date)), ("commit", f"<code>{html.escape(facts.commit)}</code>"),
+             ("config", f"<code>{html.escape(facts.configfile)}</code>"),
+             ("models", html.escape(", ".join(facts.models)) or "—"),
+             ("run jobs", f"{_seconds(facts.run_jobs_s)} measured · {plan}"),
+             ("notebooks", _seconds(facts.notebooks_s))]
+    return "<p class='hl-facts'>" + " ".join(f"<span><b>{label}</b> {value}</span>" for label, value in items) + "</p>"
+
+
+def header_html(site: list[Page], current: str, facts: RunFacts) -> str:
+    """The navigation bar (the current page marked) and the run's facts."""
+    links = []
+    for page in site:
+        mark = " aria-current='page'" if page.href == current else ""
+        links.append(f"<a href='{html.escape(page.href)}' title='{html.escape(page.title)}'{mark}>{html.escape(page.label)}</a>")
+    return (f"<header class='hl-site'><nav><span class='hl-brand'>helmlite</span>{''.join(links)}</nav>"
+            f"{facts_html(facts)}</header>")
+
+
+def footer_html(site: list[Page], current: str) -> str:
+    """Previous page · index · next page."""
+    hrefs = [page.href for page in site]
+    at = hrefs.index(current)
+    parts = []
+    if at > 0:
+        parts.append(f"<a href='{html.escape(site[at - 1].href)}'>← {html.escape(site[at - 1].title)}</a>")
+    if current != INDEX:
+        parts.append(f"<a href='{INDEX}'>Index</a>")
+    if at + 1 < len(site):
+        parts.append(f"<a href='{html.escape(site[at + 1].href)}'>{html.escape(site[at + 1].title)} →</a>")
+    return f"<footer class='hl-site'><nav>{' · '.join(parts)}</nav></footer>"
+
+
+def style() -> str:
+    """The site's style sheet (``site.css`` beside this module), to inline in every page."""
+    return resources.files(__package__).joinpath("site.css").read_text(encoding="utf-8")

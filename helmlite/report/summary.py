@@ -1,0 +1,98 @@
+"""The "What this run shows" block every report opens with: the claims' verdicts with estimate, interval and
+MDE in plain words, the reproduction checks' verdicts, and the headline figure.
+
+A notebook computes its claims and reproduction check last, so it shows this block in its last cell, tagged
+``summary``; the HTML report moves that cell right after the title (:mod:`helmlite.report.render`). The block's
+words come from the tables the notebook wrote, so the report and ``tables/*_claims.csv`` cannot disagree.
+"""
+from __future__ import annotations
+
+import html
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from ..reproduction import VERDICTS as REPRODUCTION_VERDICTS
+
+#: The display metadata that marks the summary's copy of the headline figure, so that it is not counted as one more
+#: figure of the notebook (:func:`helmlite.report.figures_shown`).
+HEADLINE_METADATA = {"helmlite": "headline"}
+
+#: The claim verdicts in the order a reader wants them: what the data decided first.
+_VERDICT_ORDER = ("supported", "contradicted", "inconclusive")
+
+
+def _number(value: float) -> str:
+    return "—" if value is None or not math.isfinite(value) else f"{value:.3g}"
+
+
+def meaning(row) -> str:
+    """One claim's verdict in words a student follows (from the claims table's columns; :mod:`helmlite.claims`
+    decides the verdict, this only says it)."""
+    interval = f"the 95% interval [{_number(row.ci_low)}, {_number(row.ci_high)}]"
+    if row.verdict == "supported":
+        return f"The data support it: {interval} lies on the claimed side of {_number(row.null)}, and the test agrees."
+    if row.verdict == "contradicted":
+        return f"The data go against it: {interval} excludes what the claim asserts, and the test agrees."
+    mde = f"an effect of about {_number(row.mde)}" if math.isfinite(row.mde) else "no effect of any size"
+    return f"Too uncertain to decide: at n = {int(row.n)} only {mde} would be detected reliably (80% power)."
+
+
+def counts_sentence(claims: pd.DataFrame | None, reproduction: pd.DataFrame | None) -> str:
+    """"**2 supported**, **1 contradicted**, **9 inconclusive** of 12 claims · reproduction: 33 reproduced, …"
+    (Markdown); the words name each table's verdicts in their fixed order."""
+    parts = []
+    if claims is not None and len(claims):
+        counts = claims["verdict"].value_counts()
+        parts.append(", ".join(f"**{int(counts.get(v, 0))} {v}**" for v in _VERDICT_ORDER) + f" of {len(claims)} claims")
+    if reproduction is not None and len(reproduction):
+        counts = reproduction["verdict"].value_counts()
+        parts.append("reproduction check: " + ", ".join(
+            f"**{int(counts[v])} {v}**" for v in REPRODUCTION_VERDICTS if counts.get(v, 0)) + f" of {len(reproduction)} published values")
+    return " · ".join(parts) if parts else "This run tests no claim and has no published value to check."
+
+
+def claims_html(claims: pd.DataFrame) -> str:
+    """The claims as a table: verdict, claim, estimate [95% interval], n, MDE and what the verdict means; decided
+    claims first."""
+    order = {verdict: i for i, verdict in enumerate(_VERDICT_ORDER)}
+    rows = []
+    for row in claims.assign(_order=claims["verdict"].map(order)).sort_values("_order", kind="stable").itertuples():
+        rows.append(f"<tr><td class='hl-verdict-{html.escape(row.verdict)}'>{html.escape(row.verdict)}</td>"
+                    f"<td>{html.escape(str(row.claim))}</td>"
+                    f"<td>{_number(row.estimate)} [{_number(row.ci_low)}, {_number(row.ci_high)}]</td>"
+                    f"<td>{int(row.n)}</td><td>{_number(row.mde)}</td><td>{html.escape(meaning(row))}</td></tr>")
+    return ("<table><thead><tr><th>verdict</th><th>claim</th><th>estimate [95% CI]</th><th>n</th>"
+            "<th>MDE</th><th>what it means</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+
+
+def reproduction_html(reproduction: pd.DataFrame, limit: int = 8) -> str:
+    """The published values that did not reproduce (up to ``limit``), each with its note; a sentence when all did."""
+    misses = reproduction[reproduction["verdict"].isin(["differs", "consistent"])]
+    if misses.empty:
+        return "<p>Every comparable published value is reproduced.</p>" if len(reproduction) else ""
+    items = "".join(f"<li><b>{html.escape(r.verdict)}</b>: {html.escape(str(r.quantity))} — published "
+                    f"{_number(r.published)}, ours {_number(r.ours)}" + (f" ({html.escape(str(r.note))})" if isinstance(r.note, str) else "")
+                    + "</li>" for r in misses.head(limit).itertuples())
+    more = f"<li>… and {len(misses) - limit} more in the reproduction table below</li>" if len(misses) > limit else ""
+    return f"<p>Published values not reproduced exactly:</p><ul>{items}{more}</ul>"
+
+
+def show(claims: pd.DataFrame | None = None, reproduction: pd.DataFrame | None = None, headline: str | Path | None = None,
+         note: str | None = None) -> None:
+    """Display the block in the running notebook: the verdict counts, the headline figure (the PNG that
+    :func:`helmlite.plots.save` wrote), the claims table in words and the reproduction misses. ``note`` (Markdown)
+    follows the counts — e.g. that the input is simulated."""
+    from IPython.display import HTML, Image, Markdown, display
+
+    display(Markdown("## What this run shows\n\n" + counts_sentence(claims, reproduction) + (f"\n\n{note}" if note else "")))
+    if headline is not None:
+        display(Image(data=Path(headline).read_bytes(), format="png"), metadata=HEADLINE_METADATA)
+    parts = []
+    if claims is not None and len(claims):
+        parts.append(claims_html(claims))
+    if reproduction is not None and len(reproduction):
+        parts.append(reproduction_html(reproduction))
+    if parts:
+        display(HTML("<div class='hl-summary'>" + "".join(parts) + "</div>"))

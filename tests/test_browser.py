@@ -1,0 +1,148 @@
+"""The reports site in a real browser (`make test-browser`, after `make e2e`): Debian's headless Chromium, driven by
+Selenium through Debian's chromium-driver, opens the index and every report of a workflow run from ``file://`` at
+1,400 × 900 and checks what a reader meets:
+
+* the page loads without a console error (a script from a CDN would fail offline and log one);
+* every image has loaded (a non-zero natural width);
+* every link of the navigation header and footer, and every relative link of the index, names a file that exists;
+* the first screen shows a verdict or a figure, and the visible words before the first verdict word and before the
+  first figure stay within the report's budget (300 and 400 words, counted on the rendered text: folded code and
+  methods are not rendered, so they do not count);
+* a screenshot of the first screen is written to ``<reports>/../screenshots/`` to be looked at.
+
+The run to check is ``HELMLITE_BROWSER_CONFIG`` (a workflow config; `make test-browser` gives config/test.yaml). Without
+it the tests skip, naming the target; with it, a missing browser or report fails.
+"""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import pytest
+
+from helmlite import workflow
+from helmlite.claims import VERDICTS as CLAIM_VERDICTS
+from helmlite.report import pages
+from helmlite.reproduction import VERDICTS as REPRODUCTION_VERDICTS
+
+CONFIG = os.environ.get("HELMLITE_BROWSER_CONFIG")
+pytestmark = pytest.mark.skipif(not CONFIG, reason="the reports in a browser: run `make test-browser` (after `make e2e`)")
+
+SCREEN = (1400, 900)
+WORDS_BEFORE_VERDICT, WORDS_BEFORE_FIGURE = 300, 400
+VERDICT_WORDS = sorted({*CLAIM_VERDICTS, *REPRODUCTION_VERDICTS}, key=len, reverse=True)
+
+#: Visible words (rendered text nodes: folded <details> content is not rendered) before the first text node holding
+#: a verdict word and before the first <img>; and the top of each on the first screen (null when absent).
+_READER_JS = r"""
+const verdict = new RegExp("\\b(" + arguments[0].join("|") + ")\\b");
+const words = (text) => (text.match(/\S+/g) || []).length;
+const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT);
+let count = 0, beforeVerdict = null, beforeFigure = null, verdictTop = null, figureTop = null;
+for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+  if (node.nodeType === Node.ELEMENT_NODE) {
+    if (node.tagName === "IMG" && beforeFigure === null && node.checkVisibility()) {
+      beforeFigure = count; figureTop = node.getBoundingClientRect().top;
+    }
+    continue;
+  }
+  const parent = node.parentElement;
+  if (!parent || !parent.checkVisibility() || ["SCRIPT", "STYLE"].includes(parent.tagName)) continue;
+  if (beforeVerdict === null && verdict.test(node.textContent)) {
+    const before = node.textContent.slice(0, node.textContent.search(verdict));
+    beforeVerdict = count + words(before); verdictTop = parent.getBoundingClientRect().top;
+  }
+  count += words(node.textContent);
+}
+return {beforeVerdict, beforeFigure, verdictTop, figureTop, total: count};
+"""
+
+
+@pytest.fixture(scope="module")
+def site():
+    config = workflow.load_config(CONFIG)
+    reports = Path(workflow.output_dirs(config)["reports"]).resolve()
+    return config, reports, [page.href for page in pages(config)]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     f"--window-size={SCREEN[0]},{SCREEN[1]}", "--allow-file-access-from-files"):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
+    driver.set_window_size(*SCREEN)
+    yield driver
+    driver.quit()
+
+
+def _open(browser, path: Path):
+    browser.get(path.as_uri())
+    browser.execute_script("window.scrollTo(0, 0)")
+    return [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+
+
+def _links(browser, selector: str) -> list[str]:
+    return [a.get_attribute("href") for a in browser.find_elements("css selector", selector)]
+
+
+def _missing_files(hrefs: list[str]) -> list[str]:
+    """The file:// links whose file does not exist (fragments and other schemes are not files)."""
+    missing = []
+    for href in hrefs:
+        url = urlparse(href)
+        if url.scheme == "file" and not Path(unquote(url.path)).exists():
+            missing.append(href)
+    return missing
+
+
+def test_every_page_loads_cleanly_and_opens_with_a_verdict_or_figure(site, browser):
+    config, reports, hrefs = site
+    screenshots = reports.parent / "screenshots"
+    screenshots.mkdir(exist_ok=True)
+    problems = []
+    for href in hrefs:
+        page = reports / href
+        assert page.is_file(), f"{page} is missing: run the workflow first (make e2e)"
+        errors = _open(browser, page)
+        browser.save_screenshot(str(screenshots / f"{page.stem}.png"))
+        problems += [f"{href}: console: {entry['message'][:200]}" for entry in errors]
+        broken = browser.execute_script(
+            "return Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src.slice(0, 80))")
+        problems += [f"{href}: image not loaded: {src}" for src in broken]
+        navigation = _links(browser, "header.hl-site a, footer.hl-site a")
+        if len(navigation) < len(hrefs):
+            problems.append(f"{href}: the header and footer link {len(navigation)} pages, the site has {len(hrefs)}")
+        problems += [f"{href}: navigation link to a missing file: {link}" for link in _missing_files(navigation)]
+        reader = browser.execute_script(_READER_JS, VERDICT_WORDS)
+        shown = [top for top in (reader["verdictTop"], reader["figureTop"]) if top is not None]
+        if not shown or min(shown) >= SCREEN[1]:
+            problems.append(f"{href}: the first screen shows neither a verdict nor a figure ({reader})")
+        if href != "index.html":
+            if reader["beforeVerdict"] is None or reader["beforeVerdict"] > WORDS_BEFORE_VERDICT:
+                problems.append(f"{href}: {reader['beforeVerdict']} visible words before the first verdict (at most {WORDS_BEFORE_VERDICT})")
+            if reader["beforeFigure"] is None or reader["beforeFigure"] > WORDS_BEFORE_FIGURE:
+                problems.append(f"{href}: {reader['beforeFigure']} visible words before the first figure (at most {WORDS_BEFORE_FIGURE})")
+        print(f"{href}: {reader['beforeVerdict']} words before the first verdict, {reader['beforeFigure']} before the first "
+              f"figure, {reader['total']} visible in all")
+    assert not problems, "\n".join(problems)
+
+
+def test_index_links_resolve_and_thumbnails_are_readable(site, browser):
+    config, reports, hrefs = site
+    assert not _open(browser, reports / "index.html")
+    links = _links(browser, "main a")
+    assert len(links) > len(hrefs) and not _missing_files(links)
+    widths = browser.execute_script("return Array.from(document.querySelectorAll('figure img')).map(i => i.width)")
+    figures = sum(len(analysis.figures) for analysis in workflow.enabled(config))
+    assert len(widths) == figures and min(widths) >= 320
+    decided = browser.find_element("css selector", "h2").text
+    assert re.fullmatch("What this run decided", decided)  # the decided verdicts come first

@@ -1,0 +1,224 @@
+"""The reports site (helmlite.report): the summary block's words, the report's order and folds, the shared header and
+footer, the index page, the checks on executed notebooks, and plots.save's refusal of an empty panel. Every expected
+value is derived by hand from the small inputs built here."""
+from __future__ import annotations
+
+import json
+
+import matplotlib.pyplot as plt
+import nbformat
+import pandas as pd
+import pytest
+
+from helmlite import plots, report
+from helmlite.catalog import Analysis
+from helmlite.errors import DataError
+from helmlite.report import render, site, summary
+
+
+def _claims() -> pd.DataFrame:
+    """Four claims: one supported, one contradicted, two inconclusive (one with an MDE, one without)."""
+    return pd.DataFrame({"claim": ["A beats B", "B beats C", "C beats D", "D beats E"],
+                         "estimate": [0.1, -0.2, 0.0, 0.01], "ci_low": [0.05, -0.3, -0.1, -0.05],
+                         "ci_high": [0.15, -0.1, 0.1, 0.07], "null": [0.0] * 4, "n": [200] * 4,
+                         "mde": [0.08, 0.08, 0.0912, float("nan")],
+                         "verdict": ["supported", "contradicted", "inconclusive", "inconclusive"]})
+
+
+def _reproduction() -> pd.DataFrame:
+    return pd.DataFrame({"quantity": ["fig1:a", "fig1:b", "fig1:c", "fig1:d"], "published": [0.5, 0.6, 0.7, 0.8],
+                         "ours": [0.5, 0.65, 0.9, float("nan")], "verdict": ["reproduced", "consistent", "differs", "not comparable"],
+                         "note": ["tolerance 0.01", "inside our CI", "tolerance 0.01", "no per-item data"]})
+
+
+# --- the "What this run shows" block ---------------------------------------------------------------------------------
+
+def test_counts_sentence_names_every_verdict_in_order():
+    sentence = summary.counts_sentence(_claims(), _reproduction())
+    assert sentence == ("**1 supported**, **1 contradicted**, **2 inconclusive** of 4 claims · reproduction check: "
+                        "**1 reproduced**, **1 consistent**, **1 differs**, **1 not comparable** of 4 published values")
+    assert summary.counts_sentence(None, None) == "This run tests no claim and has no published value to check."
+
+
+@pytest.mark.parametrize("row, words", [
+    (0, "The data support it: the 95% interval [0.05, 0.15] lies on the claimed side of 0, and the test agrees."),
+    (1, "The data go against it: the 95% interval [-0.3, -0.1] excludes what the claim asserts, and the test agrees."),
+    (2, "Too uncertain to decide: at n = 200 only an effect of about 0.0912 would be detected reliably (80% power)."),
+    (3, "Too uncertain to decide: at n = 200 only no effect of any size would be detected reliably (80% power)."),
+])
+def test_each_verdict_in_words(row, words):
+    assert summary.meaning(next(_claims().iloc[[row]].itertuples())) == words
+
+
+def test_claims_table_puts_decided_claims_first():
+    claims = _claims().iloc[[2, 0, 3, 1]]  # inconclusive first in the input
+    table = summary.claims_html(claims)
+    order = [table.index(claim) for claim in ("A beats B", "B beats C", "C beats D", "D beats E")]
+    assert order == sorted(order)
+    assert "<td class='hl-verdict-supported'>supported</td><td>A beats B</td><td>0.1 [0.05, 0.15]</td><td>200</td>" in table
+
+
+def test_reproduction_lists_what_did_not_reproduce():
+    text = summary.reproduction_html(_reproduction())
+    assert "<b>consistent</b>: fig1:b — published 0.6, ours 0.65 (inside our CI)" in text
+    assert "<b>differs</b>: fig1:c — published 0.7, ours 0.9" in text and "fig1:a" not in text and "fig1:d" not in text
+    assert summary.reproduction_html(_reproduction().iloc[[0]]) == "<p>Every comparable published value is reproduced.</p>"
+
+
+# --- plots.save refuses an empty panel ------------------------------------------------------------------------------
+
+def test_save_refuses_an_empty_panel_and_accepts_a_note(tmp_path):
+    fig, (full, empty) = plt.subplots(1, 2)
+    full.plot([0, 1], [0, 1])
+    empty.set_title("Accuracy vs fairness")
+    with pytest.raises(DataError, match="figure demo: panel 'Accuracy vs fairness' has nothing drawn and no note"):
+        plots.save(fig, "demo", tmp_path)
+    assert not list(tmp_path.iterdir())  # nothing written
+    plots.note_panel(empty, "No fairness perturbation in this run's config")
+    assert [p.name for p in plots.save(fig, "demo", tmp_path)] == ["demo.png", "demo.pdf"]
+    plt.close(fig)
+
+
+def test_save_accepts_a_hidden_slot(tmp_path):
+    fig, (full, unused) = plt.subplots(1, 2)
+    full.bar(["a"], [1])
+    unused.axis("off")  # a grid's unused slot draws no panel
+    assert len(plots.save(fig, "grid", tmp_path)) == 2
+    plt.close(fig)
+
+
+def test_accuracy_vs_fairness_says_why_its_panel_is_empty():
+    from helmlite.analyses.helm_core import figures
+
+    matrix = pd.DataFrame({"model": ["m", "m"], "scenario": ["mmlu", "mmlu"], "family": ["accuracy", "robustness"],
+                           "estimate": [0.5, 0.4], "ci_low": [0.4, 0.3], "ci_high": [0.6, 0.5]})
+    fig = figures.accuracy_vs(matrix)
+    assert plots.empty_panels(fig) == []
+    fairness = fig.axes[1]
+    assert fairness.texts[0].get_text() == "No fairness perturbation in this run's config:\nconfig/paper.yaml runs HELM's."
+    assert not fairness.lines  # no reference diagonal on a panel without data
+    plt.close(fig)
+
+
+# --- the report page ------------------------------------------------------------------------------------------------
+
+def _notebook(tmp_path):
+    """Title, parameters, a section whose code prints to stdout and stderr, the summary (last), a visible methods
+    heading and two folds: a heading with a code cell after it, and a second heading."""
+    v4 = nbformat.v4
+    cells = [v4.new_markdown_cell("# 09 — Demo\n\n**The question.** Does A beat B?"),
+             v4.new_code_cell("x = 1", metadata={"tags": ["parameters"]}),
+             v4.new_markdown_cell("## Section"),
+             v4.new_code_cell("print('hello')", outputs=[v4.new_output("stream", name="stdout", text="hello\n"),
+                                                         v4.new_output("stream", name="stderr", text="UserWarning: noise\n")]),
+             v4.new_code_cell("show()", metadata={"tags": ["summary"]},
+                              outputs=[v4.new_output("display_data", data={"text/markdown": "## What this run shows"})]),
+             v4.new_markdown_cell("## Methods and departures"),
+             v4.new_markdown_cell("### Fold one\n\nfirst", metadata={"tags": ["methods"]}),
+             v4.new_code_cell("table()", metadata={"tags": ["methods"]}),
+             v4.new_markdown_cell("### Fold two\n\nsecond", metadata={"tags": ["methods"]})]
+    path = tmp_path / "09_demo.ipynb"
+    nbformat.write(v4.new_notebook(cells=cells, metadata={"kernelspec": {"name": "python3", "display_name": "py"}}), str(path))
+    return path
+
+
+def test_report_order_moves_the_summary_and_groups_the_folds(tmp_path):
+    nb = nbformat.read(str(_notebook(tmp_path)), as_version=4)
+    ordered, _ = render.ReportOrder().preprocess(nb, {})
+    sources = [cell.source for cell in ordered.cells]
+    assert sources[:3] == ["# 09 — Demo\n\n**The question.** Does A beat B?", "show()", "x = 1"]
+    marks = [(cell.metadata.get("helmlite_fold_open"), cell.metadata.get("helmlite_fold_close")) for cell in ordered.cells]
+    assert marks[-4:] == [(None, None), ("Fold one", None), (None, True), ("Fold two", True)]
+
+
+def test_report_html_folds_code_drops_stderr_and_loads_no_script(tmp_path):
+    pages = [site.Page("index.html", "Index", "helmlite reports"), site.Page("08_before.html", "08", "Before"),
+             site.Page("09_demo.html", "09", "Demo")]
+    facts = site.RunFacts(date="2026-12-05 12:00 UTC", commit="abc1234567", configfile="config/test.yaml",
+                          models=("smollm2-135m",), run_jobs_s=12.3, notebooks_s=45.6, planned_s=None)
+    page = report.notebook_to_html(_notebook(tmp_path), tmp_path / "09_demo.html", pages, facts).read_text()
+    assert "<script src" not in page and "cdnjs" not in page  # offline: no CDN, no script file
+    assert page.count("<details class=\"hl-code\">") == 4  # every code cell folded
+    assert page.count("<details class=\"hl-methods\">") == 2
+    assert "UserWarning" not in page and "hello" in page  # stderr goes to the job's log, stdout stays
+    assert page.index("What this run shows") < page.index("## Section".replace("## ", "")) < page.index("Fold one")
+    assert '<a href="index.html" title="helmlite reports">Index</a>' in page  # (nbconvert writes attributes its own way)
+    assert '<a aria-current="page" href="09_demo.html" title="Demo">09</a>' in page
+    assert '<a href="08_before.html">← Before</a> · <a href="index.html">Index</a></nav></footer>' in page
+    assert "<b>config</b> <code>config/test.yaml</code>" in page and "12 s measured" in page
+    assert "no plan (<code>helmlite plan --configfile config/test.yaml</code> predicts it)" in page
+
+
+def test_footer_links_previous_index_and_next():
+    pages = [site.Page("index.html", "Index", "Reports"), site.Page("01_a.html", "01", "A"), site.Page("02_b.html", "02", "B")]
+    assert site.footer_html(pages, "index.html") == "<footer class='hl-site'><nav><a href='01_a.html'>A →</a></nav></footer>"
+    assert site.footer_html(pages, "01_a.html") == ("<footer class='hl-site'><nav><a href='index.html'>← Reports</a> · "
+                                                    "<a href='index.html'>Index</a> · <a href='02_b.html'>B →</a></nav></footer>")
+
+
+def test_run_facts_sum_the_benchmarks_and_read_the_plan(tmp_path, monkeypatch):
+    """Two run-job benchmark files (10.5 s and 20 s, the last row of each counts) and a plan of 25 s over two jobs."""
+    from helmlite import workflow
+
+    monkeypatch.chdir(tmp_path)
+    config = workflow.load_config(str(_repo() / "config" / "test.yaml"))
+    config["output_dir"] = "out"
+    runs = tmp_path / "out" / "results" / "benchmarks" / "runs"
+    runs.mkdir(parents=True)
+    (runs / "a.tsv").write_text("s\th:m:s\n99\t0:01:39\n10.5\t0:00:10\n")
+    (runs / "b.tsv").write_text("s\th:m:s\n20\t0:00:20\n")
+    plan = workflow.planned_jobs_file("config/test.yaml")
+    plan.parent.mkdir(parents=True)
+    plan.write_text("job,runs,predicted_s,predicted_mem_mb\nj1,2,15,1000\nj2,1,10,1000\n")
+    facts = site.run_facts(config, "config/test.yaml")
+    assert (facts.run_jobs_s, facts.planned_s, facts.notebooks_s, facts.date) == (30.5, 25.0, None, "not run yet")
+    assert "smollm2-135m" in facts.models
+
+
+def _repo():
+    from .conftest import REPO
+
+    return REPO
+
+
+# --- the index ------------------------------------------------------------------------------------------------------
+
+def test_index_page_shows_thumbnails_and_what_the_run_decided(tmp_path):
+    """Hand-built: an analysis with two figures and a claims table of one supported, one contradicted and
+    two inconclusive claims. The page puts the decided verdicts first (with their claims), counts the
+    inconclusive ones, and shows a thumbnail per figure."""
+    analysis = Analysis(key="demo", notebook="09_demo", title="Demo analysis", paper="A paper",
+                        figures={"demo_a": "first", "demo_b": "second"}, tables={"demo_claims": "claims"})
+    (tmp_path / "tables").mkdir()
+    _claims().to_csv(tmp_path / "tables" / "demo_claims.csv", index=False)
+    files = {"html": str(tmp_path / "reports/09_demo.html"), "notebook": str(tmp_path / "reports/09_demo.ipynb"),
+             "manifest": str(tmp_path / "tables/demo_manifest.json"),
+             "figures": [str(tmp_path / f"figures/demo_{k}.{ext}") for k in "ab" for ext in ("png", "pdf")],
+             "tables": [str(tmp_path / "tables/demo_claims.csv")], "measured": []}
+    page = report.index_page([(analysis, files)], tmp_path / "reports" / "index.html").read_text()
+    decided = page.index("What this run decided")
+    assert decided < page.index("<h2>Demo analysis")
+    assert "<a href='09_demo.html'>Demo analysis</a> (demo_claims.csv): 2 decided, 2 inconclusive of 4 claims" in page
+    assert ("<td class='hl-verdict-supported'>supported</td><td>A beats B</td><td>0.1 [0.05, 0.15], n = 200</td>" in page
+            and "<td>B beats C</td>" in page)
+    assert "C beats D" not in page
+    assert page.count("<img src='../figures/demo_") == 2
+    assert "SIMULATED" not in page  # no manifest: nothing says the input was simulated
+    (tmp_path / "tables/demo_manifest.json").write_text(json.dumps({"parameters": {"source": "simulated"}}))
+    page = report.index_page([(analysis, files)], tmp_path / "reports" / "index.html").read_text()
+    assert page.count("<strong>SIMULATED data</strong> — ") == 3  # two figure captions and one table caption
+
+
+# --- checks on executed notebooks -----------------------------------------------------------------------------------
+
+def test_stray_outputs_and_figures_shown(tmp_path):
+    v4 = nbformat.v4
+    png = {"image/png": "iVBORw0KGgo="}
+    cells = [v4.new_code_cell("a", outputs=[v4.new_output("display_data", data=png)]),
+             v4.new_code_cell("b", outputs=[v4.new_output("display_data", data=png, metadata=summary.HEADLINE_METADATA),
+                                            v4.new_output("stream", name="stderr", text="UserWarning: No artists\nmore\n")]),
+             v4.new_code_cell("c", outputs=[v4.new_output("error", ename="ValueError", evalue="bad", traceback=[])])]
+    path = tmp_path / "nb.ipynb"
+    nbformat.write(v4.new_notebook(cells=cells), str(path))
+    assert report.figures_shown(path) == 1  # the summary's copy of the headline figure is not one more figure
+    assert report.stray_outputs(path) == ["cell 1: stderr: UserWarning: No artists", "cell 2: ValueError: bad"]
