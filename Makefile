@@ -1,5 +1,5 @@
 # helmlite — the two commands of the README:
-#   make reproduce   set up .venv (pip, kernel), fetch data, run the whole workflow
+#   make reproduce   set up .venv (pip, kernel), fetch data, plan (helmlite plan), run the whole workflow
 #   make test        pytest + snakemake lint/dry-run + the workflow end to end on config/test.yaml
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -42,7 +42,8 @@ plan: data
 	helmlite models prepare --all > /dev/null
 	helmlite plan --configfile $(CONFIG)
 
-reproduce: data
+# The plan first: its prediction is printed before the run and shown beside the measured seconds in every report's header.
+reproduce: plan
 	snakemake --cores $(CORES) --configfile $(CONFIG)
 
 pytest: venv

@@ -74,4 +74,11 @@ def _show(png: Path) -> None:
         return
     from IPython.display import Image, display
 
-    display(Image(data=png.read_bytes(), format="png"))
+    data = png.read_bytes()
+    display(Image(data=data, format="png", width=display_width(data)))
+
+
+def display_width(png: bytes, screen_dpi: int = 100) -> int:
+    """The width in CSS pixels at which a PNG written at :data:`DPI` shows at its size on paper (``screen_dpi`` pixels
+    an inch): the width in its IHDR header (bytes 16–20, PNG specification §11.2.2) scaled by screen_dpi / DPI."""
+    return round(int.from_bytes(png[16:20], "big") * screen_dpi / DPI)

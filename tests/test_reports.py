@@ -138,7 +138,7 @@ def test_report_html_folds_code_drops_stderr_and_loads_no_script(tmp_path):
                           models=("smollm2-135m",), run_jobs_s=12.3, notebooks_s=45.6, planned_s=None)
     page = report.notebook_to_html(_notebook(tmp_path), tmp_path / "09_demo.html", pages, facts).read_text()
     assert "<script src" not in page and "cdnjs" not in page  # offline: no CDN, no script file
-    assert page.count("<details class=\"hl-code\">") == 4  # every code cell folded
+    assert page.count("<details class=\"hl-code\">") == 3  # every code cell folded; the summary call not shown
     assert page.count("<details class=\"hl-methods\">") == 2
     assert "UserWarning" not in page and "hello" in page  # stderr goes to the job's log, stdout stays
     assert page.index("What this run shows") < page.index("## Section".replace("## ", "")) < page.index("Fold one")
@@ -222,3 +222,20 @@ def test_stray_outputs_and_figures_shown(tmp_path):
     nbformat.write(v4.new_notebook(cells=cells), str(path))
     assert report.figures_shown(path) == 1  # the summary's copy of the headline figure is not one more figure
     assert report.stray_outputs(path) == ["cell 1: stderr: UserWarning: No artists", "cell 2: ValueError: bad"]
+
+
+def test_display_width_reads_the_png_header(tmp_path):
+    """A PNG 900 pixels wide (a 6-inch figure at 150 dpi) shows 600 CSS pixels wide at 100 pixels an inch."""
+    import numpy as np
+
+    plt.imsave(tmp_path / "f.png", np.zeros((10, 900)))
+    assert plots.display_width((tmp_path / "f.png").read_bytes()) == 600
+
+
+def test_forest_of_an_empty_table_says_why():
+    from helmlite.analyses.helm_core import figures
+
+    empty = pd.DataFrame(columns=["label", "delta", "ci_low", "ci_high"])
+    fig = figures.forest(empty, "label", "delta", "Deltas", "x", empty="A paired comparison needs exactly two models.")
+    assert [t.get_text() for t in fig.axes[0].texts] == ["A paired comparison needs exactly two models."]
+    plt.close(fig)

@@ -62,8 +62,7 @@ def _figures(analysis: Analysis, files: dict, base: Path, tag: str) -> list[str]
     parts = ["<h3>Figures</h3><div class='hl-figures'>"]
     for name, caption in analysis.figures.items():
         png = next(f for f in files["figures"] if f.endswith(f"/{name}.png"))
-        parts.append(f"<figure><a href='{_link(png, base)}'><img src='{_link(png, base)}' alt='{html.escape(name)}' "
-                     f"loading='lazy'></a><figcaption><b><a href='{_link(png, base)}'>{html.escape(name)}.png</a> "
+        parts.append(f"<figure><a href='{_link(png, base)}'><img src='{_link(png, base)}' alt='{html.escape(name)}'></a><figcaption><b><a href='{_link(png, base)}'>{html.escape(name)}.png</a> "
                      f"(<a href='{_link(png[:-4] + '.pdf', base)}'>pdf</a>)</b>{tag}{html.escape(caption)}</figcaption>"
                      f"</figure>")
     parts.append("</div>")

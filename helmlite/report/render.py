@@ -72,7 +72,8 @@ def notebook_to_html(notebook: str | os.PathLike, target: str | os.PathLike, sit
     import nbconvert
     import nbformat
 
-    exporter = nbconvert.HTMLExporter(embed_images=True, template_name=TEMPLATE, extra_template_basedirs=[str(TEMPLATE_DIR)])
+    exporter = nbconvert.HTMLExporter(embed_images=True, template_name=TEMPLATE, extra_template_basedirs=[str(TEMPLATE_DIR)],
+                                      exclude_input_prompt=True, exclude_output_prompt=True)
     exporter.register_preprocessor(ReportOrder(), enabled=True)
     current = Path(target).name
     chrome = {"css": site.style(), "header": "", "footer": ""}

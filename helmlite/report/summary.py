@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..plots import display_width
 from ..reproduction import VERDICTS as REPRODUCTION_VERDICTS
 
 #: The display metadata that marks the summary's copy of the headline figure, so that it is not counted as one more
@@ -88,7 +89,8 @@ def show(claims: pd.DataFrame | None = None, reproduction: pd.DataFrame | None =
 
     display(Markdown("## What this run shows\n\n" + counts_sentence(claims, reproduction) + (f"\n\n{note}" if note else "")))
     if headline is not None:
-        display(Image(data=Path(headline).read_bytes(), format="png"), metadata=HEADLINE_METADATA)
+        data = Path(headline).read_bytes()
+        display(Image(data=data, format="png", width=display_width(data)), metadata=HEADLINE_METADATA)
     parts = []
     if claims is not None and len(claims):
         parts.append(claims_html(claims))
