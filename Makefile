@@ -76,7 +76,7 @@ test: pytest lint e2e
 
 # The reports of config/test.yaml's run (make e2e) in Debian's headless Chromium, driven by Selenium through Debian's
 # chromium-driver (both installed with apt-get when absent; needs root): pages load without console errors, images
-# load, navigation links resolve, the first screen shows a verdict or a figure; screenshots in build/test/screenshots/.
+# load, navigation links resolve, the first screen shows a verdict or a figure; screenshots in build/test/results/screenshots/.
 test-browser: venv
 	command -v chromium > /dev/null && command -v chromedriver > /dev/null || \
 	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver > /dev/null; }

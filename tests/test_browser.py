@@ -8,7 +8,7 @@ Selenium through Debian's chromium-driver, opens the index and every report of a
 * the first screen shows a verdict or a figure, and the visible words before the first verdict word and before the
   first figure stay within the report's budget (300 and 400 words, counted on the rendered text: folded code and
   methods are not rendered, so they do not count);
-* a screenshot of the first screen is written to ``<reports>/../screenshots/`` to be looked at.
+* a screenshot of the first screen is written to ``<output_dir>/results/screenshots/`` to be looked at.
 
 The run to check is ``HELMLITE_BROWSER_CONFIG`` (a workflow config; `make test-browser` gives config/test.yaml). Without
 it the tests skip, naming the target; with it, a missing browser or report fails.
@@ -106,8 +106,8 @@ def _missing_files(hrefs: list[str]) -> list[str]:
 
 def test_every_page_loads_cleanly_and_opens_with_a_verdict_or_figure(site, browser):
     config, reports, hrefs = site
-    screenshots = reports.parent / "screenshots"
-    screenshots.mkdir(exist_ok=True)
+    screenshots = Path(workflow.output_dirs(config)["logs"]).parent / "screenshots"
+    screenshots.mkdir(parents=True, exist_ok=True)
     problems = []
     for href in hrefs:
         page = reports / href
