@@ -275,8 +275,9 @@ def _html(args) -> None:
     config, configfile = _site_config(args)
     if config is None:
         notebook_to_html(args.notebook, args.out)
-    else:
-        notebook_to_html(args.notebook, args.out, pages(config), run_facts(config, configfile))
+        return
+    analysis = next((a for a in workflow.enabled(config) if a.notebook == Path(args.notebook).stem), None)
+    notebook_to_html(args.notebook, args.out, pages(config), run_facts(config, configfile, analysis))
 
 
 def _index(args) -> None:

@@ -1,12 +1,11 @@
 # Executed notebooks → one small site: a self-contained HTML page per report and reports/index.html, all sharing
-# a header (navigation and the run's facts). Every page waits for every notebook, so the facts (run jobs' and
-# notebooks' seconds) are the whole run's on every page.
+# a header (navigation and the run's facts: a report's are its own analysis's, final once its notebook ran; the
+# index's are the whole run's). A report needs only its own notebook, so one report is rendered alone.
 
 
 rule html:
     input:
         notebook=f"{DIRS['reports']}/{{notebook}}.ipynb",
-        site=[hw.outputs(config, analysis)["notebook"] for analysis in ANALYSES],
     output:
         f"{DIRS['reports']}/{{notebook}}.html",
     log:

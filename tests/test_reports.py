@@ -134,8 +134,9 @@ def test_report_order_moves_the_summary_and_groups_the_folds(tmp_path):
 def test_report_html_folds_code_drops_stderr_and_loads_no_script(tmp_path):
     pages = [site.Page("index.html", "Index", "helmlite reports"), site.Page("08_before.html", "08", "Before"),
              site.Page("09_demo.html", "09", "Demo")]
-    facts = site.RunFacts(date="2026-12-05 12:00 UTC", commit="abc1234567", configfile="config/test.yaml",
-                          models=("smollm2-135m",), run_jobs_s=12.3, notebooks_s=45.6, planned_s=None)
+    facts = site.RunFacts(scope="this analysis", date="2026-12-05 12:00 UTC", commit="abc1234567",
+                          configfile="config/test.yaml", models=("smollm2-135m",), run_jobs=2, run_jobs_s=12.3,
+                          planned_s=None, notebooks_s=45.6)
     page = report.notebook_to_html(_notebook(tmp_path), tmp_path / "09_demo.html", pages, facts).read_text()
     assert "<script src" not in page and "cdnjs" not in page  # offline: no CDN, no script file
     assert page.count("<details class=\"hl-code\">") == 3  # every code cell folded; the summary call not shown
@@ -145,8 +146,9 @@ def test_report_html_folds_code_drops_stderr_and_loads_no_script(tmp_path):
     assert '<a href="index.html" title="helmlite reports">Index</a>' in page  # (nbconvert writes attributes its own way)
     assert '<a aria-current="page" href="09_demo.html" title="Demo">09</a>' in page
     assert '<a href="08_before.html">← Before</a> · <a href="index.html">Index</a></nav></footer>' in page
-    assert "<b>config</b> <code>config/test.yaml</code>" in page and "12 s measured" in page
-    assert "no plan (<code>helmlite plan --configfile config/test.yaml</code> predicts it)" in page
+    assert "<b>config</b> <code>config/test.yaml</code>" in page
+    assert ("<b>run jobs (this analysis)</b> 2: 12 s measured · no plan (<code>helmlite plan --configfile "
+            "config/test.yaml</code> predicts it)") in page
 
 
 def test_footer_links_previous_index_and_next():
@@ -157,22 +159,33 @@ def test_footer_links_previous_index_and_next():
 
 
 def test_run_facts_sum_the_benchmarks_and_read_the_plan(tmp_path, monkeypatch):
-    """Two run-job benchmark files (10.5 s and 20 s, the last row of each counts) and a plan of 25 s over two jobs."""
+    """config/test.yaml's run jobs and notebooks, each with a benchmark file of 10 s (the last row counts: an earlier
+    one of 99 s does not) and a plan of 7 s per job: the index's facts count every job, a report's only its own."""
     from helmlite import workflow
+    from helmlite.catalog import HELM_CORE
 
     monkeypatch.chdir(tmp_path)
     config = workflow.load_config(str(_repo() / "config" / "test.yaml"))
     config["output_dir"] = "out"
-    runs = tmp_path / "out" / "results" / "benchmarks" / "runs"
-    runs.mkdir(parents=True)
-    (runs / "a.tsv").write_text("s\th:m:s\n99\t0:01:39\n10.5\t0:00:10\n")
-    (runs / "b.tsv").write_text("s\th:m:s\n20\t0:00:20\n")
+    dirs = workflow.output_dirs(config)
+    jobs = workflow.run_batches(config)
+    own = [job for job, batch in jobs.items() if {s.run_id for s in batch} <= set(workflow.analysis_runs(config, HELM_CORE))]
+    assert 0 < len(own) < len(jobs)
+    (tmp_path / dirs["benchmarks"] / "runs").mkdir(parents=True)
+    for job in jobs:
+        (tmp_path / dirs["benchmarks"] / "runs" / f"{job}.tsv").write_text("s\th:m:s\n99\t0:01:39\n10\t0:00:10\n")
+    for analysis in workflow.enabled(config):
+        (tmp_path / dirs["benchmarks"] / f"{analysis.notebook}.tsv").write_text("s\th:m:s\n10\t0:00:10\n")
+    everything = site.run_facts(config, "config/test.yaml")
+    assert (everything.run_jobs, everything.run_jobs_s, everything.planned_s) == (len(jobs), 10.0 * len(jobs), None)
+    assert (everything.notebooks_s, everything.date) == (10.0 * len(workflow.enabled(config)), "not run yet")
     plan = workflow.planned_jobs_file("config/test.yaml")
     plan.parent.mkdir(parents=True)
-    plan.write_text("job,runs,predicted_s,predicted_mem_mb\nj1,2,15,1000\nj2,1,10,1000\n")
-    facts = site.run_facts(config, "config/test.yaml")
-    assert (facts.run_jobs_s, facts.planned_s, facts.notebooks_s, facts.date) == (30.5, 25.0, None, "not run yet")
-    assert "smollm2-135m" in facts.models
+    plan.write_text("job,runs,predicted_s,predicted_mem_mb\n" + "".join(f"{job},1,7,1000\n" for job in jobs))
+    report = site.run_facts(config, "config/test.yaml", HELM_CORE)
+    assert (report.scope, report.run_jobs, report.run_jobs_s, report.planned_s, report.notebooks_s) == (
+        "this analysis", len(own), 10.0 * len(own), 7.0 * len(own), 10.0)
+    assert set(report.models) == {workflow.run_specs(config)[r].model for r in workflow.analysis_runs(config, HELM_CORE)}
 
 
 def _repo():

@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from .. import workflow
+from ..catalog import Analysis
 from ..provenance import git_state
 
 INDEX = "index.html"
@@ -32,19 +33,22 @@ class Page:
 
 @dataclass(frozen=True)
 class RunFacts:
-    """What a reader of any page should know about the run that made it.
+    """What a reader of a page should know about the run that made it: of the whole workflow on the index, of one
+    analysis on its report (``scope`` says which), so that a report's facts are final when it is rendered.
 
     ``run_jobs_s`` is the run jobs' measured seconds (Snakemake's ``benchmark:`` files, start-up included) and
     ``planned_s`` the same jobs' prediction by ``helmlite plan`` (its jobs file, :func:`helmlite.workflow.planned_jobs_file`);
-    None where absent (no run job in the config, or no plan written for it)."""
+    None where absent (no run job, or no plan written for the config). ``notebooks_s``: the notebook jobs' seconds."""
 
+    scope: str
     date: str
     commit: str
     configfile: str
     models: tuple[str, ...]
+    run_jobs: int
     run_jobs_s: float | None
-    notebooks_s: float | None
     planned_s: float | None
+    notebooks_s: float | None
 
 
 def pages(config: dict) -> list[Page]:
@@ -53,18 +57,17 @@ def pages(config: dict) -> list[Page]:
         Page(f"{analysis.notebook}.html", analysis.notebook[:2], analysis.title) for analysis in workflow.enabled(config)]
 
 
-def _benchmark_seconds(folder: Path) -> float | None:
-    """The sum of the last ``s`` of each Snakemake benchmark file in ``folder`` (None when there is none)."""
-    files = sorted(folder.glob("*.tsv"))
-    return sum(float(pd.read_csv(path, sep="\t")["s"].iloc[-1]) for path in files) if files else None
-
-
-def _planned_seconds(configfile: str) -> float | None:
-    path = workflow.planned_jobs_file(configfile)
-    if not path.is_file():
+def _benchmark_seconds(files: list[Path]) -> float | None:
+    """The sum of the last ``s`` of each Snakemake benchmark file (None when one is missing)."""
+    if not files or not all(path.is_file() for path in files):
         return None
-    seconds = pd.read_csv(path)["predicted_s"]
-    return None if seconds.isna().any() else float(seconds.sum())
+    return sum(float(pd.read_csv(path, sep="\t")["s"].iloc[-1]) for path in files)
+
+
+def _planned_seconds(configfile: str, jobs: list[str]) -> float | None:
+    """The plan's predicted seconds of ``jobs`` (None without a plan for the config or with a job it cannot predict)."""
+    planned = workflow.planned_job_seconds(configfile)
+    return sum(planned[job] for job in jobs) if jobs and all(job in planned for job in jobs) else None
 
 
 def _notebook_date(notebook: Path) -> str | None:
@@ -76,19 +79,24 @@ def _notebook_date(notebook: Path) -> str | None:
     return None if not end else f"{end[:10]} {end[11:16]} UTC"
 
 
-def run_facts(config: dict, configfile: str) -> RunFacts:
-    """The facts of the workflow run whose outputs ``config`` names (read after its notebooks ran)."""
+def run_facts(config: dict, configfile: str, analysis: Analysis | None = None) -> RunFacts:
+    """The facts of the workflow run whose outputs ``config`` names (read after its notebooks ran): of one
+    ``analysis`` (its notebook and its run jobs), or of the whole run."""
     dirs = workflow.output_dirs(config)
-    notebooks = [Path(workflow.outputs(config, analysis)["notebook"]) for analysis in workflow.enabled(config)]
+    analyses = [analysis] if analysis is not None else workflow.enabled(config)
+    run_ids = {run_id for a in analyses for run_id in workflow.analysis_runs(config, a)}
+    jobs = [job for job, batch in workflow.run_batches(config).items() if {spec.run_id for spec in batch} <= run_ids]
+    notebooks = [Path(workflow.outputs(config, a)["notebook"]) for a in analyses]
     dates = sorted(filter(None, map(_notebook_date, notebooks)))
     git = git_state()
     commit = (git["commit"] or "no git checkout")[:10] + (" (with uncommitted changes)" if git["dirty"] else "")
-    notebook_bench = Path(dirs["benchmarks"])
-    notebooks_s = sum(float(pd.read_csv(p, sep="\t")["s"].iloc[-1]) for p in
-                      (notebook_bench / f"{n.stem}.tsv" for n in notebooks) if p.is_file()) or None
-    return RunFacts(date=dates[-1] if dates else "not run yet", commit=commit, configfile=configfile,
-                    models=tuple(sorted({spec.model for spec in workflow.run_specs(config).values()})), run_jobs_s=_benchmark_seconds(Path(dirs["benchmarks"], "runs")),
-                    notebooks_s=notebooks_s, planned_s=_planned_seconds(configfile))
+    specs = workflow.run_specs(config)
+    return RunFacts(scope="this analysis" if analysis is not None else "all analyses",
+                    date=dates[-1] if dates else "not run yet", commit=commit, configfile=configfile,
+                    models=tuple(sorted({specs[run_id].model for run_id in run_ids if run_id in specs})), run_jobs=len(jobs),
+                    run_jobs_s=_benchmark_seconds([Path(dirs["benchmarks"], "runs", f"{job}.tsv") for job in jobs]),
+                    planned_s=_planned_seconds(configfile, jobs),
+                    notebooks_s=_benchmark_seconds([Path(dirs["benchmarks"], f"{n.stem}.tsv") for n in notebooks]))
 
 
 def _seconds(value: float | None) -> str:
@@ -97,13 +105,17 @@ def _seconds(value: float | None) -> str:
 
 def facts_html(facts: RunFacts) -> str:
     """The run's facts as one line of labelled items."""
-    plan = (f"planned {_seconds(facts.planned_s)} by <code>helmlite plan</code>" if facts.planned_s is not None else
-            f"no plan (<code>helmlite plan --configfile {html.escape(facts.configfile)}</code> predicts it)")
+    if facts.run_jobs == 0:
+        runs = "none (no model runs)"
+    elif facts.planned_s is not None:
+        runs = f"{facts.run_jobs}: {_seconds(facts.run_jobs_s)} measured · {_seconds(facts.planned_s)} planned by <code>helmlite plan</code>"
+    else:
+        runs = (f"{facts.run_jobs}: {_seconds(facts.run_jobs_s)} measured · no plan "
+                f"(<code>helmlite plan --configfile {html.escape(facts.configfile)}</code> predicts it)")
     items = [("ran", html.escape(facts.date)), ("commit", f"<code>{html.escape(facts.commit)}</code>"),
              ("config", f"<code>{html.escape(facts.configfile)}</code>"),
-             ("models", html.escape(", ".join(facts.models)) or "—"),
-             ("run jobs", f"{_seconds(facts.run_jobs_s)} measured · {plan}"),
-             ("notebooks", _seconds(facts.notebooks_s))]
+             ("models", html.escape(", ".join(facts.models)) or "none"),
+             (f"run jobs ({facts.scope})", runs), ("notebooks", _seconds(facts.notebooks_s))]
     return "<p class='hl-facts'>" + " ".join(f"<span><b>{label}</b> {value}</span>" for label, value in items) + "</p>"
 
 
