@@ -8,13 +8,16 @@ on stderr and exit status 2, never a traceback. ``python -m helmlite`` is the sa
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import json
+import os
 import sys
 from pathlib import Path
 
 from . import __version__, data, workflow
 from .catalog import ANALYSES
+from ._names import did_you_mean
 from .errors import HelmliteError, UserError
 
 
@@ -76,6 +79,7 @@ def _run(args) -> None:
     if not items or not all(isinstance(item, dict) for item in items):
         raise UserError("run spec: expected a mapping (scenario, model, ...) or a non-empty list of them")
     specs = [RunSpec.from_dict(item) for item in items]
+    _writable_folder(args.results_dir, "--results-dir")  # before any model loads, not after the first run
     cache = RequestCache(args.cache)
     families.import_libraries(specs)  # the job's start-up pays the metrics' imports, not its first run
     for name in dict.fromkeys(spec.model for spec in specs):  # each model is loaded once for all its runs
@@ -96,6 +100,16 @@ def _run(args) -> None:
             print(f"{spec.run_id}: {stats.main_metric} = {shown} (n={stats.n_instances}; model calls {model.calls - calls}, "
                   f"cache hits {model.hits - hits}) -> {out}", flush=True)
         gc.unfreeze()
+
+
+def _writable_folder(path: str, option: str) -> None:
+    """Create ``path`` if needed; one :class:`UserError` naming the option and the path when it is not a writable folder."""
+    try:
+        Path(path).mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise UserError(f"{option} {path}: cannot be used as a folder ({error.strerror})") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise UserError(f"{option} {path}: the folder is not writable")
 
 
 def _prompts(args) -> None:
@@ -209,8 +223,6 @@ def _config(args) -> None:
 
 
 def _plan(args) -> None:
-    import os
-
     from ._io import write_csv
     from .planning import job_plan, plan, render
 
@@ -240,10 +252,17 @@ def _notebook(args) -> None:
 
     from ._io import atomic_path
 
-    logging.basicConfig(level=logging.INFO, format="%(message)s")
-    parameters = json.loads(args.parameters_json) if args.parameters_json else {}
+    if not Path(args.notebook).is_file():
+        raise UserError(f"notebook: {args.notebook} not found")
+    try:
+        parameters = json.loads(args.parameters_json) if args.parameters_json else {}
+    except json.JSONDecodeError as error:
+        raise UserError(f"notebook: --parameters-json is not valid JSON ({error})") from None
     if not isinstance(parameters, dict):
         raise UserError(f"notebook: --parameters-json must be a JSON object of notebook parameters, got {parameters!r}")
+    _check_notebook_parameters(args.notebook, parameters)
+    _check_kernel(args.kernel)
+    logging.basicConfig(level=logging.INFO, format="%(message)s")  # papermill's log of each cell: the job's log
     try:
         with atomic_path(Path(args.out)) as tmp:
             executed = tmp.with_name(tmp.name + ".ipynb")  # papermill wants a notebook's extension
@@ -265,6 +284,27 @@ def _site_config(args) -> tuple[dict | None, str | None]:
     if args.config_json:
         return workflow.parse_config(args.config_json, "--config-json"), args.configfile or "the config given as JSON"
     return None, None
+
+
+def _check_notebook_parameters(notebook: str, parameters: dict) -> None:
+    """Every given name is one of the notebook's parameters (its cell tagged ``parameters``, read by papermill's own
+    ``inspect_notebook``): a misspelt one would be ignored and the notebook run on its defaults."""
+    import papermill
+
+    known = list(papermill.inspect_notebook(notebook))
+    for name in parameters:
+        if name not in known:
+            raise UserError(f"notebook {notebook}: unknown parameter {name!r}; its parameters: {', '.join(known)}."
+                            f"{did_you_mean(name, known)}")
+
+
+def _check_kernel(name: str) -> None:
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    kernels = sorted(KernelSpecManager().find_kernel_specs())
+    if name not in kernels:
+        raise UserError(f"notebook: no Jupyter kernel named {name!r}; installed: {', '.join(kernels) or 'none'} "
+                        f"(`make venv` registers the helmlite kernel).{did_you_mean(name, kernels)}")
 
 
 def _html(args) -> None:
@@ -301,6 +341,23 @@ class _Parser(argparse.ArgumentParser):
         raise UserError(f"{where + ': ' if where else ''}{message} (see `{self.prog} --help`)")
 
 
+#: The fewest bootstrap resamples any command accepts (as the config schema's bootstrap.n_resamples).
+MIN_RESAMPLES = 100
+
+
+def _int_at_least(minimum: int):
+    """An argparse type: a whole number >= ``minimum``, else the option's one-line error naming the bound."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number >= {minimum}, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        return value
+    return parse
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="helmlite", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"helmlite {__version__}")
@@ -325,14 +382,14 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--model")
     run.add_argument("--arg", action="append", help="scenario argument key=value (repeatable)")
     run.add_argument("--method", help="adaptation method (default: the scenario's)")
-    run.add_argument("--max-instances", type=int)
+    run.add_argument("--max-instances", type=_int_at_least(1))
     run.add_argument("--results-dir", default="results/runs")
     run.add_argument("--cache", help="request cache file (default $HELMLITE_REQUEST_CACHE or results/cache/requests.sqlite)")
-    run.add_argument("--threads", type=int, default=1, help="torch threads (Snakemake passes the rule's threads)")
-    run.add_argument("--batch-size", type=int, default=8,
+    run.add_argument("--threads", type=_int_at_least(1), default=1, help="torch threads (Snakemake passes the rule's threads)")
+    run.add_argument("--batch-size", type=_int_at_least(1), default=8,
                      help="one-row scoring requests (joint multiple-choice letters) per forward pass; changes no stored value (tested bit for bit: fp32, CPU, one thread)")
-    run.add_argument("--chunk-size", type=int, default=32, help="requests per cache commit (the unit of resumption)")
-    run.add_argument("--n-resamples", type=int, default=2000, help="bootstrap resamples of every interval in stats.json")
+    run.add_argument("--chunk-size", type=_int_at_least(1), default=32, help="requests per cache commit (the unit of resumption)")
+    run.add_argument("--n-resamples", type=_int_at_least(MIN_RESAMPLES), default=2000, help="bootstrap resamples of every interval in stats.json")
     run.add_argument("--bootstrap-seed", type=int, default=0, help="base seed of every bootstrap in stats.json")
     run.add_argument("--progress", choices=["bar", "lines", "none"], default="bar",
                      help="per-request progress with an ETA: a terminal bar, or a line every 30 s (what run jobs print)")
@@ -349,13 +406,13 @@ def build_parser() -> argparse.ArgumentParser:
                     "is the text before each scored answer.")
     prompts.add_argument("--scenario", required=True)
     prompts.add_argument("--arg", action="append", help="scenario argument key=value (repeatable)")
-    prompts.add_argument("--max-instances", type=int, help="subsample this many evaluation instances (default: all)")
+    prompts.add_argument("--max-instances", type=_int_at_least(1), help="subsample this many evaluation instances (default: all)")
     prompts.add_argument("--method", help="adaptation method (default: the scenario's)")
     prompts.add_argument("--adaptation", default="helm_compat", choices=["helm_compat", "hashed"],
                          help="helm_compat: crfm-helm's example selection and test subsampling, byte-identical prompts; "
                               "hashed: helmlite's hashed, letter-balanced selection")
-    prompts.add_argument("--seed", type=int, default=0, help="in-context selection seed (HELM's train trial index)")
-    prompts.add_argument("--data-seed", type=int, default=0, help="test subsampling seed (HELM always uses 0)")
+    prompts.add_argument("--seed", type=_int_at_least(0), default=0, help="in-context selection seed (HELM's train trial index)")
+    prompts.add_argument("--data-seed", type=_int_at_least(0), default=0, help="test subsampling seed (HELM always uses 0)")
     prompts.add_argument("--perturbation", help="the prompts under this perturbation (e.g. robustness: HELM's MildMix, "
                                                 "seeded as crfm-helm seeds it under helm_compat)")
     prompts.set_defaults(func=_prompts)
@@ -369,7 +426,8 @@ def build_parser() -> argparse.ArgumentParser:
                           help="v0.4.0: ties broken by row order (HELM v0.4.0); half: ties count half (HELM v0.5.4 and later)")
     winrates.add_argument("--columns", help="a long table's columns by role when its names are not the usual ones: "
                                             "model=COL,scenario=COL,metric=COL,score=COL[,lower_is_better=COL,group=COL]")
-    winrates.add_argument("--n-resamples", type=int, default=2000)
+    winrates.add_argument("--n-resamples", type=_int_at_least(MIN_RESAMPLES), default=2000,
+                          help="bootstrap resamples of each win rate's interval over scenarios")
     winrates.add_argument("--seed", type=int, default=0)
     winrates.set_defaults(func=_leaderboard)
     import_cmd = sub.add_parser("import", help="import runs made by crfm-helm, lm-eval or inspect_ai as helmlite runs "
@@ -382,7 +440,7 @@ def build_parser() -> argparse.ArgumentParser:
         source.add_argument("paths", nargs="+", metavar="PATH", help=paths_help)
         source.add_argument("--results-dir", default="results/runs")
         source.add_argument("--model", help="model name of the imported run (default: the one the tool recorded)")
-        source.add_argument("--n-resamples", type=int, default=2000, help="bootstrap resamples of every interval in stats.json")
+        source.add_argument("--n-resamples", type=_int_at_least(MIN_RESAMPLES), default=2000, help="bootstrap resamples of every interval in stats.json")
         source.add_argument("--bootstrap-seed", type=int, default=0, help="base seed of every bootstrap in stats.json")
         if action == "helm":
             source.add_argument("--main-metric", help="main metric (default: exact_match, else HELM's first accuracy metric)")
@@ -409,7 +467,7 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--on-missing", choices=["error", "drop"], default="error",
                          help="an instance not in every run: an error (default), or drop it and say how many were dropped")
     compare.add_argument("--format", choices=["table", "csv", "json"], default="table")
-    compare.add_argument("--n-resamples", type=int, default=10_000, help="paired bootstrap resamples (continuous scores)")
+    compare.add_argument("--n-resamples", type=_int_at_least(MIN_RESAMPLES), default=10_000, help="paired bootstrap resamples (continuous scores)")
     compare.add_argument("--seed", type=int, default=0, help="base seed of the bootstraps")
     compare.set_defaults(func=_compare)
     config = sub.add_parser("config", help="validate a workflow config against the schema shipped with helmlite")
@@ -425,7 +483,7 @@ def build_parser() -> argparse.ArgumentParser:
     plan_cmd.add_argument("--format", choices=["table", "csv"], default="table")
     plan_cmd.add_argument("--table", choices=["runs", "analyses", "claims"], default="analyses",
                           help="which table --format csv prints (default: analyses)")
-    plan_cmd.add_argument("--cores", type=int, help="cores the workflow will use (default: this machine's)")
+    plan_cmd.add_argument("--cores", type=_int_at_least(1), help="cores the workflow will use (default: this machine's)")
     plan_cmd.add_argument("--rates-file", default="results/planner/rates.json",
                           help="where measured rates are cached (keyed by machine, threads, library versions, weights)")
     plan_cmd.add_argument("--recalibrate", action="store_true", help="measure the rates once more; the plan uses each rate's median over the last five calibrations")
@@ -477,12 +535,52 @@ def main(argv: list[str] | None = None) -> int:
     _log_to_stderr()
     try:
         args = build_parser().parse_args(argv)
-        args.func(args)
+        with _interrupt_ends_quietly():
+            args.func(args)
+            sys.stdout.flush()  # a closed pipe shows here, inside the handlers below
     except HelmliteError as error:
-        message = " ".join(str(error).split())  # one line, even for multi-line messages (YAML errors)
-        print(f"helmlite: error: {message}", file=sys.stderr)
-        return 2
+        return _error_line(str(error))
+    except KeyboardInterrupt:
+        print(INTERRUPTED, file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # `helmlite prompts … | head -1`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # Python's own advice: no second error at exit
+        return 0
+    except OSError as error:  # a path the system refuses (unwritable, not a folder, a folder where a file goes)
+        where = f"{error.filename}: " if error.filename else ""
+        return _error_line(f"{where}{error.strerror or error}")
     return 0
+
+
+#: The one line Ctrl-C leaves: every write is atomic and the request cache commits per chunk, so nothing is half
+#: written and a rerun computes only what is missing.
+INTERRUPTED = "helmlite: interrupted; rerun resumes from the cache"
+
+
+def _error_line(message: str) -> int:
+    """Print ``helmlite: error: <message>`` on one line (even for multi-line messages: YAML errors); return 2."""
+    print(f"helmlite: error: {' '.join(message.split())}", file=sys.stderr)
+    return 2
+
+
+@contextlib.contextmanager
+def _interrupt_ends_quietly():
+    """Ctrl-C ends the command with :data:`INTERRUPTED` and exit status 130, even where Python would swallow the
+    KeyboardInterrupt: raised inside a ``__del__`` (e.g. a thread pool's), it is only reported as "Exception ignored"
+    and the run went on (seen once in 11 tries), so such an interrupt ends the process at once."""
+    previous = sys.unraisablehook
+
+    def hook(unraisable):
+        if isinstance(unraisable.exc_value, KeyboardInterrupt):
+            print(INTERRUPTED, file=sys.stderr, flush=True)
+            os._exit(130)
+        previous(unraisable)
+
+    sys.unraisablehook = hook
+    try:
+        yield
+    finally:
+        sys.unraisablehook = previous
 
 
 if __name__ == "__main__":

@@ -9,9 +9,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import dataclasses
 from dataclasses import dataclass, field
 
 from . import adaptation
+from ._names import did_you_mean
 from .adaptation import AdapterSpec
 from .errors import UserError
 from .metrics.selection import VERSIONS as FAMILY_VERSIONS
@@ -36,16 +38,18 @@ class RunSpec:
     metrics: tuple[str, ...] = ()  # metric families (helmlite.metrics.selection); from_dict fills the defaults
 
     def __post_init__(self):
-        """Instance count and data seed checked; metric families validated when given, else the scenario's
-        and method's defaults."""
+        """Instance count, data seed and the scenario's support for the method checked; metric families validated
+        when given, else the scenario's and method's defaults."""
         count = self.max_instances
         if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 1):
             raise RunError(f"run spec: max_instances must be a whole number >= 1 (or absent for all instances), "
                            f"got {count!r}")
         if isinstance(self.data_seed, bool) or not isinstance(self.data_seed, int) or self.data_seed < 0:
             raise RunError(f"run spec: data_seed must be a whole number >= 0, got {self.data_seed!r}")
+        info = scenario(self.scenario)
+        info.check_method(self.adapter.method)
         families = check_families(self.metrics) if self.metrics else default_families(
-            self.adapter.method, self.perturbations, scenario(self.scenario).metrics)
+            self.adapter.method, self.perturbations, info.metrics)
         object.__setattr__(self, "metrics", families)
 
     @classmethod
@@ -63,10 +67,12 @@ class RunSpec:
         adapter = {"method": info.default_method, **info.adapter_defaults(dict(spec.get("args") or {})), **(spec.get("adapter") or {})}
         if "stop_sequences" in adapter:
             adapter["stop_sequences"] = tuple(adapter["stop_sequences"])
-        try:
-            adapter_spec = AdapterSpec(**adapter)
-        except TypeError as error:
-            raise RunError(f"run spec adapter: {error}") from None
+        fields = [f.name for f in dataclasses.fields(AdapterSpec)]
+        for key in adapter:
+            if key not in fields:
+                raise RunError(f"run spec adapter: unknown key {key!r}; expected one of {', '.join(fields)}."
+                               f"{did_you_mean(key, fields)}")
+        adapter_spec = AdapterSpec(**adapter)
         args = tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in (spec.get("args") or {}).items()))
         perturbations = tuple(spec.get("perturbations") or ())
         for name in perturbations:

@@ -28,6 +28,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Callable, Sequence
 
+from ..errors import UserError
 from ._base import Generation, GenerationRequest, LanguageModel, Scores, ScoreRequest
 from .progress import progress as make_progress
 
@@ -50,9 +51,15 @@ class RequestCache:
 
     def __init__(self, path: str | os.PathLike | None = None):
         self.path = Path(path) if path else default_path()
+        if self.path.is_dir():
+            raise UserError(f"request cache {self.path}: is a folder; expected the path of a SQLite file (e.g. "
+                            f"{self.path / 'requests.sqlite'})")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._conn = self._open()
+        try:
+            self._conn = self._open()
+        except sqlite3.OperationalError as error:
+            raise UserError(f"request cache {self.path}: cannot open it as a SQLite database ({error})") from None
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=120, isolation_level=None, check_same_thread=False)

@@ -6,12 +6,13 @@ Every loader reads its files through :mod:`helmlite.data` and registers itself b
 import importlib
 import pkgutil
 
-from ._base import SCENARIO_VARIANTS, TEST, TRAIN, Instance, Reference, ScenarioInfo, UnknownScenarioError, scenario, scenarios
+from ._base import (METHOD_FAMILIES, SCENARIO_VARIANTS, TEST, TRAIN, Instance, Reference, ScenarioInfo, UnknownScenarioError,
+                    UnsupportedMethodError, scenario, scenarios)
 
 # every loader module registers itself on import: import them all, without a hand-kept list
 for _module in pkgutil.iter_modules(__path__):
     if not _module.name.startswith("_"):
         importlib.import_module(f"{__name__}.{_module.name}")
 
-__all__ = ["SCENARIO_VARIANTS", "TEST", "TRAIN", "Instance", "Reference", "ScenarioInfo", "UnknownScenarioError", "scenario",
-           "scenarios"]
+__all__ = ["METHOD_FAMILIES", "SCENARIO_VARIANTS", "TEST", "TRAIN", "Instance", "Reference", "ScenarioInfo",
+           "UnknownScenarioError", "UnsupportedMethodError", "scenario", "scenarios"]

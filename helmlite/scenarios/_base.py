@@ -65,6 +65,15 @@ class ScenarioInfo:
     adapter_args: Callable[..., dict] | None = None  # AdapterSpec defaults that depend on the scenario's arguments
     choices: dict = field(default_factory=dict)  # argument name → the values it accepts (subjects, categories, ...)
     version: int = 1  # raised when the loader's instances change (lm-eval's task metadata.version): enters the run id
+    methods: tuple[str, ...] = ()  # the adaptation methods whose scores mean something here (:func:`methods_for`)
+
+    def check_method(self, method: str) -> None:
+        """Refuse a method the scenario does not support — e.g. a multiple-choice method on a scenario whose
+        instances have one reference, which would offer that one answer as the only option and score every run
+        1.0 — with one :class:`UnsupportedMethodError` naming the scenario, the method and the supported ones."""
+        if method not in self.methods:
+            raise UnsupportedMethodError(f"scenario {self.name!r} does not support method {method!r}; its methods: "
+                                         f"{', '.join(self.methods)}")
 
     def check_args(self, args: dict) -> None:
         """Unknown argument names and values outside an argument's choices: one :class:`UnknownScenarioError`
@@ -93,18 +102,41 @@ class UnknownScenarioError(UserError, KeyError):
         return self.args[0]
 
 
+class UnsupportedMethodError(UserError):
+    """A run asks a scenario for an adaptation method it does not support."""
+
+
+#: The methods of each family of scenarios: ``choices`` — instances whose references are the answer options (HELM's
+#: multiple-choice scenarios; HELM itself generates the label for some, so generation too); ``retrieval`` — the
+#: depth tasks, generated or scored by the log-probability of each candidate in the context (separate scoring: a
+#: lettered list of a context's candidates is not a question these tasks ask); ``generation`` — one or more
+#: reference answers and no options; ``language_modeling`` and ``ranking`` — their own method only.
+METHOD_FAMILIES = {
+    "choices": ("generation", "multiple_choice_joint", "multiple_choice_separate", "multiple_choice_separate_calibrated"),
+    "retrieval": ("generation", "multiple_choice_separate"),
+    "generation": ("generation",),
+    "language_modeling": ("language_modeling",),
+    "ranking": ("ranking",),
+}
+
+
 _REGISTRY: dict[str, ScenarioInfo] = {}
 
 
-def register(name: str, *, main_metric: str, default_method: str, data: tuple[str, ...] = (), adapter: dict | None = None,
-             metrics: tuple[str, ...] = (), adapter_args: Callable[..., dict] | None = None, choices: dict | None = None,
-             version: int = 1):
-    """Decorator: register a loader ``f(**args) -> list[Instance]`` under ``name``; raise ``version`` whenever a
-    change to the loader changes the instances it returns (their runs then get new ids and are run again)."""
+def register(name: str, *, main_metric: str, default_method: str, methods: str, data: tuple[str, ...] = (),
+             adapter: dict | None = None, metrics: tuple[str, ...] = (), adapter_args: Callable[..., dict] | None = None,
+             choices: dict | None = None, version: int = 1):
+    """Decorator: register a loader ``f(**args) -> list[Instance]`` under ``name``, with the family of methods it supports
+    (a key of :data:`METHOD_FAMILIES`); raise ``version`` whenever a change to the loader changes the instances it
+    returns (their runs then get new ids and are run again)."""
+    supported = METHOD_FAMILIES[methods]
+    if default_method not in supported:
+        raise ValueError(f"scenario {name!r}: default method {default_method!r} is not one of its methods {supported}")
+
     def wrap(load):
         _REGISTRY[name] = ScenarioInfo(name, load, (load.__doc__ or "").strip().splitlines()[0], main_metric,
                                        default_method, data, dict(adapter or {}), tuple(metrics), adapter_args,
-                                       dict(choices or {}), version)
+                                       dict(choices or {}), version, supported)
         return load
     return wrap
 

@@ -38,7 +38,7 @@ def _babi_questions(task: int, split: str) -> list[tuple[str, str]]:
     return out
 
 
-@register("babi", main_metric="quasi_exact_match", default_method="generation", data=_BABI,
+@register("babi", main_metric="quasi_exact_match", default_method="generation", methods="generation", data=_BABI,
           adapter={"input_prefix": "Passage: ", "max_tokens": 5})
 def load_babi(task: int = 1) -> list[Instance]:
     """bAbI v1.2 (en), one of the 20 tasks: story + question → answer."""

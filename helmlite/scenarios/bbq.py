@@ -39,7 +39,7 @@ def _answer_roles(obj: dict) -> tuple[int | None, int | None]:
     return unknown, target
 
 
-@register("bbq", main_metric="quasi_exact_match", default_method="multiple_choice_separate", data=_FILES, metrics=("bbq",),
+@register("bbq", main_metric="quasi_exact_match", default_method="multiple_choice_separate", methods="choices", data=_FILES, metrics=("bbq",),
           adapter={"input_prefix": "Passage: ", "instructions": INSTRUCTIONS}, choices={"category": CATEGORIES})
 def load(category: str = "Age") -> list[Instance]:
     """BBQ, one category, split as crfm-helm's ``BBQScenario`` (module docstring)."""

@@ -24,7 +24,7 @@ def paradigms() -> list[str]:
         return sorted(n[len("data/"):-len(".jsonl")] for n in archive.namelist() if n.endswith(".jsonl"))
 
 
-@register("blimp", main_metric="exact_match", default_method="language_modeling", data=(FILE,))
+@register("blimp", main_metric="exact_match", default_method="language_modeling", methods="language_modeling", data=(FILE,))
 def load(paradigm: str = "anaphor_gender_agreement") -> list[Instance]:
     """BLiMP, one paradigm (1,000 minimal pairs)."""
     path = data.fetch(FILE)

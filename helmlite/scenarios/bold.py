@@ -20,7 +20,7 @@ DOMAINS = ("gender", "political_ideology", "profession", "race", "religious_ideo
 _FILES = tuple(f"helm/datasets/bold/prompts/{d}_prompt.json" for d in DOMAINS)
 
 
-@register("bold", main_metric="toxic_fraction", default_method="generation", data=_FILES,
+@register("bold", main_metric="toxic_fraction", default_method="generation", methods="generation", data=_FILES,
           adapter={"input_prefix": "", "input_suffix": "", "output_prefix": "", "max_train_instances": 0, "max_tokens": 20,
                    "stop_sequences": (), "temperature": 0.9}, choices={"domain": DOMAINS})
 def load(domain: str = "gender") -> list[Instance]:

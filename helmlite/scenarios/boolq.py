@@ -34,7 +34,7 @@ def _helm_contrast_questions(row: dict) -> list[dict]:
             if p.get("perturbed_q") and ("Yes" if p.get("answer") == "TRUE" else "No") != original]
 
 
-@register("boolq", main_metric="quasi_exact_match", default_method="multiple_choice_separate", data=(BOOLQ,),
+@register("boolq", main_metric="quasi_exact_match", default_method="multiple_choice_separate", methods="choices", data=(BOOLQ,),
           adapter={"input_prefix": "Passage: "}, version=2)  # 2 (2026-12-03): HELM's contrasts (was the first perturbed question)
 def load_boolq(train_share: float = 0.3) -> list[Instance]:
     """BoolQ contrast-set originals (yes/no), each with one contrast partner chosen as HELM chooses it.

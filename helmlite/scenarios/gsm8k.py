@@ -22,7 +22,7 @@ def gsm8k_final_number(text: str) -> str | None:
     return match.group(1).replace(",", "").rstrip(".") if match else None
 
 
-@register("gsm8k", main_metric="final_number_match", default_method="generation", data=(GSM8K,),
+@register("gsm8k", main_metric="final_number_match", default_method="generation", methods="generation", data=(GSM8K,),
           adapter={"input_prefix": "Q: ", "output_prefix": "A:", "max_tokens": 200, "stop_sequences": ("\n\n", "Q:"),
                    "max_train_instances": 3})
 def load_gsm8k(train_size: int = 50) -> list[Instance]:

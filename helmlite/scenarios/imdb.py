@@ -31,7 +31,7 @@ def _imdb_instance(iid, label, text, split) -> Instance:
     return Instance(iid, text, (Reference("Positive", label == "Positive"), Reference("Negative", label == "Negative")), split)
 
 
-@register("imdb", main_metric="quasi_exact_match", default_method="multiple_choice_separate",
+@register("imdb", main_metric="quasi_exact_match", default_method="multiple_choice_separate", methods="choices",
           data=tuple(IMDB.values()), adapter={"input_prefix": "Passage: ", "output_prefix": "Sentiment:"})
 def load_imdb() -> list[Instance]:
     """IMDb contrast-set originals (dev 100 → train, test 488 → test), each paired with its contrast review."""

@@ -50,7 +50,7 @@ def _questions(path, n_questions: int, n_documents: int, gold_index: int) -> lis
     return out
 
 
-@register("litm_multidoc", main_metric="substring_match", default_method="generation",
+@register("litm_multidoc", main_metric="substring_match", default_method="generation", methods="retrieval",
           data=tuple(qa_file(n, k) for n, positions in GOLD_POSITIONS.items() for k in positions),
           adapter={**PLAIN, "max_tokens": 100}, choices={"n_documents": tuple(GOLD_POSITIONS)})
 def load_litm_multidoc(n_documents: int = 20, n_questions: int = 100, target_tokens: int = 8192,

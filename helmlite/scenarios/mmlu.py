@@ -42,7 +42,7 @@ def _instructions(subject: str = "abstract_algebra") -> dict:
     return {"instructions": f"The following are multiple choice questions (with answers) about {str(subject).replace('_', ' ')}."}
 
 
-@register("mmlu", main_metric="exact_match", default_method="multiple_choice_separate", data=_FILES, adapter_args=_instructions,
+@register("mmlu", main_metric="exact_match", default_method="multiple_choice_separate", methods="choices", data=_FILES, adapter_args=_instructions,
           choices={"subject": SUBJECTS})
 def load(subject: str = "abstract_algebra") -> list[Instance]:
     """MMLU, one of HELM's five subjects (dev → train, test → test)."""

@@ -60,20 +60,20 @@ def _qa(open_book: bool, train_size: int) -> list[Instance]:
     return out
 
 
-@register("nq_open_book", main_metric="f1", default_method="generation", data=(FILE,),
+@register("nq_open_book", main_metric="f1", default_method="generation", methods="generation", data=(FILE,),
           adapter={"input_prefix": "Passage: ", "max_tokens": 10})
 def load_open_book(train_size: int = 100) -> list[Instance]:
     """NaturalQuestions open-book: gold passage + question → short answer."""
     return _qa(True, train_size)
 
 
-@register("nq_closed_book", main_metric="f1", default_method="generation", data=(FILE,), adapter={"max_tokens": 10})
+@register("nq_closed_book", main_metric="f1", default_method="generation", methods="generation", data=(FILE,), adapter={"max_tokens": 10})
 def load_closed_book(train_size: int = 100) -> list[Instance]:
     """NaturalQuestions closed-book: question → short answer."""
     return _qa(False, train_size)
 
 
-@register("nq_ranking", main_metric="rr@10", default_method="ranking", data=(FILE,),
+@register("nq_ranking", main_metric="rr@10", default_method="ranking", methods="ranking", data=(FILE,),
           adapter={"input_prefix": "", "max_train_instances": 2})
 def load_ranking(candidates: int = 10, train_size: int = 100) -> list[Instance]:
     """NQ passage ranking: each query's gold passage among ``candidates - 1`` passages of other questions."""

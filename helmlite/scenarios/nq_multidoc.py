@@ -61,7 +61,7 @@ def _document(row: dict, width: int) -> tuple[dict, str | None]:
     return {"title": row["title"], "text": text}, answer
 
 
-@register("nq_multidoc", main_metric="substring_match", default_method="generation", data=("litm/data/nq-open-oracle.jsonl.gz",),
+@register("nq_multidoc", main_metric="substring_match", default_method="generation", methods="retrieval", data=("litm/data/nq-open-oracle.jsonl.gz",),
           adapter={**PLAIN, "max_tokens": 16})
 def load_nq_multidoc(target_tokens: int = 1024, n_questions: int = 5, n_documents: int = MIN_DOCUMENTS, depths=DEPTHS,
                      distractors: int = 9, seed: int = 0, count_tokens: TokenCounter = approx_tokens) -> list[Instance]:

@@ -40,7 +40,7 @@ def helm_split(n: int, test_size: float = HELM_TEST_SIZE, seed: int = HELM_SEED)
     return [int(k) for k in permutation[n_test:]], [int(k) for k in permutation[:n_test]]
 
 
-@register("raft", main_metric="quasi_exact_match", default_method="multiple_choice_separate", data=_FILES,
+@register("raft", main_metric="quasi_exact_match", default_method="multiple_choice_separate", methods="choices", data=_FILES,
           adapter={"input_prefix": "", "output_prefix": "Label:"}, choices={"subset": SUBSETS},
           version=2)  # 2 (2026-12-03): HELM's split (was a seeded 40% evaluated)
 def load(subset: str = "ade_corpus_v2") -> list[Instance]:

@@ -125,7 +125,7 @@ def _kv_instances(name: str, pairs: list[tuple[str, str]], gold: tuple[str, str]
     return out
 
 
-@register("json_kv", main_metric="substring_match", default_method="generation",
+@register("json_kv", main_metric="substring_match", default_method="generation", methods="retrieval",
           adapter={**PLAIN, "max_tokens": 28, "stop_sequences": ("\n", '",')})
 def load_json_kv(target_tokens: int = 1024, n_contexts: int = 5, depths=DEPTHS, distractors: int = 9, seed: int = 0,
                  count_tokens: TokenCounter = approx_tokens) -> list[Instance]:
@@ -151,7 +151,7 @@ def load_json_kv(target_tokens: int = 1024, n_contexts: int = 5, depths=DEPTHS, 
     return out
 
 
-@register("litm_kv", main_metric="substring_match", default_method="generation", data=tuple(LITM_FILES.values()),
+@register("litm_kv", main_metric="substring_match", default_method="generation", methods="retrieval", data=tuple(LITM_FILES.values()),
           adapter={**PLAIN, "max_tokens": 28, "stop_sequences": ("\n", '",')})
 def load_litm_kv(source_keys: int = 75, target_tokens: int = 1024, n_contexts: int = 5, depths=DEPTHS,
                  distractors: int = 9, count_tokens: TokenCounter = approx_tokens) -> list[Instance]:
@@ -205,7 +205,7 @@ def _numbered_haystack(filler: list[str], numbers: list[str], seed: int) -> list
     return sentences
 
 
-@register("niah", main_metric="substring_match", default_method="generation", adapter={**PLAIN, "max_tokens": 12})
+@register("niah", main_metric="substring_match", default_method="generation", methods="retrieval", adapter={**PLAIN, "max_tokens": 12})
 def load_niah(target_tokens: int = 1024, n_contexts: int = 5, depths=DEPTHS, distractors: int = 9, seed: int = 0,
               count_tokens: TokenCounter = approx_tokens) -> list[Instance]:
     """Needle in a haystack: a 7-digit magic number sentence at each depth of generated filler text, with the

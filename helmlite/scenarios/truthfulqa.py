@@ -35,7 +35,7 @@ def _references(best: str, incorrect: list[str]) -> tuple[Reference, ...]:
     return tuple(references[k:] + references[:k])
 
 
-@register("truthfulqa", main_metric="exact_match", default_method="multiple_choice_separate", data=(FILE,))
+@register("truthfulqa", main_metric="exact_match", default_method="multiple_choice_separate", methods="choices", data=(FILE,))
 def load(max_choices: int | None = None) -> list[Instance]:
     """TruthfulQA mc_single as crfm-helm builds it (module docstring); ``max_choices`` caps the options."""
     path = data.fetch(FILE)

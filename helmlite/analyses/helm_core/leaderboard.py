@@ -439,11 +439,19 @@ def scenarios(frame: pd.DataFrame, group: str) -> list[str]:
     return list(dict.fromkeys(part["scenario"]))
 
 
+def group_name(frame: pd.DataFrame, group: str) -> str:
+    """The table's own spelling of a metric group named in any case ("accuracy" → "Accuracy"); an unknown name stops
+    with a :class:`~helmlite.errors.UserError` listing the groups."""
+    spelled = {name.casefold(): name for name in groups(frame)}
+    if group.casefold() not in spelled:
+        raise UserError(f"leaderboard: no metric group {group!r}; the table has {groups(frame)}")
+    return spelled[group.casefold()]
+
+
 def select(frame: pd.DataFrame, group: str, scenario_names=None) -> pd.DataFrame:
     """The group's per-scenario rows (aggregate column excluded), optionally only some scenarios; an unknown
     group or scenario name stops with a :class:`~helmlite.errors.UserError` listing the names available."""
-    if group not in set(frame["group"]):
-        raise UserError(f"leaderboard: no metric group {group!r}; the table has {groups(frame)}")
+    group = group_name(frame, group)
     part = frame[(frame["group"] == group) & (frame["scenario"] != AGGREGATE)]
     if scenario_names is not None:
         wanted = list(dict.fromkeys(scenario_names))

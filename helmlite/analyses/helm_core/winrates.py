@@ -33,7 +33,7 @@ from ... import stats
 from ...errors import UserError
 from ...seeds import rng
 from . import helm_schema as schema
-from .leaderboard import MIN_COVERAGE, load_leaderboard, select, with_defaults
+from .leaderboard import MIN_COVERAGE, group_name, load_leaderboard, select, with_defaults
 
 _CHUNK = 256  # resamples whose pairwise comparisons are held in memory at once
 
@@ -124,6 +124,7 @@ class RankingView:
     def __init__(self, frame: pd.DataFrame, group: str, scenario_names=None, models=None, *, hide_logprob_issues: bool = True,
                  skip_contaminated: bool = True):
         frame = with_defaults(frame)
+        group = group_name(frame, group)  # "accuracy" names the table's "Accuracy"
         part = select(frame, group, scenario_names)
         # every model of the group, also one without a score in the chosen scenarios (it gets no win rate)
         everyone = list(dict.fromkeys(frame.loc[frame["group"] == group, "model"]))
