@@ -15,6 +15,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Iterator
 
+from .errors import UserError
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -40,7 +42,10 @@ def _new_file_beside(target: Path, attempts: int = 100) -> Path:
 def atomic_path(target: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path beside ``target``; rename it onto ``target`` only on success."""
     target = Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise UserError(f"{target}: cannot write it: a file stands where its folder {target.parent} would go") from None
     tmp_path = _new_file_beside(target)
     try:
         yield tmp_path

@@ -103,13 +103,16 @@ def _run(args) -> None:
 
 
 def _writable_folder(path: str, option: str) -> None:
-    """Create ``path`` if needed; one :class:`UserError` naming the option and the path when it is not a writable folder."""
-    try:
-        Path(path).mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise UserError(f"{option} {path}: cannot be used as a folder ({error.strerror})") from None
-    if not os.access(path, os.W_OK | os.X_OK):
-        raise UserError(f"{option} {path}: the folder is not writable")
+    """One :class:`UserError` naming the option and the path unless ``path`` is a writable folder or can be made one
+    (its nearest existing ancestor is a writable folder); nothing is created here."""
+    existing = Path(path)
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        reason = "a file is in the way" if existing == Path(path) else f"{existing} is a file, not a folder"
+        raise UserError(f"{option} {path}: cannot be used as a folder ({reason})")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise UserError(f"{option} {path}: {existing} is not writable")
 
 
 def _prompts(args) -> None:

@@ -45,7 +45,7 @@ CASES = [
     ("no subcommand", lambda t: [], "the following arguments are required: command (see `helmlite --help`)"),
     ("unknown subcommand", lambda t: ["fetchh"], "argument command: invalid choice: 'fetchh'"),
     ("bad option value", lambda t: ["run", "--max-instances", "many"],
-     "run: argument --max-instances: invalid int value: 'many' (see `helmlite run --help`)"),
+     "run: argument --max-instances: expected a whole number >= 1, got 'many' (see `helmlite run --help`)"),
     ("unknown data file (a KeyError: no quotes)", lambda t: ["fetch", "helmet/agg_results.csv"],
      "unknown data file 'helmet/agg_results.csv'"),
     ("missing config file", lambda t: ["config", str(t / "absent.yaml")], "{t}/absent.yaml: config file not found"),

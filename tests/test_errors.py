@@ -119,9 +119,9 @@ def test_cli_exits_non_zero_with_one_line(tmp_path, capsys):
     (["run", "--spec-json", "[]"], "helmlite: error: run spec: expected a mapping"),
     (["run", "--spec-json", '{"scenario": "mmlu", "model": "w", "adapter": {"method": "joint"}}'], "helmlite: error: adapter method must be one of"),
     (["run", "--scenario", "mmlu", "--model", "smollm2-135m", "--max-instances", "-1"],
-     "helmlite: error: run spec: max_instances must be a whole number >= 1"),
+     "helmlite: error: run: argument --max-instances: must be at least 1, got -1"),
     (["run", "--scenario", "mmlu", "--model", "smollm2-135m", "--max-instances", "0"],
-     "helmlite: error: run spec: max_instances must be a whole number >= 1"),
+     "helmlite: error: run: argument --max-instances: must be at least 1, got 0"),
     (["run", "--spec-json", '{"scenario": "mmlu", "model": "w", "max_instances": "two"}'],
      "helmlite: error: run spec: max_instances must be a whole number >= 1 (or absent for all instances), got 'two'"),
 ])

@@ -1,0 +1,163 @@
+"""The mistakes a new user makes (issue: no traceback, no silent nonsense), one table row each: every one ends in one
+``helmlite: error: …`` line and exit status 2 — Ctrl-C in one line and 130 — and leaves nothing half-written. The
+expected lines are the commands' own words, written here by hand."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import nbformat
+import pytest
+
+from helmlite import cli
+
+from .conftest import REPO
+
+
+def _file(t, name="afile", text="x"):
+    path = t / name
+    path.write_text(text)
+    return str(path)
+
+
+def _config_with_run(t, run: str) -> str:
+    """config/test.yaml with one more run under `runs:`."""
+    text = (REPO / "config" / "test.yaml").read_text() + f"runs:\n  - {run}\n"
+    return _file(t, "config.yaml", text)
+
+
+def _notebook(t) -> str:
+    """A notebook with a parameters cell (x, y)."""
+    cells = [nbformat.v4.new_code_cell("x = 1\ny = 2", metadata={"tags": ["parameters"]}), nbformat.v4.new_code_cell("z = x + y")]
+    path = t / "nb.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=cells, metadata={"kernelspec": {"name": "helmlite", "display_name": "helmlite", "language": "python"}}),
+                   str(path))
+    return str(path)
+
+
+MISMATCH = "scenario 'nq_closed_book' does not support method 'multiple_choice_joint'; its methods: generation"
+CASES = [
+    # 1. a wrong result refused everywhere a run is specified
+    ("multiple choice on a one-reference scenario: run",
+     lambda t: ["run", "--scenario", "nq_closed_book", "--method", "multiple_choice_joint", "--model", "smollm2-135m",
+                "--max-instances", "5"], MISMATCH),
+    ("... prompts", lambda t: ["prompts", "--scenario", "nq_closed_book", "--method", "multiple_choice_joint"], MISMATCH),
+    ("... a config's runs", lambda t: ["config", _config_with_run(
+        t, "{scenario: nq_closed_book, model: smollm2-135m, adapter: {method: multiple_choice_joint}}")],
+     "{t}/config.yaml: runs: " + MISMATCH),
+    ("... a run spec", lambda t: ["run", "--spec-json", json.dumps(
+        {"scenario": "niah", "model": "smollm2-135m", "adapter": {"method": "multiple_choice_joint"}})],
+     "scenario 'niah' does not support method 'multiple_choice_joint'; its methods: generation, multiple_choice_separate"),
+    # 2. numbers out of range, at parse time
+    ("--threads 0", lambda t: ["run", "--threads", "0"], "run: argument --threads: must be at least 1, got 0"),
+    ("--chunk-size 0", lambda t: ["run", "--chunk-size", "0"], "run: argument --chunk-size: must be at least 1, got 0"),
+    ("--batch-size 0", lambda t: ["run", "--batch-size", "0"], "run: argument --batch-size: must be at least 1, got 0"),
+    ("plan --cores 0", lambda t: ["plan", "--cores", "0"], "plan: argument --cores: must be at least 1, got 0"),
+    ("plan --cores -2", lambda t: ["plan", "--cores", "-2"], "plan: argument --cores: must be at least 1, got -2"),
+    ("import --n-resamples -5", lambda t: ["import", "lm-eval", "x.jsonl", "--n-resamples", "-5"],
+     "import lm-eval: argument --n-resamples: must be at least 100, got -5"),
+    ("leaderboard --n-resamples -1", lambda t: ["leaderboard", "winrates", "--table", "x.csv", "--n-resamples", "-1"],
+     "leaderboard winrates: argument --n-resamples: must be at least 100, got -1"),
+    ("prompts --seed -1", lambda t: ["prompts", "--scenario", "mmlu", "--seed", "-1"],
+     "prompts: argument --seed: must be at least 0, got -1"),
+    # 2. paths the system refuses
+    ("--results-dir is a file", lambda t: ["run", "--scenario", "nq_closed_book", "--model", "smollm2-135m",
+                                            "--results-dir", _file(t)],
+     "--results-dir {t}/afile: cannot be used as a folder (a file is in the way)"),
+    ("--results-dir under a file", lambda t: ["run", "--scenario", "nq_closed_book", "--model", "smollm2-135m",
+                                               "--results-dir", _file(t) + "/runs"],
+     "--results-dir {t}/afile/runs: cannot be used as a folder ({t}/afile is a file, not a folder)"),
+    ("--cache is a folder", lambda t: ["run", "--scenario", "nq_closed_book", "--model", "smollm2-135m",
+                                       "--results-dir", str(t / "runs"), "--cache", str(t)],
+     "request cache {t}: is a folder; expected the path of a SQLite file (e.g. {t}/requests.sqlite)"),
+    ("html to a path under a file", lambda t: ["html", _notebook(t), _file(t) + "/out.html"], "{t}/afile/out.html: cannot write it: a file stands where its folder {t}/afile would go"),
+    # 2. helmlite notebook
+    ("notebook: missing", lambda t: ["notebook", str(t / "absent.ipynb"), str(t / "out.ipynb")], "notebook: {t}/absent.ipynb not found"),
+    ("notebook: bad JSON", lambda t: ["notebook", _notebook(t), str(t / "out.ipynb"), "--parameters-json", "{x: 1"],
+     "notebook: --parameters-json is not valid JSON (Expecting property name enclosed in double quotes: line 1 column 2 (char 1))"),
+    ("notebook: misspelt parameter", lambda t: ["notebook", _notebook(t), str(t / "out.ipynb"), "--parameters-json", '{"xx": 3}'],
+     "notebook {t}/nb.ipynb: unknown parameter 'xx'; its parameters: x, y. Did you mean: x?"),
+    ("notebook: unknown kernel", lambda t: ["notebook", _notebook(t), str(t / "out.ipynb"), "--kernel", "helmlit"],
+     "notebook: no Jupyter kernel named 'helmlit'; installed: "),
+    # 2. a misspelt adapter key
+    ("adapter key", lambda t: ["run", "--spec-json", json.dumps({"scenario": "mmlu", "model": "smollm2-135m",
+                                                               "adapter": {"max_train_instance": 2}})],
+     "run spec adapter: unknown key 'max_train_instance'; expected one of method, "),
+]
+
+
+@pytest.mark.parametrize("case,argv,message", CASES, ids=[c[0] for c in CASES])
+def test_each_mistake_ends_in_one_line_and_writes_nothing(tmp_path, capsys, mirrored_cache, case, argv, message):
+    before = sorted(p.name for p in tmp_path.iterdir())
+    args = argv(tmp_path)
+    made = sorted(p.name for p in tmp_path.iterdir())  # what the case itself set up
+    assert cli.main(args) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("helmlite: error: "), captured.err
+    assert lines[0].removeprefix("helmlite: error: ").startswith(message.format(t=tmp_path))
+    assert sorted(p.name for p in tmp_path.iterdir()) == made and before <= made  # nothing written by the command
+    assert not (tmp_path / "runs").exists() and not (tmp_path / "out.ipynb").exists()
+
+
+def test_leaderboard_groups_match_in_any_case():
+    from helmlite.analyses.helm_core.leaderboard import group_name
+    import pandas as pd
+
+    frame = pd.DataFrame({"group": ["Accuracy", "Calibration"]})
+    assert group_name(frame, "accuracy") == group_name(frame, "ACCURACY") == "Accuracy"
+
+
+@pytest.mark.parametrize("command", [["fetch", "--list"], ["prompts", "--scenario", "mmlu", "--arg", "subject=us_foreign_policy"]])
+def test_a_closed_pipe_ends_quietly(command, mirrored_cache):
+    """`helmlite … | head -1`: the reader closes the pipe; helmlite exits 0 without a traceback."""
+    head = subprocess.run(f"{sys.executable} -m helmlite {' '.join(command)} | head -1; exit ${{PIPESTATUS[0]}}",
+                          shell=True, executable="/bin/bash", capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert (head.returncode, head.stderr) == (0, "") and len(head.stdout.splitlines()) == 1
+
+
+def test_ctrl_c_ends_in_one_line_with_status_130(tmp_path, capsys, monkeypatch):
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_config", interrupted)
+    assert cli.main(["config", "x.yaml"]) == 130
+    assert capsys.readouterr().err == "helmlite: interrupted; rerun resumes from the cache\n"
+
+
+def test_ctrl_c_raised_in_a_destructor_still_ends_the_command(tmp_path):
+    """Python only reports a KeyboardInterrupt raised inside ``__del__`` ("Exception ignored in …") and goes on; the
+    command ends there all the same, in the one line and 130."""
+    script = ("import sys; from helmlite import cli\n"
+              "class Pool:\n    def __del__(self):\n        raise KeyboardInterrupt\n"
+              "def run(args):\n    Pool()\n    import time; time.sleep(30)\n"
+              "cli._config = run\nsys.exit(cli.main(['config', 'x.yaml']))\n")
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stderr) == (130, "helmlite: interrupted; rerun resumes from the cache\n")
+    assert time.monotonic() - started < 20
+
+
+@pytest.mark.slow
+def test_ctrl_c_during_a_run_leaves_no_run_folder(tmp_path, mirrored_cache):
+    """A real SIGINT while `helmlite run` scores: one line, 130, no run folder; the rerun finishes from the cache."""
+    env = {**os.environ, "HELMLITE_REQUEST_CACHE": str(tmp_path / "cache.sqlite")}
+    argv = [sys.executable, "-m", "helmlite", "run", "--scenario", "mmlu", "--arg", "subject=us_foreign_policy",
+            "--model", "smollm2-135m", "--max-instances", "40", "--results-dir", str(tmp_path / "runs"),
+            "--progress", "lines", "--chunk-size", "4"]
+    process = subprocess.Popen(argv, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not (tmp_path / "cache.sqlite").exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(3)  # scoring has started
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err[-2000:]
+    assert err.strip().splitlines()[-1] == "helmlite: interrupted; rerun resumes from the cache" and "Traceback" not in err
+    assert not list((tmp_path / "runs").glob("*/stats.json"))
+    rerun = subprocess.run(argv[:-4] + ["--progress", "none"], cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    assert rerun.returncode == 0 and "cache hits" in rerun.stdout
