@@ -45,8 +45,9 @@ def _models(args) -> None:
 
     if args.action == "list":
         for row in models.status():
-            state = "prepared" if row["prepared"] else ("installed" if row["installed"] else "not installed")
+            state = "prepared" if row["prepared"] else ("not prepared" if row["installed"] else "not installed")
             print(f"{row['name']:14} {state:13} {row['package']:38} {row['license']:20} {row['description']}")
+        print(f"(prepared models live in {models.model_dir()}; `helmlite models prepare NAME` prepares one)")
         return
     names = list(models.EMBEDDED) if args.all else args.names
     if not names:
@@ -80,6 +81,14 @@ def _run(args) -> None:
         raise UserError("run spec: expected a mapping (scenario, model, ...) or a non-empty list of them")
     specs = [RunSpec.from_dict(item) for item in items]
     _writable_folder(args.results_dir, "--results-dir")  # before any model loads, not after the first run
+    if args.quiet or args.progress != "bar":  # transformers' own "Loading weights" bar, too, only where bars are wanted
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        try:
+            from transformers.utils import logging as transformers_logging
+        except ImportError:  # an install without the models extra (OpenAI-compatible servers only)
+            pass
+        else:
+            transformers_logging.disable_progress_bar()
     cache = RequestCache(args.cache)
     families.import_libraries(specs)  # the job's start-up pays the metrics' imports, not its first run
     for name in dict.fromkeys(spec.model for spec in specs):  # each model is loaded once for all its runs

@@ -161,3 +161,45 @@ def test_ctrl_c_during_a_run_leaves_no_run_folder(tmp_path, mirrored_cache):
     assert not list((tmp_path / "runs").glob("*/stats.json"))
     rerun = subprocess.run(argv[:-4] + ["--progress", "none"], cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
     assert rerun.returncode == 0 and "cache hits" in rerun.stdout
+
+
+# --- 3. any directory -------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("environment, cache, models, requests", [
+    ({}, "{repo}/data/external", "{repo}/data/models", "{repo}/results/cache/requests.sqlite"),  # the checkout
+    ({"HELMLITE_HOME": "{t}/home"}, "{t}/home/data/external", "{t}/home/data/models",
+     "{t}/home/results/cache/requests.sqlite"),
+    ({"HELMLITE_HOME": "{t}/home", "HELMLITE_MODEL_DIR": "{t}/m"}, "{t}/home/data/external", "{t}/m",
+     "{t}/home/results/cache/requests.sqlite"),
+])
+def test_shared_folders_follow_one_rule(tmp_path, monkeypatch, environment, cache, models, requests):
+    """helmlite.home: $HELMLITE_HOME, else the checkout; each folder's own variable wins; never the working directory."""
+    from helmlite.data import cache_dir
+    from helmlite.models import model_dir
+    from helmlite.models.cache import default_path
+
+    for name in ("HELMLITE_HOME", "HELMLITE_DATA_CACHE", "HELMLITE_MODEL_DIR", "HELMLITE_REQUEST_CACHE"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value.format(t=tmp_path))
+    monkeypatch.chdir(tmp_path)
+    where = {"repo": REPO, "t": tmp_path}
+    assert (str(cache_dir()), str(model_dir()), str(default_path())) == (
+        cache.format(**where), models.format(**where), requests.format(**where))
+
+
+@pytest.mark.slow
+def test_a_run_from_any_directory_uses_the_prepared_model_and_writes_only_its_run(tmp_path, mirrored_cache):
+    """`cd /tmp && helmlite run … --model smollm2-135m --max-instances 3`: the checkout's prepared model is found, and
+    the only thing written in the working directory is the run folder under results/runs/."""
+    env = {k: v for k, v in os.environ.items() if k not in ("HELMLITE_HOME", "HELMLITE_MODEL_DIR")}
+    env["HELMLITE_REQUEST_CACHE"] = str(tmp_path / "requests.sqlite")  # the test's own, not the checkout's cache
+    work = tmp_path / "anywhere"
+    work.mkdir()
+    done = subprocess.run([sys.executable, "-m", "helmlite", "run", "--scenario", "mmlu", "--arg", "subject=us_foreign_policy",
+                           "--model", "smollm2-135m", "--max-instances", "3", "--quiet"], cwd=work, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    written = sorted(str(p.relative_to(work)) for p in work.rglob("*") if p.is_file())
+    assert len(written) == 4 and all(p.startswith("results/runs/mmlu_subject=us_foreign_policy-smollm2-135m-") for p in written)
+    assert {p.rsplit("/", 1)[1] for p in written} == {"instances.jsonl", "manifest.json", "stats.json", "timings.json"}

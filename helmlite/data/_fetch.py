@@ -1,6 +1,6 @@
 """Fetch a registered file: cache dir → mirror dir → download, always sha256-verified, atomically.
 
-* cache: ``$HELMLITE_DATA_CACHE`` or ``data/external/`` under the working directory (git-ignored);
+* cache: ``$HELMLITE_DATA_CACHE`` or ``data/external/`` in helmlite's home (:mod:`helmlite.home`: the checkout's, git-ignored);
 * mirror: ``$HELMLITE_DATA_MIRROR``, a folder laid out like the registry names (e.g. ``../shared/data``);
 * download: the entry's canonical URL, unless ``$HELMLITE_OFFLINE=1`` or the entry is mirror-only.
 
@@ -21,6 +21,7 @@ import requests
 
 from .._io import atomic_path, write_text
 from ..errors import DataError
+from ..home import shared_path
 from ._registry import DataFile, entry
 
 CONNECT_TIMEOUT_S = 10
@@ -32,8 +33,8 @@ class FetchError(DataError, RuntimeError):
 
 
 def cache_dir() -> Path:
-    """Where fetched files live: ``$HELMLITE_DATA_CACHE`` or ``./data/external``."""
-    return Path(os.environ.get("HELMLITE_DATA_CACHE", "data/external")).absolute()
+    """Where fetched files live: ``$HELMLITE_DATA_CACHE`` or ``data/external/`` in helmlite's home (:mod:`helmlite.home`)."""
+    return shared_path("HELMLITE_DATA_CACHE", "data/external")
 
 
 def mirror_dir() -> Path | None:

