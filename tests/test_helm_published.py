@@ -385,6 +385,8 @@ def test_budget_analyses_on_the_mirror(mirrored_cache):
     named = pub.subset_ranking_agreement(frame, {"all": leaderboard.scenarios(frame, "Accuracy"), "two": ["MMLU", "BoolQ"]},
                                          seed=0, n_resamples=100)
     assert named.set_index("subset").loc["all", "kendall_tau"] == pytest.approx(1.0)
+    assert named.set_index("subset").loc["all", "note"] == "all 16 scenarios: the full ranking itself, tau = 1 by construction"
+    assert named.set_index("subset").loc["two", "note"] == ""
     low, tau, high = named.set_index("subset").loc["two", ["ci_low", "kendall_tau", "ci_high"]]
     assert 0 < low <= tau <= high < 1
     curve = pub.random_subset_curve(frame, seed=0, draws=50)

@@ -134,3 +134,18 @@ def test_significance_counts_per_study_hand_derived():
                                 "significant_reversals"]].tolist() == [3, 2, 1, 0, 1, 0]
     assert counts.loc["formats", ["pairs", "raw_p_below_05", "holm"]].tolist() == [1, 0, 0]
     assert pd.isna(counts.loc["formats", "reversals"])  # no reversal was looked for there (one model)
+
+
+def test_notes_say_why_a_table_has_no_test():
+    """The default config's design: 0 residual degrees of freedom, shots 0 and 1 only."""
+    import pandas as pd
+
+    from helmlite.analyses import sensitivity
+
+    decomposition = pd.DataFrame({"component": ["method", "residual"], "df": [1, 0], "model": ["m", "m"]})
+    assert sensitivity.variance_note(decomposition).startswith("**No F or p for m:** the design varies one factor")
+    assert sensitivity.variance_note(decomposition.assign(df=[1, 3])).startswith("F and p: type-II F tests")
+    empty = pd.DataFrame(columns=["model", "scenario", "contrast"])
+    assert sensitivity.first_step_note(empty, [1, 0]).startswith(
+        "**\"The 0→1 step is the largest\" is not tested in this run:** it compares the 0→1 step with a later one, so it "
+        "needs at least three shot counts starting at 0; this config runs 0, 1.")

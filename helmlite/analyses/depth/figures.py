@@ -8,6 +8,13 @@ import pandas as pd
 NO_RUNS = "no live depth runs under the results folder (run snakemake first)"
 
 
+def _length_colours(lengths) -> dict:
+    """One colour per context length, short to long along viridis, stopping at green (0.75): its pale yellow end
+    is hard to see on white."""
+    lengths = list(lengths)
+    return {length: plt.cm.viridis(0.75 * k / max(1, len(lengths) - 1)) for k, length in enumerate(lengths)}
+
+
 def _no_runs(message: str) -> plt.Figure:
     fig, ax = plt.subplots(figsize=(6, 2.5))
     ax.text(0.5, 0.5, message, ha="center", va="center", fontsize=8, color="grey", transform=ax.transAxes)
@@ -28,7 +35,7 @@ def live_curves(curves: pd.DataFrame) -> plt.Figure:
     fig, axes = plt.subplots(len(tasks), len(columns), figsize=(max(6.0, 3.0 * len(columns)), 2.5 * len(tasks) + 1.4), squeeze=False,
                              sharex=True, sharey=True, layout="constrained")
     lengths = sorted(curves["length"].unique())
-    colours = {length: plt.cm.viridis(k / max(1, len(lengths) - 1)) for k, length in enumerate(lengths)}
+    colours = _length_colours(lengths)
     for i, task in enumerate(tasks):
         for j, column in enumerate(columns):
             ax = axes[i][j]
@@ -72,7 +79,7 @@ def retrieval_scores(curves: pd.DataFrame) -> plt.Figure:
         return _no_runs("no log-probability curve with the baseline's probabilities in these runs")
     tasks, models = sorted(part["task"].unique()), sorted(part["model"].unique())
     lengths = sorted(part["length"].unique())
-    colours = {length: plt.cm.viridis(k / max(1, len(lengths) - 1)) for k, length in enumerate(lengths)}
+    colours = _length_colours(lengths)
     fig, axes = plt.subplots(len(tasks), len(models), figsize=(max(6.0, 3.2 * len(models)), 2.6 * len(tasks) + 1.0),
                              squeeze=False, sharex=True, sharey=True)
     for i, task in enumerate(tasks):
@@ -155,9 +162,10 @@ def published(litm: pd.DataFrame | None, helmet: pd.DataFrame | None) -> plt.Fig
         mean = helmet.groupby(["dataset", "length", "depth"], as_index=False)["value"].mean()
         part = mean[mean["dataset"] == "json_kv"]
         lengths = sorted(part["length"].unique(), key=lambda s: int(s.rstrip("k")))
-        for k, length in enumerate(lengths):
+        colours = _length_colours(lengths)
+        for length in lengths:
             line = part[part["length"] == length]
-            right.plot(line["depth"], line["value"], marker="o", color=plt.cm.viridis(k / max(1, len(lengths) - 1)), label=length)
+            right.plot(line["depth"], line["value"], marker="o", color=colours[length], label=length)
         right.set(title="HELMET JSON KV (Fig. 11), mean over models", xlabel="depth", ylabel="accuracy", ylim=(0, 1.02))
         right.legend(fontsize=7)
     fig.tight_layout()
@@ -185,6 +193,9 @@ def length_curve(table: pd.DataFrame) -> plt.Figure:
             ax.scatter(untested["length"], untested["chance_corrected"], facecolors="none", edgecolors=f"C{k}")
         ax.axhline(0, color="grey", ls="--", lw=0.8)
         ax.set_xscale("log", base=2)
+        ticks = sorted(table.loc[table["task"] == task, "length"].unique())  # every length run, as a plain number
+        ax.set_xticks(ticks, [f"{t:,}" for t in ticks], minor=False)
+        ax.xaxis.set_minor_locator(plt.NullLocator())
         ax.set(title=task, xlabel="context length (model tokens)", ylim=(-0.55, 1.05))
     axes[0][0].set_ylabel("chance-corrected accuracy\n(acc − chance) / (1 − chance)")
     handles = [plt.Line2D([], [], color=f"C{k}", marker="o", label=f"{model} · {method}") for (model, method), k in series.items()]

@@ -35,11 +35,15 @@ def _first_seed(runs: list[Run]) -> list[Run]:
 def score_matrix(runs: list[Run], *, seed: int, n_resamples: int) -> pd.DataFrame:
     """Long table: model × scenario × metric family with estimate and interval (first selection seed).
     Families come from each run's ``stats.json`` (their intervals were computed by the run); the token
-    count per instance gets a percentile bootstrap here."""
+    count per instance gets a percentile bootstrap here. The accuracy column is the main metric, except where the
+    main metric belongs to another family (BOLD's is its toxic fraction: BOLD has no accuracy)."""
     rows = []
+    others = {key for key, _ in SCORE_COLUMNS.values() if key is not None and "{" not in key}
     for run in _first_seed(runs):
         main = run.main_metric
         for family, (key, lower) in SCORE_COLUMNS.items():
+            if key is None and main in others:  # a main metric of another family (BOLD's toxic fraction): no accuracy
+                continue
             value = run.stats.metrics.get(main if key is None else key.format(main=main))
             if value is not None and np.isfinite(value.mean):
                 rows.append({"model": run.model, "scenario": run.scenario_label, "family": family, "main_metric": main,

@@ -281,7 +281,8 @@ def subset_ranking_agreement(frame: pd.DataFrame, subsets: dict[str, list[str]],
                              models=None, tie_rule: str = "v0.4.0") -> pd.DataFrame:
     """Kendall τ between the accuracy win-rate ranking from a subset of scenarios and from all of them,
     with a percentile bootstrap CI resampling models (:func:`helmlite.stats.bootstrap_ci`; the win rates
-    are recomputed within each resample, vectorised over resamples)."""
+    are recomputed within each resample, vectorised over resamples). A subset of every scenario is the full ranking:
+    τ = 1 by construction, said in ``note`` instead of an interval that would only look like evidence."""
     if not subsets:
         raise DataError("subset_ranking_agreement: no subsets given")
     view = RankingView(frame, "Accuracy", None, models)
@@ -304,11 +305,16 @@ def subset_ranking_agreement(frame: pd.DataFrame, subsets: dict[str, list[str]],
             out = in_chunks(batch, index)
             return out[0] if index.ndim == 1 else out
 
+        scenarios = len({view.precise.columns[k][0] for k in keep})
+        if len(keep) == view.precise.shape[1]:  # the subset is every scenario: its ranking is the full one
+            rows.append({"subset": label, "scenarios": scenarios, "kendall_tau": 1.0, "ci_low": 1.0, "ci_high": 1.0,
+                         "note": f"all {scenarios} scenarios: the full ranking itself, tau = 1 by construction"})
+            continue
         # not smooth: each resample re-ranks the models by win rates, a step function of the resample
         est = stats.interval_for(np.arange(n_models, dtype=float), statistic=tau, n_resamples=n_resamples, smooth=False,
                                  seed=rng(seed, "subset-ranking", label))
-        rows.append({"subset": label, "scenarios": len({view.precise.columns[k][0] for k in keep}),
-                     "kendall_tau": est.estimate, "ci_low": est.ci_low, "ci_high": est.ci_high})
+        rows.append({"subset": label, "scenarios": scenarios, "kendall_tau": est.estimate, "ci_low": est.ci_low,
+                     "ci_high": est.ci_high, "note": ""})
     return pd.DataFrame(rows)
 
 

@@ -1,0 +1,27 @@
+"""What a reader of notebook 02 must know where a table has no test to show (Markdown, from the tables themselves)."""
+from __future__ import annotations
+
+import pandas as pd
+
+
+def variance_note(decomposition: pd.DataFrame) -> str:
+    """Why F and p are empty for a model whose fit leaves no residual degrees of freedom."""
+    residual = decomposition[decomposition["component"] == "residual"]
+    exact = sorted(residual.loc[residual["df"] <= 0, "model"])
+    if not exact:
+        return "F and p: type-II F tests against the residual of the full model."
+    return (f"**No F or p for {', '.join(exact)}:** the design varies one factor at a time around one base "
+            "configuration, so its runs fit the model's parameters exactly (0 residual degrees of freedom) and nothing "
+            "is left to test a factor against. The shares describe these runs only; the paired tests above are the "
+            "tests. More levels per factor (config/paper.yaml: 10 seeds, shots 0–16) leave degrees of freedom.")
+
+
+def first_step_note(first_step: pd.DataFrame, shots: list[int]) -> str:
+    """Why "the 0→1 step is the largest" has no contrast to show, or how to read the contrasts."""
+    if len(first_step):
+        return ("Each row: the 0→1 step minus a later step, per instance (paired bootstrap); \"the 0→1 step is the "
+                "largest\" needs every row above 0.")
+    levels = ", ".join(str(k) for k in sorted(shots)) or "none"
+    return (f"**\"The 0→1 step is the largest\" is not tested in this run:** it compares the 0→1 step with a later one, "
+            f"so it needs at least three shot counts starting at 0; this config runs {levels}. config/paper.yaml runs "
+            "0, 1, 2, 4, 8 and 16.")
