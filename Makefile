@@ -80,7 +80,7 @@ test: pytest lint e2e
 test-browser: venv
 	command -v chromium > /dev/null && command -v chromedriver > /dev/null || \
 	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver > /dev/null; }
-	test -f build/test/reports/index.html || $(MAKE) e2e
+	test -f build/test/reports/index.html && [ -z "$$(find helmlite notebooks rules Snakefile -newer build/test/reports/index.html -print -quit)" ] || $(MAKE) e2e
 	HELMLITE_BROWSER_CONFIG=$(TEST_CONFIG) $(PY) -m pytest -q tests/test_browser.py
 
 # The OpenAI-compatible backend against a real llama.cpp server: llama-cpp-python (pinned; builds from source in

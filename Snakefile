@@ -37,6 +37,11 @@ include: "rules/notebooks.smk"
 include: "rules/reports.smk"
 
 
+# when this invocation started: the index's wall time (a dry run does not run onstart)
+onstart:
+    hw.record_start(config)
+
+
 rule all:
     default_target: True
     input:

@@ -11,12 +11,25 @@ Public surface (everything else is private to its module):
 * :mod:`helmlite.analyses` — the logic behind each notebook.
 """
 import logging
+import sys
 from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
 
-# A library's logger stays silent until the program using it says where messages go (the logging HOWTO's rule for
-# libraries): `helmlite`'s commands send them to stderr; a notebook kernel keeps them out of its outputs.
-logging.getLogger(__name__).addHandler(logging.NullHandler())
+
+def _log_handler() -> logging.Handler:
+    """Where helmlite's warnings go (e.g. optional data that cannot be fetched). A library stays silent until the program
+    using it says where messages go (the logging HOWTO's rule): `helmlite`'s commands add a stderr handler. In a
+    notebook kernel they go to the kernel process's own stderr: under `helmlite notebook` (which starts the kernel
+    without fd capture) that is the job's log, never a cell's output or the report; in an interactive Jupyter the
+    user sees them."""
+    if "ipykernel" not in sys.modules:
+        return logging.NullHandler()
+    handler = logging.StreamHandler(sys.__stderr__)
+    handler.setFormatter(logging.Formatter("helmlite: %(message)s"))
+    return handler
+
+
+logging.getLogger(__name__).addHandler(_log_handler())
 
 try:
     __version__ = version("helmlite")

@@ -15,7 +15,7 @@ from . import grids
 class Analysis:
     key: str
     notebook: str  # file stem under notebooks/ and reports/
-    title: str
+    title: str  # the notebook's heading is "NN — <title>" (tested); the navigation shows "NN <title up to its colon>"
     paper: str
     figures: dict[str, str] = field(default_factory=dict)  # name (no extension) → caption
     tables: dict[str, str] = field(default_factory=dict)  # name (no extension) → caption
@@ -23,6 +23,9 @@ class Analysis:
     # tables/ so that two runs of the workflow give identical tables
     measured: dict[str, str] = field(default_factory=dict)
     data: tuple[str, ...] = ()  # registry names the notebook needs (fetched before it runs)
+    # outputs that never come from the analysis's input, so never from a simulated one (a dataset card's own example,
+    # hand-derived cases): the index labels every other output of a simulated run SIMULATED
+    fixed: tuple[str, ...] = ()
     grid: Callable[[dict], list[grids.GridRun]] | None = None  # config section → the model runs it analyses
 
     @property
@@ -32,8 +35,9 @@ class Analysis:
 
 HELPSTEER2 = Analysis(
     key="helpsteer2",
+    fixed=("helpsteer2_card_example", "helpsteer2_worked_examples"),
     notebook="05_helpsteer2_aggregation",
-    title="HelpSteer2 annotation aggregation",
+    title="HelpSteer2: how the released labels are aggregated from annotators",
     paper="Wang et al. 2024, HelpSteer2 (arXiv 2406.08673)",
     figures={
         "helpsteer2_protocol": "Annotators per sample (3-then-5 protocol) and the share removed by the spread filter, per prompt (paper) and per response, with CIs.",
@@ -64,7 +68,7 @@ HELPSTEER2 = Analysis(
 HELMET = Analysis(
     key="helmet",
     notebook="03_helmet_correlations",
-    title="HELMET: synthetic vs downstream correlations",
+    title="HELMET: do synthetic long-context tasks predict downstream performance?",
     paper="Yen et al. 2025, HELMET (ICLR 2025, arXiv 2410.02694), Figs. 3, 5, 6, 8",
     figures={
         "helmet_fig5_reproduced": "Fig. 5 recomputed (35 instruct models, fitted exclusion) beside its difference to the paper, and with all 36.",
@@ -95,7 +99,7 @@ HELMET = Analysis(
 HELM_CORE = Analysis(
     key="helm_core",
     notebook="01_helm_core",
-    title="HELM core: live runs and the paper's meta-analysis",
+    title="HELM core: live runs and the published leaderboard",
     paper="Liang et al. 2022, Holistic Evaluation of Language Models (arXiv 2211.09110), §8, Figs. 24-26",
     figures={
         "helm_core_score_matrix": "Live runs: scenarios x metric families per embedded model, estimate and 95% CI in every cell.",
@@ -136,7 +140,7 @@ HELM_CORE = Analysis(
 SENSITIVITY = Analysis(
     key="sensitivity",
     notebook="02_prompt_sensitivity",
-    title="Prompt sensitivity: seeds, shots, formats, multiple-choice method",
+    title="Prompt sensitivity: seeds, shots, formats and the multiple-choice method",
     paper="Liang et al. 2022, HELM §8.2, Figs. 31-33",
     figures={
         "sensitivity_seeds": "Seed SD (variance component, 95% CI) beside the raw SD of run means, per model and scenario.",
@@ -164,7 +168,7 @@ SENSITIVITY = Analysis(
 DEPTH = Analysis(
     key="depth",
     notebook="04_lost_in_the_middle",
-    title="Lost in the middle: depth sweeps",
+    title="Lost in the middle: depth sweeps, live and published",
     paper="Liu et al. 2023, Lost in the Middle (arXiv 2307.03172); HELMET App. E.4, Figs. 11-14",
     figures={
         "depth_live_curves": "Live sweeps: accuracy vs the target's actual position per task, model and scoring, one line per length, chance dashed, the baseline's hit rate (key-absent query) dotted; 95% CIs only with >= 10 contexts.",

@@ -279,8 +279,11 @@ def _notebook(args) -> None:
         with atomic_path(Path(args.out)) as tmp:
             executed = tmp.with_name(tmp.name + ".ipynb")  # papermill wants a notebook's extension
             try:
+                # the kernel's own stderr (helmlite's log lines) goes to this process's stderr, the job's log, instead of
+                # into the cells' outputs: IPython kernels capture file-descriptor output unless told not to
                 papermill.execute_notebook(args.notebook, str(executed), parameters=parameters, kernel_name=args.kernel,
-                                           cwd=".", log_output=True, progress_bar=False)
+                                           cwd=".", log_output=True, progress_bar=False,
+                                           extra_arguments=["--IPKernelApp.capture_fd_output=False"])
                 executed.replace(tmp)
             finally:
                 executed.unlink(missing_ok=True)
@@ -329,7 +332,11 @@ def _html(args) -> None:
         notebook_to_html(args.notebook, args.out)
         return
     analysis = next((a for a in workflow.enabled(config) if a.notebook == Path(args.notebook).stem), None)
-    notebook_to_html(args.notebook, args.out, pages(config), run_facts(config, configfile, analysis))
+    here = Path(args.out).parent
+    links = {"executed notebook": os.path.relpath(args.notebook, here)}
+    if analysis is not None:
+        links["provenance manifest"] = os.path.relpath(workflow.outputs(config, analysis)["manifest"], here)
+    notebook_to_html(args.notebook, args.out, pages(config), run_facts(config, configfile, analysis), links)
 
 
 def _index(args) -> None:

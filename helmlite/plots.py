@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 import matplotlib
+import numpy as np
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -32,11 +33,46 @@ def use_style() -> None:
     })
 
 
+#: The ``gid`` of an artist drawn for reference, not as data (a diagonal, a chance level in data coordinates): a panel
+#: with nothing else is empty. Lines spanning the axes (``axhline``, ``axvspan``) are references without it.
+REFERENCE = "reference"
+
+
+def _finite(values) -> bool:
+    """Whether ``values`` hold at least one finite, unmasked number."""
+    return np.ma.masked_invalid(np.ma.asarray(values, dtype=float)).count() > 0
+
+
+def _shows_data(ax: plt.Axes) -> bool:
+    """Whether ``ax`` draws data: a line, marker, bar, area, mesh or image with a finite value, placed in data
+    coordinates and not marked as a :data:`REFERENCE`."""
+    from matplotlib.collections import PathCollection, QuadMesh
+
+    def placed(artist, transform) -> bool:
+        return artist.get_gid() != REFERENCE and transform.contains_branch(ax.transData)
+
+    if any(placed(line, line.get_transform()) and _finite(line.get_xydata()) for line in ax.lines):
+        return True
+    for collection in ax.collections:
+        if isinstance(collection, QuadMesh):  # a heatmap: its cells' values
+            shown = collection.get_array() is not None and _finite(collection.get_array())
+        elif isinstance(collection, PathCollection):  # markers: their positions
+            shown = placed(collection, collection.get_offset_transform()) and _finite(collection.get_offsets())
+        else:  # error bars, areas: their vertices
+            shown = placed(collection, collection.get_transform()) and any(
+                len(path.vertices) and _finite(path.vertices) for path in collection.get_paths())
+        if shown:
+            return True
+    if any(placed(patch, patch.get_transform()) for patch in ax.patches):
+        return True
+    return any(_finite(image.get_array()) for image in ax.images)
+
+
 def empty_panels(fig: plt.Figure) -> list[str]:
-    """The visible axes of ``fig`` with nothing drawn (no line, marker, patch, collection, image or table) and no
-    text note in them, by title (or position)."""
+    """The visible axes of ``fig`` that show no data (:func:`_shows_data`: reference lines and empty or all-NaN artists
+    do not count) and hold no text note or table, by title (or position)."""
     return [ax.get_title() or f"panel {k + 1}" for k, ax in enumerate(fig.axes)
-            if ax.get_visible() and ax.axison and not ax.has_data() and not ax.texts and not ax.tables]
+            if ax.get_visible() and ax.axison and not _shows_data(ax) and not ax.texts and not ax.tables]
 
 
 def note_panel(ax: plt.Axes, note: str) -> None:

@@ -10,6 +10,7 @@ import json
 import math
 import os
 import re
+import time
 from importlib import resources
 from pathlib import Path
 
@@ -296,6 +297,26 @@ def run_data(spec) -> list[str]:
     from .scenarios import scenario
 
     return list(dict.fromkeys([*scenario(spec.scenario).data, *perturbation_files(spec.perturbations), *metric_files(spec.metrics)]))
+
+
+def _start_file(config: dict) -> Path:
+    return Path(output_dirs(config)["logs"], "workflow-start.txt")
+
+
+def record_start(config: dict) -> None:
+    """Note when this Snakemake invocation started (the Snakefile's ``onstart``, which a dry run skips), for the
+    index's wall time."""
+    from ._io import write_text
+
+    write_text(_start_file(config), f"{time.time():.3f}\n")
+
+
+def workflow_start(config: dict) -> float | None:
+    """When the last Snakemake invocation on ``config``'s outputs started (seconds since the epoch), or None."""
+    try:
+        return float(_start_file(config).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
 
 
 PLANNED_JOBS_DIR = Path("results/planner")  # beside the planner's rates (results/planner/rates.json)

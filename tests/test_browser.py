@@ -15,48 +15,47 @@ it the tests skip, naming the target; with it, a missing browser or report fails
 """
 from __future__ import annotations
 
+import functools
+import http.server
 import os
 import re
+import shutil
+import threading
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 import pytest
 
 from helmlite import workflow
-from helmlite.claims import VERDICTS as CLAIM_VERDICTS
 from helmlite.report import pages
-from helmlite.reproduction import VERDICTS as REPRODUCTION_VERDICTS
 
 CONFIG = os.environ.get("HELMLITE_BROWSER_CONFIG")
 pytestmark = pytest.mark.skipif(not CONFIG, reason="the reports in a browser: run `make test-browser` (after `make e2e`)")
 
 SCREEN = (1400, 900)
 WORDS_BEFORE_VERDICT, WORDS_BEFORE_FIGURE = 300, 400
-VERDICT_WORDS = sorted({*CLAIM_VERDICTS, *REPRODUCTION_VERDICTS}, key=len, reverse=True)
+#: Where a page states verdicts: the counts of "What this run shows" and the verdict cells of a claims table.
+VERDICTS = ".hl-verdicts, [class^='hl-verdict-']"
 
-#: Visible words (rendered text nodes: folded <details> content is not rendered) before the first text node holding
-#: a verdict word and before the first <img>; and the top of each on the first screen (null when absent).
+#: Visible words (rendered text nodes: folded <details> content is not rendered) before the first verdict element and
+#: before the first <img>; and the top of each on the first screen (null when absent).
 _READER_JS = r"""
-const verdict = new RegExp("\\b(" + arguments[0].join("|") + ")\\b");
+const verdicts = new Set(document.querySelectorAll(arguments[0]));
 const words = (text) => (text.match(/\S+/g) || []).length;
 const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT);
 let count = 0, beforeVerdict = null, beforeFigure = null, verdictTop = null, figureTop = null;
 for (let node = walker.nextNode(); node; node = walker.nextNode()) {
   if (node.nodeType === Node.ELEMENT_NODE) {
-    if (node.tagName === "IMG" && beforeFigure === null && node.checkVisibility()) {
-      beforeFigure = count; figureTop = node.getBoundingClientRect().top;
-    }
+    if (!node.checkVisibility()) continue;
+    if (verdicts.has(node) && beforeVerdict === null) { beforeVerdict = count; verdictTop = node.getBoundingClientRect().top; }
+    if (node.tagName === "IMG" && beforeFigure === null) { beforeFigure = count; figureTop = node.getBoundingClientRect().top; }
     continue;
   }
   const parent = node.parentElement;
   if (!parent || !parent.checkVisibility() || ["SCRIPT", "STYLE"].includes(parent.tagName)) continue;
-  if (beforeVerdict === null && verdict.test(node.textContent)) {
-    const before = node.textContent.slice(0, node.textContent.search(verdict));
-    beforeVerdict = count + words(before); verdictTop = parent.getBoundingClientRect().top;
-  }
   count += words(node.textContent);
 }
-return {beforeVerdict, beforeFigure, verdictTop, figureTop, total: count};
+return {beforeVerdict, beforeFigure, verdictTop, figureTop, total: count, height: window.innerHeight};
 """
 
 
@@ -73,13 +72,16 @@ def browser():
     from selenium.webdriver.chrome.service import Service
 
     options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
+    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                      f"--window-size={SCREEN[0]},{SCREEN[1]}", "--allow-file-access-from-files"):
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
-    driver.set_window_size(*SCREEN)
+    driver = webdriver.Chrome(service=Service(executable_path=shutil.which("chromedriver") or "/usr/bin/chromedriver"),
+                              options=options)
+    # the page's own viewport, not the window's (whose toolbars take ~140 px): exactly the first screen measured
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": SCREEN[0], "height": SCREEN[1], "deviceScaleFactor": 1, "mobile": False})
     yield driver
     driver.quit()
 
@@ -122,7 +124,8 @@ def test_every_page_loads_cleanly_and_opens_with_a_verdict_or_figure(site, brows
         if len(navigation) < len(hrefs):
             problems.append(f"{href}: the header and footer link {len(navigation)} pages, the site has {len(hrefs)}")
         problems += [f"{href}: navigation link to a missing file: {link}" for link in _missing_files(navigation)]
-        reader = browser.execute_script(_READER_JS, VERDICT_WORDS)
+        reader = browser.execute_script(_READER_JS, VERDICTS)
+        assert reader["height"] == SCREEN[1]
         shown = [top for top in (reader["verdictTop"], reader["figureTop"]) if top is not None]
         if not shown or min(shown) >= SCREEN[1]:
             problems.append(f"{href}: the first screen shows neither a verdict nor a figure ({reader})")
@@ -146,3 +149,25 @@ def test_index_links_resolve_and_thumbnails_are_readable(site, browser):
     assert len(widths) == figures and min(widths) >= 320
     decided = browser.find_element("css selector", "h2").text
     assert re.fullmatch("What this run decided", decided)  # the decided verdicts come first
+
+
+def test_the_site_works_from_a_static_web_server(site, browser):
+    """The output folder served by Python's http.server on 127.0.0.1: the index and a report load without console
+    errors (a favicon request would log a 404), with every image."""
+    config, reports, hrefs = site
+    root = Path(config["output_dir"]).resolve()
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(root)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        for href in (hrefs[0], hrefs[1]):
+            url = f"http://127.0.0.1:{server.server_port}/{reports.relative_to(root).as_posix()}/{href}"
+            browser.get(url)
+            errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+            assert not errors, errors
+            assert browser.execute_script("return Array.from(document.images).every(i => i.complete && i.naturalWidth > 0)")
+    finally:
+        server.shutdown()

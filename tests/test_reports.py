@@ -43,11 +43,22 @@ def test_counts_sentence_names_every_verdict_in_order():
 @pytest.mark.parametrize("row, words", [
     (0, "The data support it: the 95% interval [0.05, 0.15] lies on the claimed side of 0, and the test agrees."),
     (1, "The data go against it: the 95% interval [-0.3, -0.1] excludes what the claim asserts, and the test agrees."),
-    (2, "Too uncertain to decide: at n = 200 only an effect of about 0.0912 would be detected reliably (80% power)."),
-    (3, "Too uncertain to decide: at n = 200 only no effect of any size would be detected reliably (80% power)."),
+    (2, "Too uncertain to decide: the 95% interval [-0.1, 0.1] includes 0; at n = 200 only an effect of about 0.0912 "
+        "would be detected reliably (80% power)."),
+    (3, "Too uncertain to decide: the 95% interval [-0.05, 0.07] includes 0; at n = 200 no effect size reaches 80% power."),
 ])
 def test_each_verdict_in_words(row, words):
     assert summary.meaning(next(_claims().iloc[[row]].itertuples())) == words
+
+
+def test_an_interval_excluding_the_null_but_not_the_corrected_test_says_so():
+    """Notebook 03's case: [0.00681, 0.306] excludes 0, Holm over three claims leaves p = 0.0974."""
+    row = _claims().iloc[[0]].assign(verdict="inconclusive", ci_low=0.00681, ci_high=0.306, mde=0.214,
+                                     p_adjusted=0.0974, correction="holm")
+    assert summary.meaning(next(row.itertuples())) == (
+        "Too uncertain to decide: the 95% interval [0.00681, 0.306] excludes 0, but after Holm's correction for this "
+        "table's claims the test does not (adjusted p = 0.0974); at n = 200 only an effect of about 0.214 would be "
+        "detected reliably (80% power).")
 
 
 def test_claims_table_puts_decided_claims_first():
@@ -58,10 +69,11 @@ def test_claims_table_puts_decided_claims_first():
     assert "<td class='hl-verdict-supported'>supported</td><td>A beats B</td><td>0.1 [0.05, 0.15]</td><td>200</td>" in table
 
 
-def test_reproduction_lists_what_did_not_reproduce():
+def test_reproduction_lists_what_differs_and_counts_what_is_consistent():
     text = summary.reproduction_html(_reproduction())
-    assert "<b>consistent</b>: fig1:b — published 0.6, ours 0.65 (inside our CI)" in text
-    assert "<b>differs</b>: fig1:c — published 0.7, ours 0.9" in text and "fig1:a" not in text and "fig1:d" not in text
+    assert "<li>fig1:c — published 0.7, ours 0.9 (tolerance 0.01)</li>" in text
+    assert "<p>1 published value is <b>consistent</b>: outside the tolerance" in text
+    assert "fig1:a" not in text and "fig1:b" not in text and "fig1:d" not in text
     assert summary.reproduction_html(_reproduction().iloc[[0]]) == "<p>Every comparable published value is reproduced.</p>"
 
 
@@ -76,6 +88,47 @@ def test_save_refuses_an_empty_panel_and_accepts_a_note(tmp_path):
     assert not list(tmp_path.iterdir())  # nothing written
     plots.note_panel(empty, "No fairness perturbation in this run's config")
     assert [p.name for p in plots.save(fig, "demo", tmp_path)] == ["demo.png", "demo.pdf"]
+    plt.close(fig)
+
+
+def _old_accuracy_vs_fairness(ax):
+    """The panel issue #48 found: a reference diagonal, no data, no note."""
+    ax.plot([0, 1], [0, 1], color="grey", ls="--", gid=plots.REFERENCE)
+
+
+@pytest.mark.parametrize("draw", [
+    _old_accuracy_vs_fairness,
+    lambda ax: ax.axhline(0.5),  # a chance level alone
+    lambda ax: ax.axvspan(0, 1, alpha=0.2),
+    lambda ax: ax.plot([], []),
+    lambda ax: ax.plot([float("nan")], [float("nan")]),
+    lambda ax: ax.scatter([], []),
+    lambda ax: ax.errorbar([], [], yerr=[]),
+    lambda ax: __import__("seaborn").heatmap(__import__("numpy").full((2, 2), float("nan")), ax=ax, cbar=False),
+], ids=["reference diagonal", "axhline", "axvspan", "empty line", "NaN line", "empty scatter", "empty errorbar", "NaN heatmap"])
+def test_a_panel_of_references_or_empty_artists_is_empty(draw):
+    import warnings
+
+    fig, ax = plt.subplots()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # seaborn's all-NaN warning
+        draw(ax)
+    assert plots.empty_panels(fig) == ["panel 1"]
+    plt.close(fig)
+
+
+@pytest.mark.parametrize("draw", [
+    lambda ax: ax.plot([0, 1], [0, 1]),
+    lambda ax: ax.scatter([1], [2]),
+    lambda ax: ax.bar(["a"], [1]),
+    lambda ax: ax.fill_between([0, 1], [0, 1]),
+    lambda ax: ax.imshow([[1.0, 2.0]]),
+    lambda ax: __import__("seaborn").heatmap([[1.0, float("nan")]], ax=ax, cbar=False),
+], ids=["line", "scatter", "bar", "area", "image", "heatmap with a value"])
+def test_a_panel_with_data_is_not_empty(draw):
+    fig, ax = plt.subplots()
+    draw(ax)
+    assert plots.empty_panels(fig) == []
     plt.close(fig)
 
 
@@ -134,10 +187,12 @@ def test_report_order_moves_the_summary_and_groups_the_folds(tmp_path):
 def test_report_html_folds_code_drops_stderr_and_loads_no_script(tmp_path):
     pages = [site.Page("index.html", "Index", "helmlite reports"), site.Page("08_before.html", "08", "Before"),
              site.Page("09_demo.html", "09", "Demo")]
-    facts = site.RunFacts(scope="this analysis", date="2026-12-05 12:00 UTC", commit="abc1234567",
+    facts = site.RunFacts(scope="this analysis", date="2026-12-05 12:00 UTC", commits=("abc1234567",),
                           configfile="config/test.yaml", models=("smollm2-135m",), run_jobs=2, run_jobs_s=12.3,
                           planned_s=None, notebooks_s=45.6)
-    page = report.notebook_to_html(_notebook(tmp_path), tmp_path / "09_demo.html", pages, facts).read_text()
+    page = report.notebook_to_html(_notebook(tmp_path), tmp_path / "09_demo.html", pages, facts,
+                                   {"executed notebook": "09_demo.ipynb"}).read_text()
+    assert '<a href="09_demo.ipynb">executed notebook</a>' in page
     assert "<script src" not in page and "cdnjs" not in page  # offline: no CDN, no script file
     assert page.count("<details class=\"hl-code\">") == 3  # every code cell folded; the summary call not shown
     assert page.count("<details class=\"hl-methods\">") == 2
@@ -147,15 +202,17 @@ def test_report_html_folds_code_drops_stderr_and_loads_no_script(tmp_path):
     assert '<a aria-current="page" href="09_demo.html" title="Demo">09</a>' in page
     assert '<a href="08_before.html">← Before</a> · <a href="index.html">Index</a></nav></footer>' in page
     assert "<b>config</b> <code>config/test.yaml</code>" in page
-    assert ("<b>run jobs (this analysis)</b> 2: 12 s measured · no plan (<code>helmlite plan --configfile "
-            "config/test.yaml</code> predicts it)") in page
+    assert ("<b>run jobs (this analysis)</b> 2 jobs, 12 s measured (summed over jobs) · no plan (<code>helmlite plan "
+            "--configfile config/test.yaml</code> predicts it)") in page
 
 
 def test_footer_links_previous_index_and_next():
     pages = [site.Page("index.html", "Index", "Reports"), site.Page("01_a.html", "01", "A"), site.Page("02_b.html", "02", "B")]
     assert site.footer_html(pages, "index.html") == "<footer class='hl-site'><nav><a href='01_a.html'>A →</a></nav></footer>"
     assert site.footer_html(pages, "01_a.html") == ("<footer class='hl-site'><nav><a href='index.html'>← Reports</a> · "
-                                                    "<a href='index.html'>Index</a> · <a href='02_b.html'>B →</a></nav></footer>")
+                                                    "<a href='02_b.html'>B →</a></nav></footer>")  # the index once
+    assert site.footer_html(pages, "02_b.html") == ("<footer class='hl-site'><nav><a href='01_a.html'>← A</a> · "
+                                                    "<a href='index.html'>Index</a></nav></footer>")
 
 
 def test_run_facts_sum_the_benchmarks_and_read_the_plan(tmp_path, monkeypatch):
@@ -186,6 +243,13 @@ def test_run_facts_sum_the_benchmarks_and_read_the_plan(tmp_path, monkeypatch):
     assert (report.scope, report.run_jobs, report.run_jobs_s, report.planned_s, report.notebooks_s) == (
         "this analysis", len(own), 10.0 * len(own), 7.0 * len(own), 10.0)
     assert set(report.models) == {workflow.run_specs(config)[r].model for r in workflow.analysis_runs(config, HELM_CORE)}
+    assert (report.commits, report.wall_s) == ((), None)  # no manifest yet; a report has no wall time
+    manifest = tmp_path / workflow.outputs(config, HELM_CORE)["manifest"]
+    manifest.parent.mkdir(parents=True)
+    manifest.write_text(json.dumps({"git": {"commit": "0123456789abcdef", "dirty": True}}))
+    workflow.record_start(config)  # as the Snakefile's onstart does
+    everything = site.run_facts(config, "config/test.yaml")
+    assert everything.commits == ("0123456789 (modified)",) and 0 <= everything.wall_s < 60
 
 
 def _repo():
@@ -220,6 +284,9 @@ def test_index_page_shows_thumbnails_and_what_the_run_decided(tmp_path):
     (tmp_path / "tables/demo_manifest.json").write_text(json.dumps({"parameters": {"source": "simulated"}}))
     page = report.index_page([(analysis, files)], tmp_path / "reports" / "index.html").read_text()
     assert page.count("<strong>SIMULATED data</strong> — ") == 3  # two figure captions and one table caption
+    fixed = Analysis(**{**analysis.__dict__, "fixed": ("demo_claims",)})  # e.g. a dataset card's own example
+    page = report.index_page([(fixed, files)], tmp_path / "reports" / "index.html").read_text()
+    assert page.count("<strong>SIMULATED data</strong> — ") == 2
 
 
 # --- checks on executed notebooks -----------------------------------------------------------------------------------
@@ -252,3 +319,31 @@ def test_forest_of_an_empty_table_says_why():
     fig = figures.forest(empty, "label", "delta", "Deltas", "x", empty="A paired comparison needs exactly two models.")
     assert [t.get_text() for t in fig.axes[0].texts] == ["A paired comparison needs exactly two models."]
     plt.close(fig)
+
+
+@pytest.mark.slow
+def test_a_notebooks_log_lines_reach_the_job_log_not_its_outputs(tmp_path, capfd):
+    """`helmlite notebook` (the workflow's notebook rule): helmlite's warning inside the kernel — here optional data that
+    cannot be fetched — goes to the command's stderr (the job's log) and into no cell output; so the check passes."""
+    from helmlite import cli
+
+    v4 = nbformat.v4
+    cell = v4.new_code_cell("import logging\nimport helmlite\nlogging.getLogger('helmlite.data').warning('optional data x unavailable')")
+    source = tmp_path / "nb.ipynb"
+    nbformat.write(v4.new_notebook(cells=[cell], metadata={"kernelspec": {"name": "helmlite", "display_name": "helmlite",
+                                                                             "language": "python"}}), str(source))
+    assert cli.main(["notebook", str(source), str(tmp_path / "out.ipynb")]) == 0
+    assert "helmlite: optional data x unavailable" in capfd.readouterr().err
+    assert report.stray_outputs(tmp_path / "out.ipynb") == []
+
+
+def test_each_notebook_opens_with_its_catalog_title_and_a_question():
+    """The report, the index and the navigation name an analysis the same way; every report opens with the question."""
+    from helmlite.catalog import ANALYSES
+
+    from .conftest import REPO
+
+    for analysis in ANALYSES.values():
+        first = nbformat.read(str(REPO / "notebooks" / f"{analysis.notebook}.ipynb"), as_version=4).cells[0].source
+        assert first.splitlines()[0] == f"# {analysis.notebook[:2]} — {analysis.title}"
+        assert "**The question.**" in first and len(first.split()) < 160

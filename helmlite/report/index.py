@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 
 from .._io import write_text
+from ..plots import display_width
 from ..catalog import Analysis
 from . import site
 
@@ -62,11 +63,26 @@ def _figures(analysis: Analysis, files: dict, base: Path, tag: str) -> list[str]
     parts = ["<h3>Figures</h3><div class='hl-figures'>"]
     for name, caption in analysis.figures.items():
         png = next(f for f in files["figures"] if f.endswith(f"/{name}.png"))
-        parts.append(f"<figure><a href='{_link(png, base)}'><img src='{_link(png, base)}' alt='{html.escape(name)}'></a><figcaption><b><a href='{_link(png, base)}'>{html.escape(name)}.png</a> "
-                     f"(<a href='{_link(png[:-4] + '.pdf', base)}'>pdf</a>)</b>{tag}{html.escape(caption)}</figcaption>"
+        wide = " class='hl-wide'" if _shown_width(png) > WIDE_PX else ""
+        parts.append(f"<figure{wide}><a href='{_link(png, base)}'><img src='{_link(png, base)}' alt='{html.escape(name)}'></a><figcaption><b><a href='{_link(png, base)}'>{html.escape(name)}.png</a> "
+                     f"(<a href='{_link(png[:-4] + '.pdf', base)}'>pdf</a>)</b>{'' if name in analysis.fixed else tag}"
+                     f"{html.escape(caption)}</figcaption>"
                      f"</figure>")
     parts.append("</div>")
     return parts
+
+
+#: A figure shown wider than this (CSS pixels, at its size on paper) gets two columns of the index's grid: a
+#: 3-column thumbnail of a wide heatmap is unreadable.
+WIDE_PX = 1000
+
+
+def _shown_width(png: str) -> int:
+    try:
+        with open(png, "rb") as handle:
+            return display_width(handle.read(24))
+    except OSError:
+        return 0
 
 
 def _tables(analysis: Analysis, files: dict, base: Path, tag: str) -> list[str]:
@@ -76,7 +92,8 @@ def _tables(analysis: Analysis, files: dict, base: Path, tag: str) -> list[str]:
             parts.append("</ul><h3>Measurements (wall clock on the machine that ran the workflow)</h3><ul class='hl-tables'>")
         for name, caption in tables.items():
             csv = next(f for f in files[kind] if f.endswith(f"/{name}.csv"))
-            parts.append(f"<li><a href='{_link(csv, base)}'>{html.escape(name)}.csv</a> — {tag}{html.escape(caption)}</li>")
+            shown = "" if name in analysis.fixed else tag
+            parts.append(f"<li><a href='{_link(csv, base)}'>{html.escape(name)}.csv</a> — {shown}{html.escape(caption)}</li>")
     parts.append("</ul>")
     return parts
 
@@ -87,6 +104,7 @@ def index_page(analyses: list[tuple[Analysis, dict]], target: str | os.PathLike,
     base = Path(target).parent
     parts = ["<!doctype html><html lang='en'><head><meta charset='utf-8'>",
              "<meta name='viewport' content='width=device-width, initial-scale=1'><title>helmlite reports</title>",
+             "<link rel='icon' href='data:,'>",  # no favicon request: a 404 in the console on a web server
              f"<style>{site.style()}</style></head><body class='hl-index'>"]
     if site_pages is not None and facts is not None:
         parts.append(site.header_html(site_pages, site.INDEX, facts))

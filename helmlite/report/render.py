@@ -66,9 +66,10 @@ class ReportOrder(Preprocessor):
 
 
 def notebook_to_html(notebook: str | os.PathLike, target: str | os.PathLike, site_pages: list[site.Page] | None = None,
-                     facts: site.RunFacts | None = None) -> Path:
+                     facts: site.RunFacts | None = None, links: dict[str, str] | None = None) -> Path:
     """Render ``notebook`` as ``target`` (atomically). With ``site_pages`` and ``facts`` the page carries the site's
-    header and footer (``target``'s file name is the current page); without them, the report alone."""
+    header and footer (``target``'s file name is the current page; ``links``, label → href relative to it, are the
+    page's own: its executed notebook and manifest); without them, the report alone."""
     import nbconvert
     import nbformat
 
@@ -78,6 +79,6 @@ def notebook_to_html(notebook: str | os.PathLike, target: str | os.PathLike, sit
     current = Path(target).name
     chrome = {"css": site.style(), "header": "", "footer": ""}
     if site_pages is not None and facts is not None:
-        chrome.update(header=site.header_html(site_pages, current, facts), footer=site.footer_html(site_pages, current))
+        chrome.update(header=site.header_html(site_pages, current, facts, links), footer=site.footer_html(site_pages, current))
     body, _ = exporter.from_notebook_node(nbformat.read(str(notebook), as_version=4), resources={"helmlite": chrome})
     return write_text(target, body)

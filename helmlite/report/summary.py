@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -36,8 +37,17 @@ def meaning(row) -> str:
         return f"The data support it: {interval} lies on the claimed side of {_number(row.null)}, and the test agrees."
     if row.verdict == "contradicted":
         return f"The data go against it: {interval} excludes what the claim asserts, and the test agrees."
-    mde = f"an effect of about {_number(row.mde)}" if math.isfinite(row.mde) else "no effect of any size"
-    return f"Too uncertain to decide: at n = {int(row.n)} only {mde} would be detected reliably (80% power)."
+    excludes = row.ci_low > row.null or row.ci_high < row.null
+    correction = getattr(row, "correction", None)
+    adjusted = getattr(row, "p_adjusted", math.nan)
+    if excludes and isinstance(correction, str) and correction != "none" and math.isfinite(adjusted):
+        why = (f"{interval} excludes {_number(row.null)}, but after {correction.capitalize()}'s correction for this "
+               f"table's claims the test does not (adjusted p = {_number(adjusted)})")
+    else:
+        why = f"{interval} includes {_number(row.null)}"
+    if math.isfinite(row.mde):
+        return f"Too uncertain to decide: {why}; at n = {int(row.n)} only an effect of about {_number(row.mde)} would be detected reliably (80% power)."
+    return f"Too uncertain to decide: {why}; at n = {int(row.n)} no effect size reaches 80% power."
 
 
 def counts_sentence(claims: pd.DataFrame | None, reproduction: pd.DataFrame | None) -> str:
@@ -52,6 +62,11 @@ def counts_sentence(claims: pd.DataFrame | None, reproduction: pd.DataFrame | No
         parts.append("reproduction check: " + ", ".join(
             f"**{int(counts[v])} {v}**" for v in REPRODUCTION_VERDICTS if counts.get(v, 0)) + f" of {len(reproduction)} published values")
     return " · ".join(parts) if parts else "This run tests no claim and has no published value to check."
+
+
+def _bold(text: str) -> str:
+    """The counts sentence's Markdown **bold** as HTML."""
+    return re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", text)
 
 
 def claims_html(claims: pd.DataFrame) -> str:
@@ -69,15 +84,23 @@ def claims_html(claims: pd.DataFrame) -> str:
 
 
 def reproduction_html(reproduction: pd.DataFrame, limit: int = 8) -> str:
-    """The published values that did not reproduce (up to ``limit``), each with its note; a sentence when all did."""
-    misses = reproduction[reproduction["verdict"].isin(["differs", "consistent"])]
-    if misses.empty:
+    """The published values ours differ from (up to ``limit``, each with its note), then how many are only
+    consistent (inside our interval or range, outside the tolerance); a sentence when every comparable one reproduced."""
+    differs = reproduction[reproduction["verdict"] == "differs"]
+    consistent = int((reproduction["verdict"] == "consistent").sum())
+    if differs.empty and not consistent:
         return "<p>Every comparable published value is reproduced.</p>" if len(reproduction) else ""
-    items = "".join(f"<li><b>{html.escape(r.verdict)}</b>: {html.escape(str(r.quantity))} — published "
-                    f"{_number(r.published)}, ours {_number(r.ours)}" + (f" ({html.escape(str(r.note))})" if isinstance(r.note, str) else "")
-                    + "</li>" for r in misses.head(limit).itertuples())
-    more = f"<li>… and {len(misses) - limit} more in the reproduction table below</li>" if len(misses) > limit else ""
-    return f"<p>Published values not reproduced exactly:</p><ul>{items}{more}</ul>"
+    parts = []
+    if len(differs):
+        items = "".join(f"<li>{html.escape(str(r.quantity))} — published {_number(r.published)}, ours {_number(r.ours)}"
+                        + (f" ({html.escape(str(r.note))})" if isinstance(r.note, str) else "") + "</li>"
+                        for r in differs.head(limit).itertuples())
+        more = f"<li>… and {len(differs) - limit} more in the reproduction table below</li>" if len(differs) > limit else ""
+        parts.append(f"<p>Published values ours <b>differs</b> from:</p><ul>{items}{more}</ul>")
+    if consistent:
+        parts.append(f"<p>{consistent} published value{'s are' if consistent > 1 else ' is'} <b>consistent</b>: outside "
+                     "the tolerance, but inside our interval or range (the reproduction table below lists them).</p>")
+    return "".join(parts)
 
 
 def show(claims: pd.DataFrame | None = None, reproduction: pd.DataFrame | None = None, headline: str | Path | None = None,
@@ -87,7 +110,10 @@ def show(claims: pd.DataFrame | None = None, reproduction: pd.DataFrame | None =
     follows the counts — e.g. that the input is simulated."""
     from IPython.display import HTML, Image, Markdown, display
 
-    display(Markdown("## What this run shows\n\n" + counts_sentence(claims, reproduction) + (f"\n\n{note}" if note else "")))
+    display(HTML("<div class='hl-summary'><h2>What this run shows</h2><p class='hl-verdicts'>"
+                 + _bold(html.escape(counts_sentence(claims, reproduction), quote=False)) + "</p></div>"))
+    if note:
+        display(Markdown(note))
     if headline is not None:
         data = Path(headline).read_bytes()
         display(Image(data=data, format="png", width=display_width(data)), metadata=HEADLINE_METADATA)

@@ -76,7 +76,7 @@ def accuracy_vs(matrix: pd.DataFrame, others=("robustness", "fairness")) -> plt.
                         yerr=[part.estimate_other - part.ci_low_other, part.ci_high_other - part.estimate_other])
             for r in part.itertuples():
                 ax.annotate(r.scenario, (r.estimate_acc, r.estimate_other), fontsize=6, xytext=(3, 2), textcoords="offset points")
-        ax.plot([0, 1], [0, 1], color="grey", ls="--", lw=0.8)
+        ax.plot([0, 1], [0, 1], color="grey", ls="--", lw=0.8, gid=plots.REFERENCE)
         ax.set(xlim=(-0.05, 1.05), ylim=(-0.05, 1.05), xlabel="accuracy", ylabel=f"{family} (worst case)",
                title=f"Accuracy vs {family}")
         ax.legend(fontsize=8)
