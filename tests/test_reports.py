@@ -54,11 +54,11 @@ def test_each_verdict_in_words(row, words):
 def test_an_interval_excluding_the_null_but_not_the_corrected_test_says_so():
     """Notebook 03's case: [0.00681, 0.306] excludes 0, Holm over three claims leaves p = 0.0974."""
     row = _claims().iloc[[0]].assign(verdict="inconclusive", ci_low=0.00681, ci_high=0.306, mde=0.214,
-                                     p_adjusted=0.0974, correction="holm")
+                                     p_adjusted=0.0974, correction="holm over 3 claims")  # helmlite.claims' wording
     assert summary.meaning(next(row.itertuples())) == (
-        "Too uncertain to decide: the 95% interval [0.00681, 0.306] excludes 0, but after Holm's correction for this "
-        "table's claims the test does not (adjusted p = 0.0974); at n = 200 only an effect of about 0.214 would be "
-        "detected reliably (80% power).")
+        "Too uncertain to decide: the 95% interval [0.00681, 0.306] excludes 0, but after Holm's correction over 3 "
+        "claims the test does not (adjusted p = 0.0974); at n = 200 only an effect of about 0.214 would be detected "
+        "reliably (80% power).")
 
 
 def test_claims_table_puts_decided_claims_first():

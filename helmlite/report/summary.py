@@ -40,9 +40,10 @@ def meaning(row) -> str:
     excludes = row.ci_low > row.null or row.ci_high < row.null
     correction = getattr(row, "correction", None)
     adjusted = getattr(row, "p_adjusted", math.nan)
-    if excludes and isinstance(correction, str) and correction != "none" and math.isfinite(adjusted):
-        why = (f"{interval} excludes {_number(row.null)}, but after {correction.capitalize()}'s correction for this "
-               f"table's claims the test does not (adjusted p = {_number(adjusted)})")
+    if excludes and isinstance(correction, str) and not correction.startswith("none") and math.isfinite(adjusted):
+        method, _, family = correction.partition(" over ")  # "holm over 3 claims"
+        why = (f"{interval} excludes {_number(row.null)}, but after {method.capitalize()}'s correction"
+               f"{f' over {family}' if family else ''} the test does not (adjusted p = {_number(adjusted)})")
     else:
         why = f"{interval} includes {_number(row.null)}"
     if math.isfinite(row.mde):

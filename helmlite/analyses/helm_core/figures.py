@@ -27,9 +27,13 @@ def score_heatmaps(matrix: pd.DataFrame) -> plt.Figure:
     models = sorted(matrix["model"].unique())
     families = [f for f in matrix["family"].unique()]
     scenarios = sorted(matrix["scenario"].unique())
-    fig, axes = plt.subplots(1, len(models), figsize=(4.2 + 2.1 * len(families) * len(models) / 2, 0.55 * len(scenarios) + 2.2),
-                             squeeze=False)
-    for ax, model in zip(axes[0], models):
+    # one model per row, so the figure stays as wide as a page and its cells readable when shown (cells 1.25 in wide)
+    fig, grid = plt.subplots(len(models), 2, figsize=(3.6 + 1.25 * len(families), len(models) * (0.5 * len(scenarios) + 1.4)),
+                             squeeze=False, gridspec_kw={"width_ratios": [1, 0.02]})
+    for spare in grid[1:, 1]:
+        spare.axis("off")
+    axes = grid[:, :1]
+    for ax, model in zip(axes[:, 0], models):
         part = matrix[matrix["model"] == model]
         goodness = np.where(part["lower_is_better"].astype(bool), 1 - part["estimate"], part["estimate"])
         values = part.assign(goodness=goodness).pivot_table(index="scenario", columns="family", values="goodness") \
@@ -41,14 +45,14 @@ def score_heatmaps(matrix: pd.DataFrame) -> plt.Figure:
         shown = values.copy()
         if EFFICIENCY in shown:  # tokens, not a 0–1 score: annotated but not coloured
             shown[EFFICIENCY] = np.nan
-        sns.heatmap(shown.astype(float), annot=labels.fillna(""), fmt="", cmap="viridis", vmin=0, vmax=1, ax=ax, cbar=ax is axes[0][-1],
-                    annot_kws={"fontsize": 6.5}, linewidths=0.5,
-                    cbar_kws={"label": "how good (1 = best): ECE, toxicity, bias as 1 − value;\nefficiency not coloured"})
+        sns.heatmap(shown.astype(float), annot=labels.fillna(""), fmt="", cmap="viridis", vmin=0, vmax=1, ax=ax,
+                    annot_kws={"fontsize": 7.5}, linewidths=0.5, cbar=ax is axes[0, 0], cbar_ax=grid[0, 1] if ax is axes[0, 0] else None,
+                    cbar_kws={"label": "how good (1 = best; ECE, toxicity,\nbias as 1 − value; tokens not coloured)"})
         if EFFICIENCY in labels:  # seaborn leaves NaN cells unannotated: write these by hand
             column = list(labels.columns).index(EFFICIENCY)
             for row_index, text in enumerate(labels[EFFICIENCY]):
                 if isinstance(text, str):
-                    ax.text(column + 0.5, row_index + 0.5, text, ha="center", va="center", fontsize=6.5)
+                    ax.text(column + 0.5, row_index + 0.5, text, ha="center", va="center", fontsize=7.5)
         ax.set(title=model, xlabel="", ylabel="")
         ax.grid(False)  # empty cells (a metric that does not apply) stay blank
         ax.tick_params(axis="x", rotation=35, labelsize=8)
