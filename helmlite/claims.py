@@ -264,6 +264,12 @@ def n_needed(claim: Claim, effect: float, alpha: float = 0.05) -> float:
     return float(max(needed, min_units(alpha)))
 
 
+def _against(claim: Claim) -> bool:
+    """Whether the estimate lies on the other side of the null from what a directional claim asserts."""
+    return ((claim.direction == "greater" and claim.estimate < claim.null)
+            or (claim.direction == "less" and claim.estimate > claim.null))
+
+
 def _power_note(claim: Claim, mde: float, alpha: float) -> str:
     effect, which = _effect(claim)
     needed = n_needed(claim, effect, alpha)
@@ -273,6 +279,10 @@ def _power_note(claim: Claim, mde: float, alpha: float) -> str:
         text = f" MDE at n = {claim.n}: none — no effect is detectable at this n{bound} (80% power, {claim.direction}, {claim.level:.0%} level)"
     else:
         text = f" MDE at n = {claim.n}: {format_number(mde)} (80% power, {claim.direction}, {claim.level:.0%} level)"
+    if claim.claimed_effect is None and _against(claim):  # more data would only count against the claim
+        return text + (f"; the estimate ({format_number(claim.estimate)}) lies on the other side of "
+                       f"{format_number(claim.null)} from the claim ({claim.direction}): more data would count "
+                       "against it, not for it.")
     if math.isnan(needed):
         return text + f"; n needed to detect {which} ({format_number(effect)}): not computable."
     return text + f"; about n = {int(needed)} needed to detect {which} ({format_number(effect)})."

@@ -76,8 +76,9 @@ def test_ece_under_perfect_calibration_uses_helms_tie_merging_bins():
 def test_calibration_error_test_is_the_ece_test_with_its_dual_interval():
     """Reference: ece_under_perfect_calibration with the same seed draws the same calibrated simulations,
     so the test's p is their share at or above the observed ECE ((k + 1)/(B + 1), counted here); the
-    interval's lower end is 0 exactly when p >= 0.05; the estimate lies inside [ci_low, ci_high]; the upper
-    end is the largest calibration error the confidences allow, mean max(c, 1 − c)."""
+    interval's lower end is 0 exactly when the two-sided p (2p) >= 0.05; the estimate lies inside [ci_low, ci_high];
+    the upper end, a bound from the data, stays below the largest calibration error the confidences allow,
+    mean max(c, 1 − c)."""
     from helmlite.metrics.calibration import _EceSimulation, calibration_error_test
 
     rng = np.random.default_rng(3)
@@ -88,17 +89,17 @@ def test_calibration_error_test_is_the_ece_test_with_its_dual_interval():
         null = _EceSimulation(confidence, 10, 999, 7).simulate()
         assert test.ece == pytest.approx(expected_calibration_error(confidence, correct))
         assert test.p_value == pytest.approx((1 + np.sum(null >= test.ece - 1e-12)) / 1000)
-        assert (test.ci_low > 0) == (test.p_value < 0.05)
-        assert test.ci_low <= test.estimate <= test.ci_high
-        assert test.ci_high == pytest.approx(np.mean(np.maximum(confidence, 1 - confidence)))
-        assert 0 < test.mde < test.ci_high
+        assert (test.ci_low > 0) == (test.p_two_sided < 0.05) and test.p_two_sided == pytest.approx(min(1, 2 * test.p_value))
+        assert test.ci_low <= test.estimate <= test.ci_high < np.mean(np.maximum(confidence, 1 - confidence))
+        assert test.mde > 0  # inf at n = 20: no shift is detected with 80% power by the two-sided test
     expected = ece_under_perfect_calibration(confidence, n_simulations=999, seed=7)
     assert (test.ece_if_calibrated, test.ece_if_calibrated_q95) == pytest.approx((expected["mean"], expected["q95"]))
 
 
 def test_calibration_error_test_finds_a_strong_miscalibration():
     """30 points overconfident on 200 instances (confidences U(0.6, 1), true calibration error 0.3): p at its
-    floor 1/(B + 1) and the interval excludes 0 in every one of 30 seeded data sets; the estimate is
+    floor 1/(B + 1) and the two-sided interval excludes 0 and ends well below θ_max (~0.8) in every one of 30 seeded
+    data sets; the estimate is
     median-unbiased, so its median over them is near 0.3 (accepted ±0.03)."""
     from helmlite.metrics.calibration import calibration_error_test
 
@@ -108,7 +109,7 @@ def test_calibration_error_test_finds_a_strong_miscalibration():
         confidence = rng.uniform(0.6, 1.0, 200)
         correct = rng.random(200) < confidence - 0.3
         test = calibration_error_test(confidence, correct, n_simulations=299, seed=k)
-        assert test.p_value == pytest.approx(1 / 300) and test.ci_low > 0.15
+        assert test.p_value == pytest.approx(1 / 300) and test.ci_low > 0.14 and test.ci_high < 0.45
         estimates.append(test.estimate)
     assert np.median(estimates) == pytest.approx(0.3, abs=0.03)
 
@@ -223,3 +224,41 @@ def test_platt_metrics_are_point_values_in_stats_json():
     assert point.estimate == platt_metrics(*families._confidences(records))["platt_ece_10"]
     assert math.isnan(point.ci_low) and point.method == families.POINT_METHOD and point.n == 80
     assert not math.isnan(metrics["ece_10"].ci_low)
+
+
+def _exact_bounds(n: int, correct: int, tail: float = 0.025) -> tuple[float, float]:
+    """Confidences all 0.5, so the binned ECE is |K/n − 0.5| (one bin) and every miscalibration family of
+    helmlite.metrics.calibration gives P(correct) = 0.5 − θ (or 0.5 + θ) for calibration error θ: the interval's
+    ends by scipy's exact binomial law instead of simulation. Lower: the smallest θ with P(ECE ≥ observed) ≥ tail;
+    upper: the largest θ with P(ECE ≤ observed) ≥ tail."""
+    from scipy.optimize import brentq
+    from scipy.stats import binom
+
+    observed = abs(correct / n - 0.5)
+    k = np.arange(n + 1)
+
+    def share(theta, at_least):
+        ece = np.abs(k / n - 0.5)
+        mask = ece >= observed - 1e-12 if at_least else ece <= observed + 1e-12
+        return float(binom.pmf(k, n, 0.5 - theta)[mask].sum())
+
+    lower = 0.0 if share(0.0, True) >= tail else brentq(lambda t: share(t, True) - tail, 0.0, 0.5)
+    upper = brentq(lambda t: share(t, False) - tail, 0.0, 0.5)
+    return lower, upper
+
+
+@pytest.mark.parametrize("correct, direction", [(30, "overconfident"), (38, "overconfident"), (64, "underconfident")])
+def test_calibration_interval_is_two_sided_and_matches_the_exact_binomial_bounds(correct, direction):
+    """n = 100 confidences of 0.5 with 30, 38 or 64 correct (ECE 0.20, 0.12, 0.14): the Monte-Carlo interval
+    (2,000 simulations) is within 0.02 of the exact bounds from scipy's binomial law, its upper end is a bound from
+    the data (not θ_max = 0.5), the estimate lies inside, p_two_sided doubles the one-sided p, and the direction is
+    read off mean confidence vs accuracy."""
+    from helmlite.metrics.calibration import calibration_error_test
+
+    outcomes = np.r_[np.ones(correct), np.zeros(100 - correct)]
+    test = calibration_error_test(np.full(100, 0.5), outcomes, n_simulations=2000, seed=1)
+    lower, upper = _exact_bounds(100, correct)
+    assert test.ci_low == pytest.approx(lower, abs=0.02) and test.ci_high == pytest.approx(upper, abs=0.02)
+    assert test.ci_high < 0.45 and test.ci_low <= test.estimate <= test.ci_high
+    assert test.p_two_sided == pytest.approx(min(1, 2 * test.p_value)) and test.direction == direction
+    assert (test.ci_low > 0) == (test.p_two_sided < 0.05)

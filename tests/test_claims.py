@@ -58,6 +58,9 @@ CASES = [
                                           scale="proportion"), "inconclusive", "zero width"),
     ("NaN interval", dict(estimate=0.5, ci_low=math.nan, ci_high=math.nan, null=0, n=40), "inconclusive",
      "no finite interval"),
+    ("less, estimate on the other side, interval straddles 0 (SmolLM2's robustness in the default run)",
+     dict(estimate=0.03, ci_low=-0.008, ci_high=0.068, null=0, n=200, p_value=0.14, direction="less"), "inconclusive",
+     "the estimate (0.03) lies on the other side of 0 from the claim (less): more data would count against it, not for it."),
     ("correlation above 0 over 30 models", dict(estimate=0.6, ci_low=0.3, ci_high=0.8, null=0, n=30, p_value=0.001,
                                                 scale="correlation"), "supported", "excludes"),
 ]
@@ -71,7 +74,7 @@ def test_verdict_table(name, kwargs, expected, phrase):
     if expected == "supported":
         assert not row["ci_low"] <= row["null"] <= row["ci_high"]
     if expected == "inconclusive" and "no finite" not in phrase:
-        assert "MDE at n =" in row["evidence"] and "needed" in row["evidence"]
+        assert "MDE at n =" in row["evidence"] and ("needed" in row["evidence"]) != ("against it" in row["evidence"])
 
 
 def test_n_equals_3_reads_inconclusive_with_its_mde():

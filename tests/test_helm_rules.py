@@ -249,6 +249,7 @@ def test_perturbation_deltas_pool_a_models_perturbed_multiple_choice_runs(mirror
     assert pooled["n"] == 24 and pooled["delta"] == pytest.approx(expected.estimate)
     assert pooled["p_value"] == pytest.approx(expected.p_value) and pooled["ci_low"] == pytest.approx(expected.ci_low)
     empty = pd.DataFrame(columns=["scenario", "method", "difference", "ci_low", "ci_high", "n", "p_value", "discordance", "test"])
-    calibration = pd.DataFrame(columns=["model", "scenario", "calibration_error", "ci_low", "ci_high", "n", "p_calibrated", "mde"])
+    calibration = pd.DataFrame(columns=["model", "scenario", "calibration_error", "ci_low", "ci_high", "n", "p_calibrated",
+                                        "p_two_sided", "mde"])
     (claim,) = helm_claims.live_claims(empty, deltas, calibration)
     assert claim.n == 24 and PERTURBED_POOLED in claim.claim

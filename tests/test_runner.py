@@ -136,7 +136,7 @@ def test_generation_run_scores_with_helm_metrics(mirrored_cache, tmp_path):
 
 @pytest.mark.parametrize("spec,message", [
     ({"scenario": "mmlu", "model": "w", "args": {"subjekt": "x"}}, r"unknown argument 'subjekt'.*Did you mean: subject"),
-    ({"scenario": "mmlu", "model": "w", "adapter": {"methd": "x"}}, "unknown key 'methd'; expected one of method, .*Did you mean: method\?"),
+    ({"scenario": "mmlu", "model": "w", "adapter": {"methd": "x"}}, r"unknown key 'methd'; expected one of method, .*Did you mean: method\?"),
     ({"scenario": "mmlu", "model": "w", "adapter": {"method": "guess"}}, "adapter method must be one of"),
     ({"scenario": "mmlu", "model": "w", "extra": 1}, r"unknown field\(s\) \['extra'\]"),
 ])

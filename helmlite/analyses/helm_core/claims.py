@@ -5,9 +5,9 @@ scenario (paired, exact McNemar on 0/1 metrics). In every profile, generation an
 ``nq_ranking``) stay in the model-difference table and out of the claims and their Holm family: notebook 01's headline
 claims are the multiple-choice ones, which the configs size; HELM's robustness perturbation lowers accuracy (paired on the
 same instances; one claim per model on its perturbed multiple-choice runs pooled, per scenario when it has one
-such run); the model is miscalibrated beyond what a perfectly calibrated model shows at the same n — the test of perfect calibration by its ECE-10 (one-sided Monte-Carlo p, the level it claims) on the
+such run); the model is miscalibrated beyond what a perfectly calibrated model shows at the same n — the test of perfect calibration by its ECE-10 (Monte-Carlo p, doubled: two-sided) on the
 model's multiple-choice runs pooled (one claim per model; per scenario when it has one such run), with the
-calibration error θ = mean |P(correct | c) − c| and the one-sided interval dual to that test, so interval
+calibration error θ = mean |P(correct | c) − c| and the two-sided interval dual to that test, so interval
 and verdict cannot disagree (:func:`helmlite.metrics.calibration.calibration_error_test`).
 
 Published leaderboard (Liang et al. 2022, §8.1): accuracy correlates strongly with robustness and with
@@ -57,7 +57,7 @@ def live_claims(model_differences: pd.DataFrame, perturbation_deltas: pd.DataFra
         # with a pooled row gets that one claim (its per-scenario rows stay in the calibration table)
         claims.append(Claim(f"{row.model} is miscalibrated on {row.scenario} beyond small-sample bias",
                             f"live:calibration_error:{row.model}:{row.scenario}", row.calibration_error, row.ci_low,
-                            row.ci_high, 0.0, int(row.n), "greater", p_value=row.p_calibrated, mde=row.mde))
+                            row.ci_high, 0.0, int(row.n), "greater", p_value=row.p_two_sided, mde=row.mde))
     return claims
 
 

@@ -154,7 +154,7 @@ def group_performance(runs: list[Run], scenario_prefix: str, key: str, *, seed: 
 
 
 CALIBRATION_COLUMNS = ["model", "scenario", "ece_10", "n", "ece_if_calibrated", "ece_if_calibrated_q95", "p_calibrated",
-                       "calibration_error", "ci_low", "ci_high", "mde"]
+                       "p_two_sided", "direction", "calibration_error", "ci_low", "ci_high", "mde"]
 
 
 #: The calibration table's row for all of a model's multiple-choice runs together (the headline calibration claim).
@@ -168,8 +168,10 @@ def calibration_table(runs: list[Run], *, seed: int, n_simulations: int = 2000) 
     n, the test of perfect calibration and the calibration error with the interval dual to that test
     (:func:`helmlite.metrics.calibration.calibration_error_test`). Binned ECE is biased upward at small n
     (a calibrated model has expected ECE-10 ≈ 0.15 at n = 50), so the question is whether it exceeds what
-    calibration alone would show: ``p_calibrated`` answers it, and ``calibration_error`` (θ = mean |P(correct
-    | c) − c| at these confidences) with its one-sided interval [ci_low, ci_high] and ``mde`` says how large.
+    calibration alone would show: ``p_calibrated`` (one-sided; ``p_two_sided`` = 2p, what the claims use) answers it,
+    and ``calibration_error`` (θ = mean |P(correct | c) − c| at these confidences; estimated within the ``direction``
+    the data show, over- or underconfident) with its two-sided 95% interval [ci_low, ci_high] and ``mde`` says how
+    large.
 
     Correct means HELM's ``exact_match`` (:func:`~helmlite.metrics.families.calibration_correct`): for
     generation runs not the main metric (F1 on NQ), as in ``stats.json``'s ECE.
@@ -195,7 +197,8 @@ def calibration_table(runs: list[Run], *, seed: int, n_simulations: int = 2000) 
                                       n_bins=10, n_simulations=n_simulations, seed=rng(seed, "calibration-null", key))
         rows.append({"model": model, "scenario": scenario, "ece_10": test.ece, "n": test.n,
                      "ece_if_calibrated": test.ece_if_calibrated, "ece_if_calibrated_q95": test.ece_if_calibrated_q95,
-                     "p_calibrated": test.p_value, "calibration_error": test.estimate, "ci_low": test.ci_low,
+                     "p_calibrated": test.p_value, "p_two_sided": test.p_two_sided, "direction": test.direction,
+                     "calibration_error": test.estimate, "ci_low": test.ci_low,
                      "ci_high": test.ci_high, "mde": test.mde})
     return pd.DataFrame(rows, columns=CALIBRATION_COLUMNS)
 
