@@ -49,12 +49,12 @@ def test_u_shape_statistic_on_known_curves(curve, lost, primacy_sign, recency_si
         else:
             assert row[low] <= 0 <= row[high] or row[high] < 0.1
     # the joint claim is an intersection-union test: min of the two, [min low, min high], the larger p — or, when the
-    # min is below 0, the smallest p of the negative parts (evidence against the claim)
+    # min is below 0, the smallest p of the k negative parts (evidence against the claim), times k (Bonferroni)
     joint = table.iloc[0]
     assert joint["estimate"] == pytest.approx(min(row["primacy"], row["recency"]))
     parts = {"primacy": (row["primacy"], row["primacy_p"]), "recency": (row["recency"], row["recency_p"])}
-    expected_p = (max(p for _, p in parts.values()) if joint["estimate"] >= 0
-                  else min(p for estimate, p in parts.values() if estimate < 0))
+    negative = [p for estimate, p in parts.values() if estimate < 0]
+    expected_p = max(p for _, p in parts.values()) if joint["estimate"] >= 0 else min(1.0, len(negative) * min(negative))
     assert joint["p_value"] == pytest.approx(expected_p)
     assert joint["ci_low"] == min(row["primacy_ci_low"], row["recency_ci_low"])
     assert joint["correction"] == "holm over 2 claims"
@@ -217,14 +217,13 @@ def test_retrieval_above_the_baseline_is_tested_on_the_difference():
 
 
 def test_position_tests_use_the_gold_probability_over_its_baseline():
-    """Where the baseline's probabilities are stored the score is P(gold) − baseline P(gold) per row. Every
-    answer is right (accuracy 1 everywhere) and the baseline always hits at depth 0, so the 0/1 score would
-    read primacy = −1; the probabilities say the query adds 0.30 at the ends and 0.10 in the middle: primacy
+    """Where the baseline's probabilities are stored the score is P(gold) − baseline P(gold) per row. Five of six
+    answers are right and the baseline always hits at depth 0, so the 0/1 score would read primacy = −1; the probabilities say the query adds 0.30 at the ends and 0.10 in the middle: primacy
     = recency = 0.20 (hand-derived; noise-free, so the paired bootstrap's interval has zero width and the
     verdict needs spread: a per-context jitter of ±0.01 gives it), a U-shape supported after Holm."""
     rng = np.random.default_rng(3)
     gain = {0.0: 0.3, 0.2: 0.2, 0.4: 0.1, 0.6: 0.1, 0.8: 0.2, 1.0: 0.3}
-    records = _logprob_records((1,) * 6, (1, 0, 0, 0, 0, 0), contexts=30)
+    records = _logprob_records((1, 1, 0, 1, 1, 1), (1, 0, 0, 0, 0, 0), contexts=30)  # accuracy 5/6: not at the ceiling
     base = 0.2 + 0.01 * rng.standard_normal(len(records))
     records = records.assign(baseline_probability=base,
                              probability=base + records["depth"].map(gain) + 0.01 * rng.standard_normal(len(records)))
@@ -242,18 +241,36 @@ def test_position_tests_use_the_gold_probability_over_its_baseline():
 
 
 def test_one_part_below_zero_contradicts_an_intersection_union_claim():
-    """"Both parts > 0" is refuted by one part below 0: its p-value (the smallest among the negative parts) decides,
-    not the larger of the two (which a part near 0 keeps large). Curve: the start beats the middle by −0.2 (primacy
-    −0.2), the end equals the middle (recency 0): U-shape contradicted; the claim's p is primacy's."""
+    """"Both parts > 0" is refuted by one part below 0: the smallest p-value among the k negative parts decides, not
+    the larger of the two (which a part near 0 keeps large), Bonferroni-corrected for being the smallest: min(1, k·p)
+    (hand-derived from the two parts' own p-values). Curve: the middle beats the start by 0.2 (primacy −0.2), the
+    end equals the middle (recency ≈ 0): U-shape contradicted."""
     rng = np.random.default_rng(4)
     gain = {0.0: 0.1, 0.2: 0.2, 0.4: 0.3, 0.6: 0.3, 0.8: 0.3, 1.0: 0.3}
-    records = _logprob_records((1,) * 6, (0,) * 6, contexts=30)
+    records = _logprob_records((1, 1, 1, 0, 1, 1), (0,) * 6, contexts=30)  # accuracy 5/6: not at the ceiling
     records = records.assign(baseline_probability=0.2, probability=0.2 + records["depth"].map(gain)
                              + 0.01 * rng.standard_normal(len(records)))
     ushape, table = verdicts(records)
     row, claim = ushape.iloc[0], table.set_index("quantity").loc["u_shape_min_primacy_recency:m:json_kv:512:logprob"]
     assert row["primacy"] == pytest.approx(-0.2, abs=0.01) and abs(row["recency"]) < 0.01
-    assert claim["p_value"] == row["primacy_p"] and claim["verdict"] == "contradicted"
+    negative = [row[f"{name}_p"] for name in ("primacy", "recency") if row[name] < 0]
+    assert claim["p_value"] == pytest.approx(min(1.0, len(negative) * min(negative))) and claim["verdict"] == "contradicted"
+
+
+@pytest.mark.parametrize("accuracy, flag", [((1,) * 6, "ceiling"), ((0,) * 6, "floor")])
+def test_a_curve_at_the_ceiling_or_floor_gets_no_verdict(accuracy, flag):
+    """Issue #54 §3: Gemma's 128-token NIAH curve (accuracy 1.00 / 0.95 / 1.00) got "U-shape contradicted" from its
+    baseline-corrected probabilities. Answers that cannot move (all right, or none right over a baseline that never
+    hits) get no verdict, however the probability score moves: a strong probability U-shape here."""
+    rng = np.random.default_rng(5)
+    gain = {0.0: 0.3, 0.2: 0.2, 0.4: 0.1, 0.6: 0.1, 0.8: 0.2, 1.0: 0.3}
+    records = _logprob_records(accuracy, (0,) * 6, contexts=30)
+    records = records.assign(baseline_probability=0.2, probability=0.2 + records["depth"].map(gain)
+                             + 0.01 * rng.standard_normal(len(records)))
+    ushape, table = verdicts(records)
+    row = ushape.iloc[0]
+    assert row["no_verdict"] == f"inconclusive: at the {flag} (no verdict)" and np.isnan(row["primacy_ci_low"])
+    assert set(table["verdict"]) == {"inconclusive"}
 
 
 def test_gold_probability_sums_the_correct_references_and_survives_the_record_format():

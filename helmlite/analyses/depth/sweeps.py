@@ -53,15 +53,16 @@ where min(primacy, recency) < 0: the smallest p-value of the negative parts) and
 lower bounds, min of the upper bounds] (it covers min(primacy, recency) with at least the nominal level). HELMET's claim — models prefer recent context and struggle with the middle and
 earlier — is the same kind of test on end − start > 0 **and** end − middle > 0.
 
-**No verdict** on a curve with fewer than :data:`MIN_CONTEXTS` contexts, at the floor, whose depths land on
-fewer than three distinct items, or scored by log-probability without a baseline: its claims carry no interval and are inconclusive, with the reason.
+**No verdict** on a curve with fewer than :data:`MIN_CONTEXTS` contexts, at the floor or the ceiling (its answers cannot
+move, whatever a probability score does), whose depths land on fewer than three distinct items, or scored by
+log-probability without a baseline: its claims carry no interval and are inconclusive, with the reason.
 
 **Length degradation.** Per model × task × scoring with two or more lengths: the mean score at the
 shortest length minus that at the longest, paired by context index (each length's contexts are
 independent draws, so the pairs are independent and the paired bootstrap is valid), one-sided > 0. The
 number of candidates — and so chance — grows with length, so the score is normalised by it:
 (correct − baseline) / (1 − chance) where there is a baseline, else (correct − chance) / (1 − chance).
-No verdict when both lengths are at the floor.
+No verdict when both lengths are at the floor, or both at the ceiling.
 
 Verdicts come from :func:`helmlite.claims.claims_table`, Holm-corrected over every claim of the notebook.
 """
@@ -248,13 +249,17 @@ def _flags(part: pd.DataFrame) -> tuple[float, bool, bool]:
     return corrected, bool(level < FLOOR_MARGIN), bool(part["correct"].mean() > 1 - FLOOR_MARGIN)
 
 
-def _no_verdict(contexts: int, floor: bool, needs_baseline: bool, min_contexts: int) -> str:
-    """Why a curve gets no verdict ('' when it gets one)."""
+def _no_verdict(contexts: int, floor: bool, needs_baseline: bool, min_contexts: int, ceiling: bool = False) -> str:
+    """Why a curve gets no verdict ('' when it gets one): too few contexts, no baseline where the score needs one, or
+    answers at the floor or the ceiling — a curve whose accuracy cannot move says nothing about position, whatever a
+    probability score does there."""
     if contexts < min_contexts:
         return f"inconclusive: {contexts} contexts < {min_contexts} (no interval)"
     if needs_baseline:
         return f"inconclusive: {NO_BASELINE}"
-    return "inconclusive: at the floor (no verdict)" if floor else ""
+    if floor:
+        return "inconclusive: at the floor (no verdict)"
+    return "inconclusive: at the ceiling (no verdict)" if ceiling else ""
 
 
 U_SHAPE_TESTS = ("primacy", "recency", "recency_minus_primacy")
@@ -284,7 +289,8 @@ def u_shape(records: pd.DataFrame, *, seed: int, n_resamples: int, min_contexts:
         middle = values[:, middle_at].mean(axis=1)
         corrected, floor, ceiling = _flags(part)
         baseline = _has_baseline(part)
-        reason = _no_verdict(len(wide), floor, key[3] == SCORE_NAME["multiple_choice_separate"] and not baseline, min_contexts)
+        reason = _no_verdict(len(wide), floor, key[3] == SCORE_NAME["multiple_choice_separate"] and not baseline, min_contexts,
+                             ceiling)
         items = len(np.unique(np.round(positions, 9)))
         if items < 3:  # e.g. JSON KV at 256 tokens holds two pairs: start, middle and end cannot be told apart
             reason = f"inconclusive: the depths land on {items} items (no middle)"
@@ -315,14 +321,16 @@ def length_tests(records: pd.DataFrame, *, seed: int, n_resamples: int, min_cont
         lengths = sorted(part["length"].unique())
         if len(lengths) < 2:
             continue
-        per_context, floors = {}, []
+        per_context, floors, ceilings = {}, [], []
         for length in (lengths[0], lengths[-1]):
             mine = part[part["length"] == length]
             per_context[length] = mine.assign(score=_length_scores(mine)).groupby("context")["score"].mean()
-            floors.append(_flags(mine)[1])
+            _, floor, ceiling = _flags(mine)
+            floors.append(floor)
+            ceilings.append(ceiling)
         short, long_ = per_context[lengths[0]].align(per_context[lengths[-1]], join="inner")
         needs_baseline = key[2] == SCORE_NAME["multiple_choice_separate"] and not _has_baseline(part)
-        reason = _no_verdict(len(short), all(floors), needs_baseline, min_contexts)
+        reason = _no_verdict(len(short), all(floors), needs_baseline, min_contexts, all(ceilings))
         est = stats.interval_for((short.to_numpy(), long_.to_numpy()), paired=True, n_resamples=max(n_resamples, MIN_TEST_RESAMPLES),
                                  seed=rng(seed, "length-test", *key))
         rows.append({"model": key[0], "task": key[1], "method": key[2], "short": lengths[0], "long": lengths[-1],
@@ -351,12 +359,14 @@ def _intersection_union(r, what: str, parts: tuple[str, str]) -> tuple[float, fl
     """(estimate, low, high, p) of "both parts > 0" (Berger 1982): the smaller estimate and [min low, min high].
     The p-value: for the claim ("both > 0") the larger of the two, as the intersection–union test needs both;
     where the smaller estimate is below 0 — the evidence *against* the claim, which one part below 0 gives —
-    the smallest p-value among the parts whose estimates are below 0."""
+    the smallest p-value among the k parts whose estimates are below 0, Bonferroni-corrected for choosing it:
+    min(1, k·p) (the uncorrected minimum was up to k times too liberal)."""
     a, b = parts
     estimates = {name: getattr(r, name) for name in parts}
     p_values = {name: getattr(r, f"{name}_p") for name in parts}
     estimate = min(estimates.values())
-    p = max(p_values.values()) if estimate >= 0 else min(p_values[name] for name in parts if estimates[name] < 0)
+    against = [p_values[name] for name in parts if estimates[name] < 0]
+    p = max(p_values.values()) if estimate >= 0 else min(1.0, len(against) * min(against))
     return (estimate, min(getattr(r, f"{a}_ci_low"), getattr(r, f"{b}_ci_low")),
             min(getattr(r, f"{a}_ci_high"), getattr(r, f"{b}_ci_high")), p)
 
