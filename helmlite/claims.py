@@ -216,6 +216,16 @@ def observed_discordance(share, n: int) -> float | None:
     return min(1.0, max(float(share), 1.0 / n))
 
 
+def base_discordance(claim: Claim) -> float | None:
+    """A paired-proportion claim's two-way discordance ψ0 = ψ − |δ̂| (the items on which the sides differ in both
+    directions, at least 1/n): the planning model of its MDE and n needed lets the discordance grow with the effect,
+    ψ = ψ0 + |δ| (:func:`helmlite.stats.mde_paired_growing`), instead of holding the observed ψ fixed — which caps δ
+    at ψ, so a claim with few discordant items got an MDE that was its discordance. None without an observed ψ."""
+    if claim.discordance is None or claim.scale != "paired-proportion":
+        return None
+    return min(1 - 1 / max(claim.n, 2), max(claim.discordance - abs(claim.estimate - claim.null), 1 / max(claim.n, 1)))
+
+
 def _baseline(claim: Claim) -> float:
     return claim.null if 0 < claim.null < 1 else 0.5
 
@@ -230,6 +240,9 @@ def minimum_detectable_effect(claim: Claim) -> float:
         return _power.mde_proportion(n, p=_baseline(claim), level=level, power=POWER, one_sample=True,
                                      direction=claim.direction)
     if claim.scale == "paired-proportion":
+        base = base_discordance(claim)
+        if base is not None:  # the planning model: discordance grows with the effect
+            return _power.mde_paired_growing(int(n), base, level=level, power=POWER)
         return _power.mde_proportion(n, p=0.5, level=level, power=POWER, paired=True, discordance=claim.discordance)
     if claim.scale == "correlation":
         return _power.mde_correlation(n, level=level, power=POWER)
@@ -250,8 +263,9 @@ def n_needed(claim: Claim, effect: float, alpha: float = 0.05) -> float:
             needed = _power.required_n(effect, p=_baseline(claim), level=level, power=POWER, one_sample=True,
                                        direction=claim.direction)
         elif claim.scale == "paired-proportion":
+            base = base_discordance(claim)
             needed = _power.required_n(effect, p=0.5, level=level, power=POWER, paired=True,
-                                       discordance=claim.discordance)
+                                       discordance=claim.discordance if base is None else min(1.0, base + effect))
         elif claim.scale == "correlation":
             needed = _power.required_n_correlation(min(effect, 0.999), level=level, power=POWER)
         else:  # the interval's standard error scales as 1/sqrt(n)
@@ -279,6 +293,11 @@ def _power_note(claim: Claim, mde: float, alpha: float) -> str:
         text = f" MDE at n = {claim.n}: none — no effect is detectable at this n{bound} (80% power, {claim.direction}, {claim.level:.0%} level)"
     else:
         text = f" MDE at n = {claim.n}: {format_number(mde)} (80% power, {claim.direction}, {claim.level:.0%} level)"
+    base = base_discordance(claim)
+    if base is not None:
+        text += (f" with the discordance growing with the effect (ψ0 + |δ|, ψ0 = {format_number(base)} differing both "
+                 f"ways; at the observed {format_number(claim.discordance)} held fixed: "
+                 f"{format_number(_power.mde_proportion(claim.n, paired=True, discordance=claim.discordance, level=claim.level, power=POWER))})")
     if claim.claimed_effect is None and _against(claim):  # more data would only count against the claim
         return text + (f"; the estimate ({format_number(claim.estimate)}) lies on the other side of "
                        f"{format_number(claim.null)} from the claim ({claim.direction}): more data would count "

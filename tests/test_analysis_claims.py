@@ -34,9 +34,10 @@ def test_live_claims_follow_the_schema_and_small_n_is_inconclusive():
     assert verdicts["live:model_difference:boolq"] == "inconclusive"  # n = 3: no verdict possible
     assert "MDE at n = 3" in table.set_index("quantity").loc["live:model_difference:boolq", "evidence"]
     assert verdicts["live:robustness_delta:m:mmlu"] == "inconclusive"
-    # the MDE of a paired claim is the exact McNemar test's at the observed discordance (5 of 50 items differ)
+    # the MDE of a paired claim is the exact McNemar test's with the discordance growing from the observed pairs that
+    # differ both ways: 5 of 50 items differ, the difference is −0.02, so 0.1 − 0.02 = 0.08 differ both ways
     assert table.set_index("quantity").loc["live:robustness_delta:m:mmlu", "mde"] == pytest.approx(
-        stats.mde_proportion(50, paired=True, discordance=0.1))
+        stats.mde_paired_growing(50, 0.08))
     # the calibration test's p = 1/2001 and its dual interval [0.17, 0.62] of the calibration error: supported,
     # with the test's own MDE
     row = table.set_index("quantity").loc["live:calibration_error:m:mmlu"]
@@ -69,3 +70,32 @@ def test_sensitivity_claims_report_b_minus_a_and_the_weakest_first_step_contrast
     # joint − separate = −0.2 is reported as separate − joint = +0.2 with the interval mirrored
     row = table.loc["methods:multiple_choice_separate-multiple_choice_joint:m:s"]
     assert (row["estimate"], row["ci_low"], row["ci_high"]) == pytest.approx((0.2, 0.1, 0.3)) and row["verdict"] == "supported"
+
+
+def test_two_seeds_are_one_paired_difference_with_the_pairwise_tables_test():
+    """Issue #54 §1, the default run's numbers: seeds 0 and 1 differ on 3 of 100 items (2 one way, 1 the other:
+    difference 0.01). The claim is that paired difference with the pairwise table's exact McNemar p (1.0, the same
+    row) and its interval; held at the observed discordance 0.03 no difference is detectable (3 discordant items), so
+    its MDE lets the discordance grow with the effect (statsmodels' mcnemar(exact=True) on [[48, 2], [1, 49]] gives
+    p = 1.0 too)."""
+    import math
+
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    p = mcnemar([[48, 2], [1, 49]], exact=True).pvalue
+    spread = pd.DataFrame([{"model": "m", "scenario": "s", "seeds": 2, "seed_sd": 0.00707, "sd_ci_low": 0.0,
+                            "sd_ci_high": 0.225, "n": 100, "mde_sd": 0.034, "p_seeds_matter": 0.564}])
+    tests = pd.DataFrame([{"study": "seeds", "model": "m", "scenario": "s", "a": "seed 0", "b": "seed 1", "difference": 0.01,
+                           "ci_low": -0.0306, "ci_high": 0.0509, "p_value": p, "n": 100, "discordance": 0.03,
+                           "test": "newcombe-score/mcnemar-exact"}])
+    empty_steps = pd.DataFrame(columns=["model", "scenario", "step", "difference", "ci_low", "ci_high", "p_value", "n",
+                                        "discordance", "test"])
+    empty_first = pd.DataFrame(columns=["model", "scenario", "contrast", "difference", "ci_low", "ci_high", "p_value", "n"])
+    table = claims.claims_table(sensitivity_claims.sensitivity_claims(spread, empty_steps, empty_first, tests))
+    (row,) = table.itertuples()
+    assert row.quantity == "seed_difference:seed 0-seed 1:m:s" and row.p_value == pytest.approx(1.0) == pytest.approx(p)
+    assert (row.estimate, row.ci_low, row.ci_high) == (0.01, -0.0306, 0.0509)
+    assert stats.mde_proportion(100, paired=True, discordance=0.03) == math.inf  # held at the observed 0.03: unreachable
+    # the MDE the claim reports lets the discordance grow with the effect from the 0.02 differing both ways: reachable
+    assert row.mde == pytest.approx(stats.mde_paired_growing(100, 0.02)) and 0.05 < row.mde < 0.15
+    assert "ψ0 = 0.02 differing both ways; at the observed 0.03 held fixed: ∞" in row.evidence

@@ -97,8 +97,10 @@ def test_n_equals_3_reads_inconclusive_with_its_mde():
     assert paired["verdict"] == "inconclusive" and paired["mde"] == math.inf and "MDE at n = 3: none — no effect is detectable at this n" in paired["evidence"]
     sparse = verdict(Claim("perturbation lowers accuracy", "delta", 0.03, -0.02, 0.08, 0, 100, "less", scale="paired-proportion",
                            discordance=0.07))
-    # 7 discordant pairs expected at n = 100: even all of them on one side is not detected with 80% power
-    assert sparse["mde"] == math.inf and "with 0.07 of the pairs discordant no difference reaches 80% power" in sparse["evidence"]
+    # 7 discordant pairs at n = 100: held fixed, even all of them on one side is not detected with 80% power (∞); the MDE
+    # lets the discordance grow with the effect from the 0.07 − 0.03 = 0.04 differing both ways (stats.mde_paired_growing)
+    assert sparse["mde"] == pytest.approx(stats.mde_paired_growing(100, 0.04))
+    assert "ψ0 = 0.04 differing both ways; at the observed 0.07 held fixed: ∞" in sparse["evidence"]
 
 
 def test_mde_and_n_needed_from_the_interval_for_a_generic_difference():
@@ -128,14 +130,15 @@ def _exact_mcnemar_power(n: int, delta: float, psi: float, alpha: float = 0.05) 
 
 
 def test_paired_proportion_n_needed_is_where_exact_mcnemar_power_reaches_80_percent():
-    """The verdict's n for the claimed 5-point gain at discordance 0.2 is the smallest n from which the exact McNemar
-    test's power, computed independently with scipy (:func:`_exact_mcnemar_power`: 0.79996 at 657, 0.8006 at 658),
-    stays at or above 0.8; the MDE is helmlite's at n = 200."""
+    """Observed: difference 0.02 at discordance 0.2, so 0.18 of the pairs differ both ways; a 5-point gain brings the
+    discordance to 0.18 + 0.05 = 0.23 (the planning model). The verdict's n for it is the smallest n from which the
+    exact McNemar test's power at ψ = 0.23, computed independently with scipy (:func:`_exact_mcnemar_power`:
+    0.79998 at 753, 0.8005 at 754), stays at or above 0.8; the MDE is helmlite's growing-discordance MDE at n = 200."""
     row = verdict(Claim("A beats B", "acc(A) − acc(B)", 0.02, -0.03, 0.07, 0, 200, p_value=0.4,
                         scale="paired-proportion", claimed_effect=0.05, discordance=0.2))
-    assert row["mde"] == pytest.approx(stats.mde_proportion(200, paired=True, discordance=0.2))
-    assert "about n = 658 needed" in row["evidence"]
-    assert _exact_mcnemar_power(657, 0.05, 0.2) < 0.8 <= min(_exact_mcnemar_power(n, 0.05, 0.2) for n in range(658, 690))
+    assert row["mde"] == pytest.approx(stats.mde_paired_growing(200, 0.18))
+    assert "about n = 754 needed" in row["evidence"]
+    assert _exact_mcnemar_power(753, 0.05, 0.23) < 0.8 <= min(_exact_mcnemar_power(n, 0.05, 0.23) for n in range(754, 790))
     from statsmodels.stats.contingency_tables import mcnemar  # the reference's rejection region is statsmodels' test's
 
     for d, k_low in ((20, 5), (40, 13)):
@@ -248,8 +251,9 @@ def test_mde_follows_the_claimed_direction():
 
 def test_paired_claims_use_the_observed_discordance_for_their_mde():
     """The exact McNemar test's power depends on the share of discordant items: a claim given the observed
-    share (14 of 100, as measured between the embedded models on MMLU) reports the MDE at that share — smaller
-    than at the conservative default 0.5 (0.203) — and an observed 0 counts as 1/n."""
+    share (14 of 100, as measured between the embedded models on MMLU, difference 0.02) reports the MDE of the
+    planning model that starts from the 0.12 differing both ways and lets the discordance grow with the effect —
+    above the MDE at 0.14 held fixed, below the conservative default 0.5 (0.203) — and an observed 0 counts as 1/n."""
     from helmlite.claims import Claim, minimum_detectable_effect, observed_discordance
     from helmlite.stats import mde_proportion
 
@@ -257,7 +261,10 @@ def test_paired_claims_use_the_observed_discordance_for_their_mde():
     assert observed_discordance(float("nan"), 100) is None and observed_discordance(None, 100) is None
     claim = Claim("a differs from b", "q", 0.02, -0.05, 0.09, 0.0, 100, "two-sided", p_value=0.6, scale="paired-proportion",
                   discordance=observed_discordance(0.14, 100))
-    assert minimum_detectable_effect(claim) == mde_proportion(100, paired=True, discordance=0.14) < 0.12
+    from helmlite.stats import mde_paired_growing
+
+    mde = minimum_detectable_effect(claim)
+    assert mde == pytest.approx(mde_paired_growing(100, 0.12)) and mde_proportion(100, paired=True, discordance=0.14) < mde < 0.203
     default = Claim("a differs from b", "q", 0.02, -0.05, 0.09, 0.0, 100, "two-sided", p_value=0.6, scale="paired-proportion")
     assert minimum_detectable_effect(default) == pytest.approx(0.203, abs=0.001)
 
@@ -273,3 +280,13 @@ def test_an_interval_far_from_the_null_gives_a_tiny_p_never_zero():
     assert "p = < 1e-300" in row["evidence"]
     table = claims_table([claim, Claim("other", "x", 0.1, -0.1, 0.3, 0.0, 50, "two-sided")])
     assert (table["p_adjusted"] > 0).all() and (table["p_value"] > 0).all()
+
+
+@pytest.mark.parametrize("n, base", [(100, 0.02), (100, 0.04), (200, 0.29)])
+def test_growing_discordance_mde_is_where_exact_power_reaches_80_percent(n, base):
+    """stats.mde_paired_growing against the exact McNemar power computed independently with scipy
+    (:func:`_exact_mcnemar_power`) at ψ = ψ0 + δ: 80% at the MDE, less just below it (the default run's seed,
+    robustness and joint-vs-separate designs)."""
+    mde = stats.mde_paired_growing(n, base)
+    assert _exact_mcnemar_power(n, mde, base + mde) >= 0.8 - 1e-6
+    assert _exact_mcnemar_power(n, mde - 0.005, base + mde - 0.005) < 0.8

@@ -23,7 +23,8 @@ and the 95% level, with *planning values* where the test's power depends on the 
 * "the 0 → 1 step is the largest" (an intersection–union test: the weakest per-instance contrast of the 0→1 step
   with a later step decides): the contrast with the next step, which shares the 1-shot level, has SD √(3ψ)
   (:func:`step_contrast`);
-* the in-context seed claim: the between-seed SD of accuracy (the square root of the seed variance component),
+* the in-context seed claim: with two seeds their paired difference (exact McNemar at the planning ψ, as notebook 02
+  tests it); with three or more the between-seed SD of accuracy (the square root of the seed variance component),
   tested by Cochran's Q; its MDE on that scale from Q's noncentral χ² (:func:`helmlite.stats.mde_seed_sd`) at the
   within-item variance two seeds show at the planning ψ (ψ/2), as notebook 02 computes it at the observed one.
 
@@ -151,7 +152,11 @@ def headline_claims(runs: list[dict]) -> list[dict]:
         for study, level in run.get("labels", []):
             cells.setdefault((study, run["model"], _label(run)), {})[level] = run
     for (study, model, label), levels in sorted(cells.items()):
-        if study == "seeds" and len(levels) >= 2:
+        if study == "seeds" and len(levels) == 2:  # notebook 02 tests two seeds as one paired difference
+            n = min(r["instances"] for r in levels.values())
+            add("sensitivity", f"in-context seed matters for {model} on {label} (2 seeds; paired difference, exact "
+                               "McNemar)", n, paired(n))
+        elif study == "seeds" and len(levels) >= 3:
             n = min(r["instances"] for r in levels.values())
             add("sensitivity", f"in-context seed matters for {model} on {label} ({len(levels)} seeds; between-seed SD of "
                                "accuracy, Cochran's Q)", n, seed_sd(n, len(levels)))

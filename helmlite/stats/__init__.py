@@ -16,7 +16,7 @@ from the design (0/1 or continuous values, paired, clustered, smooth statistic w
 * correlations (:func:`correlation_ci`, :func:`correlation_difference`);
 * variance: seed variance component and "do seeds matter" (:func:`seed_variance_component`,
   :func:`seeds_matter_test`), ANOVA table (:func:`anova_table`);
-* power of the tests used: :func:`mde_proportion`, :func:`required_n`, :func:`mde_correlation`, :func:`mde_seed_sd`,
+* power of the tests used: :func:`mde_proportion`, :func:`mde_paired_growing`, :func:`required_n`, :func:`mde_correlation`, :func:`mde_seed_sd`,
   :func:`required_n_correlation`, and the exact powers :func:`binomial_power`, :func:`mcnemar_power`.
 
 Every ``seed`` takes an int or a ``numpy.random.Generator``.
@@ -29,7 +29,8 @@ from .correlation import correlation_ci, correlation_difference, pearson_r, spea
 from .estimates import Estimate, PairedComparison, Seed
 from .paired import paired_difference, permutation_p_value
 from .policy import interval_for
-from .power import binomial_power, mcnemar_power, mde_correlation, mde_proportion, mde_seed_sd, required_n, required_n_correlation
+from .power import (binomial_power, mcnemar_power, mde_correlation, mde_paired_growing, mde_proportion, mde_seed_sd, required_n,
+                    required_n_correlation)
 from .proportions import (is_binary, newcombe_paired_interval, paired_binary_difference, paired_binary_test,
                           proportion_ci, proportion_estimate)
 from .variance import VarianceComponent, anova_table, seed_variance_component, seeds_matter_test
@@ -37,7 +38,7 @@ from .variance import VarianceComponent, anova_table, seed_variance_component, s
 __all__ = ["BCA_MIN_N", "Estimate", "PairedComparison", "Seed", "VarianceComponent", "anova_table",
            "binomial_power", "bootstrap_ci", "bootstrap_distribution", "bootstrap_p_value", "bootstrap_weighted",
            "cluster_bootstrap_ci", "cluster_bootstrap_statistic", "cluster_mean_estimate", "cluster_paired_difference", "korn_graubard_ci", "mcnemar_power", "correlation_ci", "correlation_difference", "interval_for", "is_binary", "mde_correlation",
-           "mde_proportion", "mde_seed_sd", "mean_estimate", "newcombe_paired_interval", "paired_binary_difference", "paired_binary_test",
+           "mde_paired_growing", "mde_proportion", "mde_seed_sd", "mean_estimate", "newcombe_paired_interval", "paired_binary_difference", "paired_binary_test",
            "paired_difference", "paired_test", "pearson_r", "percentile_interval", "permutation_p_value", "proportion_ci",
            "proportion_estimate", "required_n", "required_n_correlation", "seed_variance_component",
            "seeds_matter_test", "spearman_rho", "summary"]

@@ -170,6 +170,20 @@ def _mcnemar_mde(n: int, psi: float, level: float, power: float) -> float:
     return _monotone_mde(lambda sizes, effect: _mcnemar_curve(sizes, effect, psi, level), n, psi, power)
 
 
+@lru_cache(maxsize=4096)
+def mde_paired_growing(n: int, base_discordance: float, level: float = 0.95, power: float = 0.8) -> float:
+    """Smallest paired difference δ the exact two-sided McNemar test detects with ``power`` on ``n`` pairs when the
+    discordance grows with the effect: ψ = ψ0 + |δ| (ψ0 = ``base_discordance``, the items on which the two sides
+    differ both ways — observed as ψ − |δ̂|). Holding the observed ψ fixed instead caps δ at ψ, so a claim with few
+    discordant items gets an MDE that is the discordance itself; here the planning model lets a larger difference
+    bring its own discordant items. ``inf`` when even ψ = 1 is not enough."""
+    _check_level(level, power)
+    if not 0 < base_discordance < 1:
+        raise UserError(f"mde_paired_growing: base discordance must lie in (0, 1), got {base_discordance}")
+    return _monotone_mde(lambda sizes, effect: _mcnemar_curve(sizes, effect, min(1.0, base_discordance + effect), level),
+                         int(n), 1 - base_discordance, power)
+
+
 def _arcsine_mde(n: float, p: float, up: bool, level: float, power: float) -> float:
     z_a, z_b = _z(level, power)
     h = (z_a + z_b) * math.sqrt(2 / n)
