@@ -51,6 +51,12 @@ def test_each_verdict_in_words(row, words):
     assert summary.meaning(next(_claims().iloc[[row]].itertuples())) == words
 
 
+def test_a_claim_without_an_interval_says_why_it_has_no_verdict():
+    row = _claims().iloc[[2]].assign(claim="U-shape (m · niah · 128 tok) — inconclusive: at the ceiling (no verdict)",
+                                     ci_low=float("nan"), ci_high=float("nan"), mde=float("nan"))
+    assert summary.meaning(next(row.itertuples())) == "No verdict: no interval was computed (at the ceiling)."
+
+
 def test_an_interval_excluding_the_null_but_not_the_corrected_test_says_so():
     """Notebook 03's case: [0.00681, 0.306] excludes 0, Holm over three claims leaves p = 0.0974."""
     row = _claims().iloc[[0]].assign(verdict="inconclusive", ci_low=0.00681, ci_high=0.306, mde=0.214,

@@ -37,6 +37,9 @@ def meaning(row) -> str:
         return f"The data support it: {interval} lies on the claimed side of {_number(row.null)}, and the test agrees."
     if row.verdict == "contradicted":
         return f"The data go against it: {interval} excludes what the claim asserts, and the test agrees."
+    if not (math.isfinite(row.ci_low) and math.isfinite(row.ci_high)):
+        reason = str(row.claim).partition("— inconclusive: ")[2].removesuffix(" (no verdict)") or "see the claims table's evidence"
+        return f"No verdict: no interval was computed ({reason})."
     excludes = row.ci_low > row.null or row.ci_high < row.null
     correction = getattr(row, "correction", None)
     adjusted = getattr(row, "p_adjusted", math.nan)
