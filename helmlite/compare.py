@@ -86,8 +86,9 @@ def _made_by(run: Run) -> dict:
 
 
 def differences(runs: list[Run]) -> list[str]:
-    """One line per way the runs were made differently besides the model (from their manifests): the comparison
-    then measures the model difference together with it."""
+    """One line per way the runs were made differently besides the model (from their manifests), naming the runs by
+    the letters of the output's legend (A = the first run, …): the comparison then measures the model difference
+    together with it."""
     made = [_made_by(run) for run in runs]
     lines = []
     for key in dict.fromkeys(k for m in made for k in m):
@@ -95,7 +96,7 @@ def differences(runs: list[Run]) -> list[str]:
             continue
         values = [m.get(key) for m in made]
         if any(v != values[0] for v in values[1:]):
-            shown = ", ".join(f"{run.run_id}: {_short(v)}" for run, v in zip(runs, values))
+            shown = ", ".join(f"{_letter(k)}: {_short(v)}" for k, v in enumerate(values))  # the legend's letters: short
             lines.append(f"the runs differ in {key} ({shown}; from their {MANIFEST})")
     return lines
 

@@ -138,7 +138,7 @@ def test_runs_made_differently_are_compared_with_a_warning(tmp_path, mirrored_ca
                 results_dir=tmp_path)
     assert cli.main(["compare", a.name, b.name, "--results-dir", str(tmp_path)]) == 0
     captured = capsys.readouterr()
-    assert "helmlite: warning: the runs differ in adapter.max_train_instances" in captured.err
+    assert "helmlite: warning: the runs differ in adapter.max_train_instances (A: 5, B: 0; from their manifest.json)" in captured.err
     assert f"A = {a.name}" in captured.out and "1st > 2nd" in captured.out
 
 
