@@ -395,3 +395,22 @@ def test_published_curves_within_two_points_are_not_called_u_shaped():
     assert depth.PUBLISHED_TOLERANCE == 0.02 and (stats["tolerance"] == 0.02).all()
     assert not stats.loc["flat", "u_shaped"] and stats.loc["u", "u_shaped"]
     assert not stats["prefers_recent"].any()
+
+
+@pytest.mark.parametrize("parts, expected", [
+    ({"primacy": (-0.2, 0.01), "recency": (-0.1, 0.04)}, 0.02),      # both below 0: 2 × the smaller p
+    ({"primacy": (-0.2, 0.01), "recency": (0.05, 0.30)}, 0.01),      # one below 0: its own p
+    ({"primacy": (0.2, 0.01), "recency": (0.1, 0.04)}, 0.04),        # both above: the larger p (the claim's test)
+    ({"primacy": (-0.2, 0.6), "recency": (-0.1, 0.9)}, 1.0),         # capped at 1
+    ({"primacy": (-0.2, float("nan")), "recency": (-0.1, float("nan"))}, float("nan")),  # no verdict: no p
+])
+def test_intersection_union_p_is_bonferroni_over_the_negative_parts(parts, expected):
+    """Hand-derived: min(1, k · the smallest p of the k parts below 0); NaN (out of the Holm family) for a curve
+    without a verdict, whose parts carry no p."""
+    from types import SimpleNamespace
+
+    row = SimpleNamespace(**{name: est for name, (est, _) in parts.items()},
+                          **{f"{name}_p": p for name, (_, p) in parts.items()},
+                          **{f"{name}_ci_{end}": 0.0 for name in parts for end in ("low", "high")})
+    p = depth.sweeps._intersection_union(row, "u", ("primacy", "recency"))[3]
+    assert (np.isnan(p) and np.isnan(expected)) or p == pytest.approx(expected)

@@ -56,7 +56,10 @@ class RequestCache:
         if self.path.is_dir():
             raise UserError(f"request cache {self.path}: is a folder; expected the path of a SQLite file (e.g. "
                             f"{self.path / 'requests.sqlite'})")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError):
+            raise UserError(f"request cache {self.path}: a file stands where its folder {self.path.parent} would go") from None
         self._lock = threading.Lock()
         try:
             self._conn = self._open()

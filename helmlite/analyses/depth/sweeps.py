@@ -49,7 +49,8 @@ both are paired differences over contexts (:func:`helmlite.stats.paired_differen
 with Newcombe's interval when both sides are 0/1, else the expanded-percentile paired bootstrap). The
 claim "this curve is lost in the middle" needs *both* > 0: an intersection–union test (Berger 1982)
 whose quantity is min(primacy, recency), whose p-value is the larger of the two p-values (against the claim,
-where min(primacy, recency) < 0: the smallest p-value of the negative parts) and whose interval is [min of the
+where min(primacy, recency) < 0: the smallest p-value of the k negative parts times k, Bonferroni for choosing it;
+two-sided part p-values make this conservative, never liberal; no p for a curve without a verdict) and whose interval is [min of the
 lower bounds, min of the upper bounds] (it covers min(primacy, recency) with at least the nominal level). HELMET's claim — models prefer recent context and struggle with the middle and
 earlier — is the same kind of test on end − start > 0 **and** end − middle > 0.
 
@@ -360,13 +361,17 @@ def _intersection_union(r, what: str, parts: tuple[str, str]) -> tuple[float, fl
     The p-value: for the claim ("both > 0") the larger of the two, as the intersection–union test needs both;
     where the smaller estimate is below 0 — the evidence *against* the claim, which one part below 0 gives —
     the smallest p-value among the k parts whose estimates are below 0, Bonferroni-corrected for choosing it:
-    min(1, k·p) (the uncorrected minimum was up to k times too liberal)."""
+    min(1, k·p) (the uncorrected minimum was not corrected for the choice); NaN — the claim leaves the Holm family — when
+    the curve has no verdict and its parts no p-value."""
     a, b = parts
     estimates = {name: getattr(r, name) for name in parts}
     p_values = {name: getattr(r, f"{name}_p") for name in parts}
     estimate = min(estimates.values())
     against = [p_values[name] for name in parts if estimates[name] < 0]
-    p = max(p_values.values()) if estimate >= 0 else min(1.0, len(against) * min(against))
+    if any(math.isnan(value) for value in p_values.values()):  # a curve without a verdict: no p, out of the family
+        p = math.nan
+    else:
+        p = max(p_values.values()) if estimate >= 0 else min(1.0, len(against) * min(against))
     return (estimate, min(getattr(r, f"{a}_ci_low"), getattr(r, f"{b}_ci_low")),
             min(getattr(r, f"{a}_ci_high"), getattr(r, f"{b}_ci_high")), p)
 

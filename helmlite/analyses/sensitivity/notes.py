@@ -25,3 +25,15 @@ def first_step_note(first_step: pd.DataFrame, shots: list[int]) -> str:
     return (f"**\"The 0→1 step is the largest\" is not tested in this run:** it compares the 0→1 step with a later one, "
             f"so it needs at least three shot counts starting at 0; this config runs {levels}. config/paper.yaml runs "
             "0, 1, 2, 4, 8 and 16.")
+
+
+def seed_note(spread: pd.DataFrame) -> str:
+    """How to read the seed table beside the seed claim: with two seeds its SD, interval and Cochran's Q describe seeds
+    in general on one degree of freedom, and the claim is the paired difference instead."""
+    pairs = spread[spread["seeds"] == 2]
+    if pairs.empty:
+        return "The claim reads the between-seed SD with Cochran's Q and its MDE on the SD scale (`mde_sd`)."
+    return ("**Two seeds:** the SD above is |Δ|/√2 on one degree of freedom, its interval spans seeds in general, and "
+            "`p_seeds_matter` is Cochran's Q, the asymptotic McNemar test; none of them is the claim. The claim is the "
+            "paired difference of the two seeds (exact McNemar, the pairwise tests below) with an MDE that lets the "
+            "discordance grow with the effect: see the claims table.")
