@@ -81,6 +81,14 @@ def note_panel(ax: plt.Axes, note: str) -> None:
     ax.set(xticks=[], yticks=[])
 
 
+def note_figure(note: str, title: str = "", size: tuple[float, float] = (6, 2.5)) -> plt.Figure:
+    """A figure that only says why its data are absent (no runs of that kind, mirror-only values not found)."""
+    fig, ax = plt.subplots(figsize=size)
+    note_panel(ax, note)
+    ax.set_title(title)
+    return fig
+
+
 def save(fig: plt.Figure, name: str, outdir: str | os.PathLike = "figures") -> list[Path]:
     """Write ``fig`` as ``<outdir>/<name>.png`` and ``.pdf`` (atomic, metadata-free); return the paths. A figure with an
     empty panel is refused (:class:`DataError` naming the figure and the panel): draw no panel there, or say why in it

@@ -35,8 +35,9 @@ def _reproduction() -> pd.DataFrame:
 
 def test_counts_sentence_names_every_verdict_in_order():
     sentence = summary.counts_sentence(_claims(), _reproduction())
-    assert sentence == ("**1 supported**, **1 contradicted**, **2 inconclusive** of 4 claims · reproduction check: "
-                        "**1 reproduced**, **1 consistent**, **1 differs**, **1 not comparable** of 4 published values")
+    assert sentence == ("<b>1 supported</b>, <b>1 contradicted</b>, <b>2 inconclusive</b> of 4 claims · reproduction "
+                        "check: <b>1 reproduced</b>, <b>1 consistent</b>, <b>1 differs</b>, <b>1 not comparable</b> of 4 "
+                        "published values")
     assert summary.counts_sentence(None, None) == "This run tests no claim and has no published value to check."
 
 

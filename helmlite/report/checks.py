@@ -28,7 +28,8 @@ def stray_outputs(notebook: str | os.PathLike) -> list[str]:
     found = []
     for index, output in _outputs(notebook):
         if output.get("output_type") == "stream" and output.get("name") == "stderr":
-            found.append(f"cell {index}: stderr: {output.get('text', '').strip().splitlines()[0][:200] if output.get('text', '').strip() else '(blank)'}")
+            first = (output.get("text", "").strip().splitlines() or ["(blank)"])[0]
+            found.append(f"cell {index}: stderr: {first[:200]}")
         elif output.get("output_type") == "error":
             found.append(f"cell {index}: {output.get('ename')}: {str(output.get('evalue'))[:200]}")
     return found

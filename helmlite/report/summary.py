@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import html
 import math
-import re
 from pathlib import Path
 
 import pandas as pd
 
+from ..claims import format_number
 from ..plots import display_width
 from ..reproduction import VERDICTS as REPRODUCTION_VERDICTS
 
@@ -26,7 +26,9 @@ _VERDICT_ORDER = ("supported", "contradicted", "inconclusive")
 
 
 def _number(value: float) -> str:
-    return "—" if value is None or not math.isfinite(value) else f"{value:.3g}"
+    """As the claims tables write numbers (:func:`helmlite.claims.format_number`: ∞ for an MDE no n reaches), with a
+    dash where there is no value."""
+    return "—" if value is None or math.isnan(value) else format_number(value)
 
 
 def meaning(row) -> str:
@@ -55,22 +57,17 @@ def meaning(row) -> str:
 
 
 def counts_sentence(claims: pd.DataFrame | None, reproduction: pd.DataFrame | None) -> str:
-    """"**2 supported**, **1 contradicted**, **9 inconclusive** of 12 claims · reproduction: 33 reproduced, …"
-    (Markdown); the words name each table's verdicts in their fixed order."""
+    """"<b>2 supported</b>, <b>1 contradicted</b>, <b>9 inconclusive</b> of 12 claims · reproduction check: …" (HTML);
+    the words name each table's verdicts in their fixed order."""
     parts = []
     if claims is not None and len(claims):
         counts = claims["verdict"].value_counts()
-        parts.append(", ".join(f"**{int(counts.get(v, 0))} {v}**" for v in _VERDICT_ORDER) + f" of {len(claims)} claims")
+        parts.append(", ".join(f"<b>{int(counts.get(v, 0))} {v}</b>" for v in _VERDICT_ORDER) + f" of {len(claims)} claims")
     if reproduction is not None and len(reproduction):
         counts = reproduction["verdict"].value_counts()
         parts.append("reproduction check: " + ", ".join(
-            f"**{int(counts[v])} {v}**" for v in REPRODUCTION_VERDICTS if counts.get(v, 0)) + f" of {len(reproduction)} published values")
+            f"<b>{int(counts[v])} {v}</b>" for v in REPRODUCTION_VERDICTS if counts.get(v, 0)) + f" of {len(reproduction)} published values")
     return " · ".join(parts) if parts else "This run tests no claim and has no published value to check."
-
-
-def _bold(text: str) -> str:
-    """The counts sentence's Markdown **bold** as HTML."""
-    return re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", text)
 
 
 def claims_html(claims: pd.DataFrame) -> str:
@@ -115,7 +112,7 @@ def show(claims: pd.DataFrame | None = None, reproduction: pd.DataFrame | None =
     from IPython.display import HTML, Image, Markdown, display
 
     display(HTML("<div class='hl-summary'><h2>What this run shows</h2><p class='hl-verdicts'>"
-                 + _bold(html.escape(counts_sentence(claims, reproduction), quote=False)) + "</p></div>"))
+                 + counts_sentence(claims, reproduction) + "</p></div>"))
     if note:
         display(Markdown(note))
     if headline is not None:

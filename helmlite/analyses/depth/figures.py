@@ -4,6 +4,8 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from ... import plots
+
 
 NO_RUNS = "no live depth runs under the results folder (run snakemake first)"
 
@@ -15,13 +17,6 @@ def _length_colours(lengths) -> dict:
     return {length: plt.cm.viridis(0.75 * k / max(1, len(lengths) - 1)) for k, length in enumerate(lengths)}
 
 
-def _no_runs(message: str) -> plt.Figure:
-    fig, ax = plt.subplots(figsize=(6, 2.5))
-    ax.text(0.5, 0.5, message, ha="center", va="center", fontsize=8, color="grey", transform=ax.transAxes)
-    ax.set_axis_off()
-    return fig
-
-
 def live_curves(curves: pd.DataFrame) -> plt.Figure:
     """Accuracy vs the target's actual position, one line per length, panels = task × (model, scoring):
     95% CIs where a curve has >= 10 contexts (hollow markers without bars below that), and each
@@ -29,7 +24,7 @@ def live_curves(curves: pd.DataFrame) -> plt.Figure:
     rate (the same candidates under a key-absent query) dotted. A panel whose task × (model, scoring) was not run
     says so; without any curve, one panel says so."""
     if curves.empty:
-        return _no_runs(NO_RUNS)
+        return plots.note_figure(NO_RUNS)
     curves = curves.assign(column=curves["model"] + "\n" + curves["method"])
     tasks, columns = sorted(curves["task"].unique()), sorted(curves["column"].unique())
     fig, axes = plt.subplots(len(tasks), len(columns), figsize=(max(6.0, 3.0 * len(columns)), 2.5 * len(tasks) + 1.4), squeeze=False,
@@ -76,7 +71,7 @@ def retrieval_scores(curves: pd.DataFrame) -> plt.Figure:
     length, 95% paired-bootstrap CIs over contexts (hollow markers without bars below 10 contexts)."""
     part = curves[curves["probability_difference"].notna()]
     if part.empty:
-        return _no_runs("no log-probability curve with the baseline's probabilities in these runs")
+        return plots.note_figure("no log-probability curve with the baseline's probabilities in these runs")
     tasks, models = sorted(part["task"].unique()), sorted(part["model"].unique())
     lengths = sorted(part["length"].unique())
     colours = _length_colours(lengths)
@@ -117,7 +112,7 @@ def u_shape(table: pd.DataFrame) -> plt.Figure:
     or no baseline — the table's ``no_verdict``), no CI; filled red: U-shape supported after Holm's correction.
     Upper right (both > 0) = lost in the middle."""
     if table.empty:
-        return _no_runs("no live depth curve to test")
+        return plots.note_figure("no live depth curve to test")
     fig, ax = plt.subplots(figsize=(7.0, 5.5))
     for k, (method, part) in enumerate(table.groupby("method")):
         tested = part[part["primacy_ci_low"].notna()]
@@ -176,7 +171,7 @@ def length_curve(table: pd.DataFrame) -> plt.Figure:
     """Chance-corrected accuracy (averaged over depths) against length, per model, scoring and task; 95%
     cluster-bootstrap CIs over contexts where a point has >= 10 contexts (hollow markers: fewer, no CI)."""
     if table.empty:
-        return _no_runs(NO_RUNS)
+        return plots.note_figure(NO_RUNS)
     tasks = sorted(table["task"].unique())
     fig, axes = plt.subplots(1, len(tasks), figsize=(3.6 * len(tasks), 3.4), squeeze=False, sharey=True)
     series = {key: k for k, key in enumerate(sorted(set(zip(table["model"], table["method"]))))}

@@ -94,10 +94,7 @@ def forest(table: pd.DataFrame, label: str, value: str, title: str, xlabel: str,
     drawn as a hollow grey marker labelled "no CI" (with its n), so it does not look exact. An empty table draws
     one panel that says ``empty`` (why there is nothing to show)."""
     if table.empty:
-        fig, ax = plt.subplots(figsize=(6, 1.8))
-        ax.set_title(title)
-        plots.note_panel(ax, empty)
-        return fig
+        return plots.note_figure(empty, title, size=(6, 1.8))
     table = table.reset_index(drop=True)
     for column in (value, "ci_low", "ci_high", *(["n"] if "n" in table else [])):  # empty tables are object-typed
         table[column] = pd.to_numeric(table[column], errors="coerce")
@@ -131,10 +128,7 @@ def reliability_diagrams(table: pd.DataFrame) -> plt.Figure:
     confidence, e.g. imported runs whose tool kept none)."""
     scenarios = sorted(table["scenario"].unique())
     if not scenarios:
-        fig, ax = plt.subplots(figsize=(5, 2))
-        ax.text(0.5, 0.5, "no run records a confidence: no reliability diagram", ha="center", va="center", fontsize=9)
-        ax.set_axis_off()
-        return fig
+        return plots.note_figure("No run records a confidence: no reliability diagram.", size=(5, 2))
     cols = min(4, len(scenarios))
     rows = int(np.ceil(len(scenarios) / cols))
     fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 3.0 * rows), squeeze=False)

@@ -6,6 +6,8 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
+from ... import plots
+
 _HEATMAP = dict(annot=True, fmt=".2f", vmin=0, vmax=1, cmap="Blues", square=True, linewidths=0.5,
                 cbar_kws={"shrink": 0.75, "label": "Spearman ρ"})
 
@@ -108,12 +110,10 @@ def base_vs_instruct(table: pd.DataFrame) -> plt.Figure:
 
 def by_length(summary: pd.DataFrame | None, pairs: pd.DataFrame | None) -> plt.Figure:
     """Mean category correlation by input length (Fig. 6 values), with CIs; faint lines = single pairs."""
-    fig, ax = plt.subplots(figsize=(7, 4))
     if summary is None:
-        ax.text(0.5, 0.5, "The length-resolved values (HELMET Fig. 6) are mirror-only\nand were not found: "
-                "set HELMLITE_DATA_MIRROR.", ha="center", va="center", transform=ax.transAxes)
-        ax.set_axis_off()
-        return fig
+        return plots.note_figure("The length-resolved values (HELMET Fig. 6) are mirror-only\nand were not found: "
+                                 "set HELMLITE_DATA_MIRROR.", size=(7, 4))
+    fig, ax = plt.subplots(figsize=(7, 4))
     levels = summary[~summary["length"].str.contains("−")]
     x = np.arange(len(levels))
     for _, part in pairs.groupby(["row", "col"]):
@@ -131,12 +131,9 @@ def by_length(summary: pd.DataFrame | None, pairs: pd.DataFrame | None) -> plt.F
 def fig8_averages(fig8: pd.DataFrame | None, limit: float = 0.8) -> plt.Figure:
     """Fig. 8's printed ``Avg.`` per row (mean ρ with the five downstream categories), synthetic and RAG
     datasets in two colours, category rows hatched, the 0.8 line of the paper's statement."""
-    fig, ax = plt.subplots(figsize=(7.5, 6.0))
     if fig8 is None:
-        ax.text(0.5, 0.5, "HELMET Fig. 8 values are mirror-only\nand were not found.", ha="center", va="center",
-                transform=ax.transAxes)
-        ax.set_axis_off()
-        return fig
+        return plots.note_figure("HELMET Fig. 8 values are mirror-only\nand were not found.", size=(7.5, 6.0))
+    fig, ax = plt.subplots(figsize=(7.5, 6.0))
     rows = fig8.sort_values("Avg.")
     colours = {"synthetic": "C0", "RAG": "C1"}
     y = np.arange(len(rows))

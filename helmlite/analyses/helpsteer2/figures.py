@@ -7,6 +7,7 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.ticker import MaxNLocator, PercentFormatter
 
+from ... import plots
 from .annotations import ATTRIBUTES
 
 
@@ -101,12 +102,9 @@ def agreement(table: pd.DataFrame, source: str) -> plt.Figure:
 
 def error_against_truth(table: pd.DataFrame | None) -> plt.Figure:
     """MAE against the latent truth: most agreeing three vs naive mean (simulated data only)."""
-    fig, ax = plt.subplots(figsize=(7, 3.4))
     if table is None:
-        ax.text(0.5, 0.5, "Real data has no latent truth:\nthis comparison needs simulated input.",
-                ha="center", va="center", transform=ax.transAxes)
-        ax.set_axis_off()
-        return fig
+        return plots.note_figure("Real data has no latent truth:\nthis comparison needs simulated input.", size=(7, 3.4))
+    fig, ax = plt.subplots(figsize=(7, 3.4))
     long = table.melt(id_vars="attribute", value_vars=["mae_most_agreeing_three", "mae_naive_mean"],
                       var_name="label", value_name="mae")
     long["label"] = long["label"].map({"mae_most_agreeing_three": "mean of most agreeing three",
@@ -125,12 +123,9 @@ def error_against_truth(table: pd.DataFrame | None) -> plt.Figure:
 def careless_curve(curve: pd.DataFrame, calibrated: float | None = None) -> plt.Figure:
     """MAE difference (most agreeing three − naive mean) against the share of careless annotators, per
     attribute, with 95% cluster-bootstrap CIs over prompts; below 0 the top-3 rule is closer to the truth."""
-    fig, ax = plt.subplots(figsize=(7.5, 4))
     if curve.empty:
-        ax.text(0.5, 0.5, "Real data has no latent truth:\nthis curve needs simulated input.", ha="center", va="center",
-                transform=ax.transAxes)
-        ax.set_axis_off()
-        return fig
+        return plots.note_figure("Real data has no latent truth:\nthis curve needs simulated input.", size=(7.5, 4))
+    fig, ax = plt.subplots(figsize=(7.5, 4))
     for k, attribute in enumerate(ATTRIBUTES):
         part = curve[curve["attribute"] == attribute].sort_values("careless_share")
         offset = (k - 2) * 0.004
