@@ -147,6 +147,9 @@ def test_ctrl_c_raised_in_a_destructor_still_ends_the_command(tmp_path):
 @pytest.mark.slow
 def test_ctrl_c_during_a_run_leaves_no_run_folder(tmp_path, mirrored_cache):
     """A real SIGINT while `helmlite run` scores: one line, 130, no run folder; the rerun finishes from the cache."""
+    from helmlite.models import prepare
+
+    prepare("smollm2-135m")  # once per checkout (idempotent): a fresh clone has no prepared model
     env = {**os.environ, "HELMLITE_REQUEST_CACHE": str(tmp_path / "cache.sqlite")}
     argv = [sys.executable, "-m", "helmlite", "run", "--scenario", "mmlu", "--arg", "subject=us_foreign_policy",
             "--model", "smollm2-135m", "--max-instances", "40", "--results-dir", str(tmp_path / "runs"),
@@ -194,6 +197,9 @@ def test_shared_folders_follow_one_rule(tmp_path, monkeypatch, environment, cach
 def test_a_run_from_any_directory_uses_the_prepared_model_and_writes_only_its_run(tmp_path, mirrored_cache):
     """`cd /tmp && helmlite run … --model smollm2-135m --max-instances 3`: the checkout's prepared model is found, and
     the only thing written in the working directory is the run folder under results/runs/."""
+    from helmlite.models import prepare
+
+    prepare("smollm2-135m")  # in the checkout's model folder, where the command must find it
     env = {k: v for k, v in os.environ.items() if k not in ("HELMLITE_HOME", "HELMLITE_MODEL_DIR")}
     env["HELMLITE_REQUEST_CACHE"] = str(tmp_path / "requests.sqlite")  # the test's own, not the checkout's cache
     work = tmp_path / "anywhere"
