@@ -6,7 +6,7 @@ null value, the claimed direction, optionally the claimed size and a p-value) an
 ``tables/<analysis>_claims.csv`` holds, with columns :data:`COLUMNS`::
 
     claim, quantity, estimate, ci_low, ci_high, null, n, mde, verdict, evidence,
-    p_value, p_adjusted, correction, direction, claimed_effect, p_claimed, p_claimed_adjusted
+    p_value, p_adjusted, correction, direction, claimed_effect, p_claimed, p_claimed_adjusted, p_floor
 
 **Verdicts** (:func:`verdict`), decided in this order:
 
@@ -32,7 +32,9 @@ null value, the claimed direction, optionally the claimed size and a p-value) an
   and the n needed to detect the claimed effect (or, without one, the observed effect), from
   :mod:`helmlite.stats.power`.
 
-P-values are two-sided. A claim without a p-value (or without ``p_claimed``) gets one from its
+P-values are two-sided. A resampling test's p-value has a floor, (k + 1)/(B + 1) at k = 0 through its tail function
+(``p_floor``: 2/2001 for 2,000 simulations): a p at the floor says only "p ≤ floor", and the evidence writes it so
+(and its adjusted p, which Holm's monotone step-down bounds the same way), never as a value. A claim without a p-value (or without ``p_claimed``) gets one from its
 interval by the normal approximation (SE = width / (2·z), flagged in the evidence) so that it can
 join the family. The family is every hypothesis the table can reject — each claim's null and, for
 claims with a claimed size, that size — adjusted together (Holm 1979 by default; statsmodels
@@ -63,7 +65,7 @@ from .stats import power as _power
 #: The claims-table schema: the ten columns every notebook's claims table starts with, then seven more.
 REQUIRED_COLUMNS = ["claim", "quantity", "estimate", "ci_low", "ci_high", "null", "n", "mde", "verdict", "evidence"]
 COLUMNS = REQUIRED_COLUMNS + ["p_value", "p_adjusted", "correction", "direction", "claimed_effect", "p_claimed",
-                              "p_claimed_adjusted"]
+                              "p_claimed_adjusted", "p_floor"]
 VERDICTS = ("supported", "contradicted", "inconclusive")
 DIRECTIONS = ("greater", "less", "two-sided")
 SCALES = ("proportion", "paired-proportion", "correlation", "difference")
@@ -83,7 +85,9 @@ class Claim:
     calibration error θ >= 0 against θ = 0, whose test can only reject upward); ``p_claimed``: optional p-value of "the quantity is as large as
     claimed" (see the module docstring; from the interval when absent). ``scale`` picks the MDE formula (see the module docstring);
     ``mde`` overrides it; ``discordance`` is the share of discordant items for "paired-proportion".
-    ``n`` counts independent units: items, or clusters when the interval resamples clusters.
+    ``n`` counts independent units: items, or clusters when the interval resamples clusters. ``p_floor``: the
+    smallest p-value the test of ``p_value`` can give (a resampling test's; 0 for exact and analytic tests): a p at
+    it is written "p ≤ floor".
     """
 
     claim: str
@@ -101,6 +105,7 @@ class Claim:
     level: float = 0.95
     discordance: float | None = None
     p_claimed: float | None = None
+    p_floor: float = 0.0
 
     def __post_init__(self):
         if self.direction not in DIRECTIONS:
@@ -111,6 +116,8 @@ class Claim:
             raise UserError(f"claim {self.claim!r}: level must lie strictly between 0 and 1, got {self.level}")
         if self.ci_low > self.ci_high:
             raise UserError(f"claim {self.claim!r}: ci_low {self.ci_low} > ci_high {self.ci_high}")
+        if not (0 <= self.p_floor <= 1 or math.isnan(self.p_floor)):
+            raise UserError(f"claim {self.claim!r}: p_floor must lie in [0, 1], got {self.p_floor}")
         for name in ("p_value", "p_claimed"):
             value = getattr(self, name)
             if value is not None and not (0 <= value <= 1 or math.isnan(value)):
@@ -126,9 +133,10 @@ class Claim:
     def from_estimate(cls, claim: str, quantity: str, estimate, null: float = 0.0, direction: str = "greater",
                       **kwargs) -> "Claim":
         """A claim from a :class:`helmlite.stats.Estimate` (its estimate, interval, n and confidence);
-        the p-value of a :class:`~helmlite.stats.PairedComparison` is used when the null is 0."""
+        the p-value of a :class:`~helmlite.stats.PairedComparison` (and its floor) is used when the null is 0."""
         if "p_value" not in kwargs and null == 0 and getattr(estimate, "p_value", None) is not None:
             kwargs["p_value"] = estimate.p_value
+            kwargs.setdefault("p_floor", estimate.p_floor)
         return cls(claim, quantity, float(estimate.estimate), float(estimate.ci_low), float(estimate.ci_high),
                    null, int(estimate.n), direction, level=float(estimate.level), **kwargs)
 
@@ -142,6 +150,23 @@ def format_number(x) -> str:
     if isinstance(x, float) and math.isinf(x):
         return "∞" if x > 0 else "−∞"
     return f"{x:.3g}"
+
+
+def at_floor(p, floor) -> bool:
+    """Whether ``p`` lies at a resampling test's floor (``floor`` > 0; a relative tolerance of 1e-9 for the
+    floating-point arithmetic of (k + 1)/(B + 1))."""
+    return floor is not None and math.isfinite(floor) and floor > 0 and p is not None and math.isfinite(p) \
+        and p <= floor * (1 + 1e-9)
+
+
+def format_p(p, floor: float = 0.0, bound=None) -> str:
+    """``p = value``, or ``p ≤ floor`` when ``p`` lies at a resampling floor (:func:`at_floor`), which then bounds ``bound``
+    (a p adjusted by a monotone procedure, Holm's or Bonferroni's) the same way: ``≤ bound``."""
+    value = p if bound is None else bound
+    if at_floor(p, floor):
+        return f"≤ {format_number(floor if bound is None else bound)}"
+    text = format_number(value)
+    return text if text.startswith("<") else f"= {text}"
 
 
 def min_units(alpha: float = 0.05) -> int:
@@ -327,7 +352,7 @@ def verdict(claim: Claim, *, alpha: float | None = None, p_adjusted: float | Non
     row = {"claim": claim.claim, "quantity": claim.quantity, "estimate": claim.estimate, "ci_low": low,
            "ci_high": high, "null": null, "n": n, "mde": mde, "p_value": p_raw, "p_adjusted": p_adj,
            "correction": correction_note, "direction": claim.direction, "claimed_effect": c, "p_claimed": p_size,
-           "p_claimed_adjusted": p_size_adj}
+           "p_claimed_adjusted": p_size_adj, "p_floor": claim.p_floor}
     source = "" if claim.p_value is not None else " (p from the interval, normal approximation)"
     size_source = "" if claim.p_claimed is not None else " (from the interval, normal approximation)"
 
@@ -357,7 +382,10 @@ def verdict(claim: Claim, *, alpha: float | None = None, p_adjusted: float | Non
         other_side = False
         excludes_claimed = margin is not None and null - margin < low and high < null + margin
         excludes_null = low > null or high < null
-    null_test = f"p = {format_number(p_raw)}{source}, adjusted p = {format_number(p_adj)}"
+    floor_note = (" (the resampling floor: no resample as extreme as the observed value)"
+                  if at_floor(p_raw, claim.p_floor) else "")
+    null_test = (f"p {format_p(p_raw, claim.p_floor)}{floor_note}{source}, "
+                 f"adjusted p {format_p(p_raw, claim.p_floor, p_adj)}")
     size_test = f"p of the claimed size = {format_number(p_size)}{size_source}, adjusted p = {format_number(p_size_adj)}"
     if other_side and below_alpha(p_adj):
         return done("contradicted", f"{interval} lies entirely on the other side of the null {format_number(null)} "
@@ -373,7 +401,8 @@ def verdict(claim: Claim, *, alpha: float | None = None, p_adjusted: float | Non
                                  f"< α = {format_number(alpha)} ({correction_note}).")
     if other_side or excludes_null:
         where = "lies on the other side of" if other_side else "excludes"
-        return done("inconclusive", f"{interval} {where} the null {format_number(null)}, but the adjusted p = {format_number(p_adj)}"
+        return done("inconclusive", f"{interval} {where} the null {format_number(null)}, but the adjusted p "
+                                    f"{format_p(p_raw, claim.p_floor, p_adj)}"
                                     f"{source} is not below α = {format_number(alpha)} ({correction_note})."
                                     f"{_power_note(claim, mde, alpha)}")
     if excludes_claimed:
@@ -431,6 +460,18 @@ def check_claims_table(table: pd.DataFrame) -> None:
     bad = supported[(supported["ci_low"] <= supported["null"]) & (supported["null"] <= supported["ci_high"])]
     if len(bad):
         raise UserError(f"claims table: 'supported' with the null inside the interval: {list(bad['claim'])}")
+
+
+def readable(table: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """``columns`` of a claims table as a notebook shows them: numbers to three digits, and ``p_value`` / ``p_adjusted``
+    as :func:`format_p` writes them — "≤ floor" for a p at a resampling floor, not a value."""
+    out = table[columns].copy()
+    floors = table["p_floor"] if "p_floor" in table else pd.Series(0.0, index=table.index)
+    for column in ("p_value", "p_adjusted"):
+        if column in out:
+            out[column] = [format_p(p, floor, None if column == "p_value" else bound).removeprefix("= ")
+                           for p, floor, bound in zip(table["p_value"], floors, table[column])]
+    return out.round(3)
 
 
 def power_table(claims: list[Claim], effect: float = 0.05, alpha: float = 0.05) -> pd.DataFrame:

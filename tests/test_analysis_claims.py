@@ -23,7 +23,7 @@ def test_live_claims_follow_the_schema_and_small_n_is_inconclusive():
                             "ci_high": 0.05, "n": 50, "p_value": 0.6, "discordance": 0.1, "test": "newcombe-score/mcnemar-exact"}])
     calibration = pd.DataFrame([{"model": "m", "scenario": "mmlu", "ece_10": 0.30, "n": 200, "ece_if_calibrated": 0.08,
                                  "ece_if_calibrated_q95": 0.11, "p_calibrated": 1 / 2001, "p_two_sided": 2 / 2001,
-                                 "direction": "overconfident", "calibration_error": 0.21,
+                                 "p_floor": 2 / 2001, "direction": "overconfident", "calibration_error": 0.21,
                                  "ci_low": 0.17, "ci_high": 0.62, "mde": 0.07}])
     table = claims.claims_table(helm_claims.live_claims(diff, deltas, calibration))
     claims.check_claims_table(table)
@@ -43,6 +43,7 @@ def test_live_claims_follow_the_schema_and_small_n_is_inconclusive():
     row = table.set_index("quantity").loc["live:calibration_error:m:mmlu"]
     assert row["verdict"] == "supported" and row["estimate"] == pytest.approx(0.21) and row["mde"] == pytest.approx(0.07)
     assert row["p_value"] == pytest.approx(2 / 2001)  # the two-sided p the interval is dual to
+    assert "p ≤ 0.001 (the resampling floor" in row["evidence"]  # at 2,000 simulations' floor: a bound, not a value
 
 
 def test_sensitivity_claims_report_b_minus_a_and_the_weakest_first_step_contrast():

@@ -110,6 +110,7 @@ def test_calibration_error_test_finds_a_strong_miscalibration():
         correct = rng.random(200) < confidence - 0.3
         test = calibration_error_test(confidence, correct, n_simulations=299, seed=k)
         assert test.p_value == pytest.approx(1 / 300) and test.ci_low > 0.14 and test.ci_high < 0.45
+        assert test.p_two_sided == test.p_floor == pytest.approx(2 / 300)  # at the floor: read "p ≤ 2/(B + 1)"
         estimates.append(test.estimate)
     assert np.median(estimates) == pytest.approx(0.3, abs=0.03)
 

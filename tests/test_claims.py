@@ -277,7 +277,7 @@ def test_an_interval_far_from_the_null_gives_a_tiny_p_never_zero():
     assert 2 * norm.sf(abs(claim.estimate) / ((claim.ci_high - claim.ci_low) / (2 * norm.ppf(0.975)))) == 0.0
     row = verdict(claim)
     assert row["p_value"] == claims.P_FLOOR and row["verdict"] == "supported"
-    assert "p = < 1e-300" in row["evidence"]
+    assert "p < 1e-300" in row["evidence"]
     table = claims_table([claim, Claim("other", "x", 0.1, -0.1, 0.3, 0.0, 50, "two-sided")])
     assert (table["p_adjusted"] > 0).all() and (table["p_value"] > 0).all()
 
@@ -290,3 +290,42 @@ def test_growing_discordance_mde_is_where_exact_power_reaches_80_percent(n, base
     mde = stats.mde_paired_growing(n, base)
     assert _exact_mcnemar_power(n, mde, base + mde) >= 0.8 - 1e-6
     assert _exact_mcnemar_power(n, mde - 0.005, base + mde - 0.005) < 0.8
+
+
+@pytest.mark.parametrize("p, floor, shown, adjusted", [
+    (2 / 2001, 2 / 2001, "p ≤ 0.001 (the resampling floor", "adjusted p ≤ 0.002"),   # at the floor: a bound
+    (0.004, 2 / 2001, "p = 0.004", "adjusted p = 0.008"),                               # above it: the value
+    (2 / 2001, 0.0, "p = 0.001", "adjusted p = 0.002"),                                  # an exact test: no floor
+])
+def test_a_p_at_the_resampling_floor_is_shown_as_a_bound(p, floor, shown, adjusted):
+    """Hand-derived: 2,000 calibrated simulations give a two-sided p of at least 2/2001 = 0.0009995; a p there says
+    only "p ≤ 0.001", and Holm over two claims (the other p = 0.5) doubles it, bounded the same way (Holm's step-down
+    is monotone in each p)."""
+    claim = Claim("miscalibrated", "ece", 0.2, 0.1, 0.3, 0.0, 300, "greater", p_value=p, p_floor=floor)
+    table = claims_table([claim, Claim("other", "x", 0.0, -0.1, 0.1, 0.0, 300, "two-sided", p_value=0.5)])
+    evidence = table["evidence"][0]
+    assert shown in evidence and adjusted in evidence
+    assert table["p_floor"][0] == floor and table["p_adjusted"][0] == pytest.approx(2 * p)
+
+
+def test_a_resampled_p_floor_is_its_smallest_p():
+    """Hand-derived: the percentile method's floor is 2/(B + 1); a paired bootstrap whose resamples all lie above 0
+    returns exactly that p and says so (p_floor); an exact McNemar comparison has no floor."""
+    from helmlite.stats import paired_binary_difference, paired_test
+    from helmlite.stats.bootstrap import Resampled
+
+    assert Resampled(np.arange(1.0, 2000.0 + 1)).p_floor == pytest.approx(2 / 2001)
+    a, b = np.linspace(1, 2, 40), np.linspace(0, 0.5, 40)
+    diff = paired_test((a, b), lambda x, y, axis=-1: np.mean(x - y, axis=axis), n_resamples=999, method="percentile")
+    assert diff.p_value == diff.p_floor == pytest.approx(2 / 1000)
+    assert paired_binary_difference(np.ones(30), np.r_[np.zeros(10), np.ones(20)]).p_floor == 0.0
+
+
+def test_the_notebooks_table_shows_a_floored_p_as_a_bound():
+    """What notebooks 03 and 04 display: the floored claim's p and adjusted p as "≤" bounds (hand-derived as above:
+    2/2001 → 0.001, doubled by Holm over two claims), the other claim's as values."""
+    floored = Claim("miscalibrated", "ece", 0.2, 0.1, 0.3, 0.0, 300, "greater", p_value=2 / 2001, p_floor=2 / 2001)
+    other = Claim("other", "x", 0.0, -0.1, 0.1, 0.0, 300, "two-sided", p_value=0.5)
+    shown = claims.readable(claims_table([floored, other]), ["claim", "estimate", "p_value", "p_adjusted"])
+    assert list(shown["p_value"]) == ["≤ 0.001", "0.5"] and list(shown["p_adjusted"]) == ["≤ 0.002", "0.5"]
+    assert shown["estimate"].tolist() == [0.2, 0.0]

@@ -397,20 +397,23 @@ def test_published_curves_within_two_points_are_not_called_u_shaped():
     assert not stats["prefers_recent"].any()
 
 
-@pytest.mark.parametrize("parts, expected", [
-    ({"primacy": (-0.2, 0.01), "recency": (-0.1, 0.04)}, 0.02),      # both below 0: 2 × the smaller p
-    ({"primacy": (-0.2, 0.01), "recency": (0.05, 0.30)}, 0.01),      # one below 0: its own p
-    ({"primacy": (0.2, 0.01), "recency": (0.1, 0.04)}, 0.04),        # both above: the larger p (the claim's test)
-    ({"primacy": (-0.2, 0.6), "recency": (-0.1, 0.9)}, 1.0),         # capped at 1
-    ({"primacy": (-0.2, float("nan")), "recency": (-0.1, float("nan"))}, float("nan")),  # no verdict: no p
+@pytest.mark.parametrize("parts, expected, expected_floor", [
+    ({"primacy": (-0.2, 0.01), "recency": (-0.1, 0.04)}, 0.02, 0.002),    # both below 0: 2 × the smaller p (and floor)
+    ({"primacy": (-0.2, 0.01), "recency": (0.05, 0.30)}, 0.01, 0.001),    # one below 0: its own p
+    ({"primacy": (0.2, 0.01), "recency": (0.1, 0.04)}, 0.04, 0.003),      # both above: the larger p (the claim's test)
+    ({"primacy": (-0.2, 0.6), "recency": (-0.1, 0.9)}, 1.0, 0.002),       # capped at 1
+    ({"primacy": (-0.2, float("nan")), "recency": (-0.1, float("nan"))}, float("nan"), 0.0),  # no verdict: no p
 ])
-def test_intersection_union_p_is_bonferroni_over_the_negative_parts(parts, expected):
+def test_intersection_union_p_is_bonferroni_over_the_negative_parts(parts, expected, expected_floor):
     """Hand-derived: min(1, k · the smallest p of the k parts below 0); NaN (out of the Holm family) for a curve
-    without a verdict, whose parts carry no p."""
+    without a verdict, whose parts carry no p. The floor follows the part that gives p (primacy's floor 0.001,
+    recency's 0.003), k times it for the corrected minimum."""
     from types import SimpleNamespace
 
     row = SimpleNamespace(**{name: est for name, (est, _) in parts.items()},
                           **{f"{name}_p": p for name, (_, p) in parts.items()},
+                          primacy_p_floor=0.001, recency_p_floor=0.003,
                           **{f"{name}_ci_{end}": 0.0 for name in parts for end in ("low", "high")})
-    p = depth.sweeps._intersection_union(row, "u", ("primacy", "recency"))[3]
+    p, floor = depth.sweeps._intersection_union(row, "u", ("primacy", "recency"))[3:]
     assert (np.isnan(p) and np.isnan(expected)) or p == pytest.approx(expected)
+    assert floor == pytest.approx(expected_floor)

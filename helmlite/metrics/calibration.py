@@ -260,7 +260,8 @@ class CalibrationTest:
     confidence exceeds the accuracy, else "underconfident") and the two-sided ``level`` interval obtained by inverting
     the same statistic's test from both sides over every family. ``mde``: the smallest θ the two-sided test detects
     with ``power`` in a model off by a constant shift, in the harder of the two directions. ``ece_if_calibrated`` /
-    ``..._q95``: the mean and 95th percentile of a calibrated model's ECE here. ``n``: instances.
+    ``..._q95``: the mean and 95th percentile of a calibrated model's ECE here. ``n``: instances. ``p_floor``: the
+    smallest ``p_two_sided`` B simulations can give, 2/(B + 1) — a p at it reads "p ≤ p_floor".
     """
 
     ece: float
@@ -275,6 +276,7 @@ class CalibrationTest:
     ece_if_calibrated_q95: float
     n: int
     level: float
+    p_floor: float
 
 
 def _shifted(confidence: np.ndarray, size: float, sign: int) -> np.ndarray:
@@ -334,7 +336,7 @@ def calibration_error_test(confidence, correct, n_bins: int = 10, n_simulations:
     confidence, correct = np.asarray(confidence, float), np.asarray(correct, float)
     n = len(confidence)
     if n == 0:
-        return CalibrationTest(math.nan, math.nan, math.nan, "", *(math.nan,) * 6, 0, level)
+        return CalibrationTest(math.nan, math.nan, math.nan, "", *(math.nan,) * 6, 0, level, math.nan)
     simulation = _EceSimulation(confidence, n_bins, n_simulations, seed)
     observed = float(simulation.ece(correct[simulation.order]))
     null = simulation.simulate()
@@ -401,4 +403,5 @@ def calibration_error_test(confidence, correct, n_bins: int = 10, n_simulations:
     mde = max(smallest_error(lambda sims: float(np.mean(rejects_calibration(sims))) >= power, m) for m in shifts)
     p = at_least(null)
     return CalibrationTest(observed, p, min(1.0, 2 * p), "overconfident" if direction > 0 else "underconfident",
-                           estimate, lower, upper, mde, float(null.mean()), float(np.quantile(null, 0.95)), n, level)
+                           estimate, lower, upper, mde, float(null.mean()), float(np.quantile(null, 0.95)), n, level,
+                           min(1.0, 2 / (n_simulations + 1)))

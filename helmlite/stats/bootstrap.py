@@ -153,6 +153,15 @@ class Resampled:
         high = float(self.boot[self.size - r_up]) if r_up else math.inf
         return low, high
 
+    @property
+    def p_floor(self) -> float:
+        """The smallest p-value :meth:`p_value` can give: no resample at or beyond the null on one side (k = 0);
+        2/(B + 1) for the percentile method. A p at this floor is reported as "p ≤ floor"."""
+        if self.size == 0:
+            return math.nan
+        lower, upper = self._tails(np.array([0]))
+        return float(min(1.0, lower[0], upper[0]))
+
     def p_value(self, null: float = 0.0) -> float:
         """Two-sided p-value of θ = ``null`` with the (k+1)/(B+1) correction (never 0)."""
         if self.size == 0:
@@ -261,7 +270,8 @@ def paired_test(arrays, difference: Statistic, *, level: float = 0.95, n_resampl
     if n < 2:
         return PairedComparison(theta_hat, math.nan, math.nan, n, level, resampled.method, p_value=math.nan)
     low, high, procedure, name = defined_interval(resampled, level, n)
-    return PairedComparison(theta_hat, low, high, n, level, name, p_value=procedure.p_value(0.0))
+    return PairedComparison(theta_hat, low, high, n, level, name, p_value=procedure.p_value(0.0),
+                            p_floor=procedure.p_floor)
 
 
 def bootstrap_weighted(n_items: int, statistic: Callable[[np.ndarray], np.ndarray], *, level: float = 0.95,

@@ -193,7 +193,8 @@ def cluster_paired_difference(a, b, clusters, *, statistic: str = "mean", level:
         return PairedComparison(estimate, math.nan, math.nan, len(sums), level, METHOD, p_value=math.nan)
     resampled = Resampled(_cluster_distribution(sums, sizes, n_resamples, seed), "expanded", n=len(sums))
     low, high, _, name = defined_interval(resampled, level, len(sums), METHOD)
-    return PairedComparison(estimate, low, high, len(sums), level, name, p_value=resampled.p_value(0.0))
+    return PairedComparison(estimate, low, high, len(sums), level, name, p_value=resampled.p_value(0.0),
+                            p_floor=resampled.p_floor)
 
 
 def _no_discordance(clusters, level: float, n: int) -> PairedComparison:

@@ -61,6 +61,9 @@ class PairedComparison(Estimate):
 
     p_value: float = 1.0
     discordance: float | None = None  # paired 0/1 outcomes: the share of items on which the two sides differ
+    #: the smallest p-value the procedure can give (a resampling test's (k + 1)/(B + 1) at k = 0, through its tail
+    #: function); 0 for exact and analytic tests. A p at this floor says "p ≤ floor", not its value.
+    p_floor: float = 0.0
 
     @property
     def significant(self) -> bool:

@@ -266,7 +266,7 @@ def _no_verdict(contexts: int, floor: bool, needs_baseline: bool, min_contexts: 
 U_SHAPE_TESTS = ("primacy", "recency", "recency_minus_primacy")
 U_SHAPE_COLUMNS = [*CURVE, "contexts", "start_position", "middle_position", "end_position", "score", "mean_accuracy",
                    "mean_baseline", "mean_score", "chance", "chance_corrected", "floor", "ceiling", "no_verdict",
-                   *(f"{name}{part}" for name in U_SHAPE_TESTS for part in ("", "_ci_low", "_ci_high", "_p", "_method"))]
+                   *(f"{name}{part}" for name in U_SHAPE_TESTS for part in ("", "_ci_low", "_ci_high", "_p", "_p_floor", "_method"))]
 
 
 def u_shape(records: pd.DataFrame, *, seed: int, n_resamples: int, min_contexts: int = MIN_CONTEXTS) -> pd.DataFrame:
@@ -308,6 +308,7 @@ def u_shape(records: pd.DataFrame, *, seed: int, n_resamples: int, min_contexts:
             out[f"{name}_ci_low"] = math.nan if reason else est.ci_low
             out[f"{name}_ci_high"] = math.nan if reason else est.ci_high
             out[f"{name}_p"] = math.nan if reason else est.p_value
+            out[f"{name}_p_floor"] = est.p_floor
             out[f"{name}_method"] = reason or est.method
         rows.append(out)
     return pd.DataFrame(rows, columns=U_SHAPE_COLUMNS)
@@ -338,10 +339,11 @@ def length_tests(records: pd.DataFrame, *, seed: int, n_resamples: int, min_cont
                      "score": f"({score_name(part)})/(1 − chance)" if _has_baseline(part) else "chance-corrected accuracy",
                      "score_short": float(short.mean()), "score_long": float(long_.mean()), "difference": est.estimate,
                      "ci_low": math.nan if reason else est.ci_low, "ci_high": math.nan if reason else est.ci_high,
-                     "p_value": math.nan if reason else est.p_value, "contexts": len(short), "no_verdict": reason,
-                     "test": reason or est.method})
+                     "p_value": math.nan if reason else est.p_value, "p_floor": est.p_floor, "contexts": len(short),
+                     "no_verdict": reason, "test": reason or est.method})
     return pd.DataFrame(rows, columns=["model", "task", "method", "short", "long", "score", "score_short", "score_long",
-                                       "difference", "ci_low", "ci_high", "p_value", "contexts", "no_verdict", "test"])
+                                       "difference", "ci_low", "ci_high", "p_value", "p_floor", "contexts", "no_verdict",
+                                       "test"])
 
 
 def _label(r) -> str:
@@ -356,24 +358,30 @@ def _quantity(r, what: str) -> str:
     return f"{what}:{r.model}:{r.task}:{r.length}:{_method_key(r.method)}"
 
 
-def _intersection_union(r, what: str, parts: tuple[str, str]) -> tuple[float, float, float, float]:
-    """(estimate, low, high, p) of "both parts > 0" (Berger 1982): the smaller estimate and [min low, min high].
+def _intersection_union(r, what: str, parts: tuple[str, str]) -> tuple[float, float, float, float, float]:
+    """(estimate, low, high, p, p_floor) of "both parts > 0" (Berger 1982): the smaller estimate and [min low, min high].
     The p-value: for the claim ("both > 0") the larger of the two, as the intersection–union test needs both;
     where the smaller estimate is below 0 — the evidence *against* the claim, which one part below 0 gives —
     the smallest p-value among the k parts whose estimates are below 0, Bonferroni-corrected for choosing it:
     min(1, k·p) (the uncorrected minimum was not corrected for the choice); NaN — the claim leaves the Holm family — when
-    the curve has no verdict and its parts no p-value."""
+    the curve has no verdict and its parts no p-value. ``p_floor``: the floor of the part that gives p (k times it
+    for the corrected minimum), so that a p at a resampling floor reads "p ≤ floor"."""
     a, b = parts
     estimates = {name: getattr(r, name) for name in parts}
     p_values = {name: getattr(r, f"{name}_p") for name in parts}
+    floors = {name: getattr(r, f"{name}_p_floor") for name in parts}
     estimate = min(estimates.values())
-    against = [p_values[name] for name in parts if estimates[name] < 0]
+    against = [name for name in parts if estimates[name] < 0]
     if any(math.isnan(value) for value in p_values.values()):  # a curve without a verdict: no p, out of the family
-        p = math.nan
+        p, floor = math.nan, 0.0
+    elif estimate >= 0:
+        chosen = max(parts, key=lambda name: p_values[name])
+        p, floor = p_values[chosen], floors[chosen]
     else:
-        p = max(p_values.values()) if estimate >= 0 else min(1.0, len(against) * min(against))
+        chosen = min(against, key=lambda name: p_values[name])
+        p, floor = min(1.0, len(against) * p_values[chosen]), min(1.0, len(against) * floors[chosen])
     return (estimate, min(getattr(r, f"{a}_ci_low"), getattr(r, f"{b}_ci_low")),
-            min(getattr(r, f"{a}_ci_high"), getattr(r, f"{b}_ci_high")), p)
+            min(getattr(r, f"{a}_ci_high"), getattr(r, f"{b}_ci_high")), p, floor)
 
 
 def claims(ushape: pd.DataFrame, lengths: pd.DataFrame | None = None) -> list[Claim]:
@@ -391,18 +399,19 @@ def claims(ushape: pd.DataFrame, lengths: pd.DataFrame | None = None) -> list[Cl
     for r in ushape.itertuples():
         why = f" — {r.no_verdict}" if r.no_verdict else ""
         scored = "" if r.score == "accuracy" else f" of {r.score}"
-        est, low, high, p = _intersection_union(r, "u", ("primacy", "recency"))
+        est, low, high, p, floor = _intersection_union(r, "u", ("primacy", "recency"))
         out.append(Claim(f"Lost in the Middle: U-shape{scored}, primacy > 0 and recency > 0 ({_label(r)}){why}",
                          _quantity(r, "u_shape_min_primacy_recency"), est, low, high, 0.0, int(r.contexts), "greater",
-                         p_value=p))
-        est, low, high, p = _intersection_union(r, "recency", ("recency_minus_primacy", "recency"))
+                         p_value=p, p_floor=floor))
+        est, low, high, p, floor = _intersection_union(r, "recency", ("recency_minus_primacy", "recency"))
         out.append(Claim(f"HELMET: recent context preferred{scored}, end − start > 0 and end − middle > 0 ({_label(r)}){why}",
-                         _quantity(r, "recency_preferred"), est, low, high, 0.0, int(r.contexts), "greater", p_value=p))
+                         _quantity(r, "recency_preferred"), est, low, high, 0.0, int(r.contexts), "greater", p_value=p,
+                         p_floor=floor))
     for r in (lengths.itertuples() if lengths is not None else ()):
         why = f" — {r.no_verdict}" if r.no_verdict else ""
         out.append(Claim(f"Longer context lowers the {r.score} ({r.model} · {r.task} · {r.method}: {r.short} → {r.long} tokens){why}",
                          f"length_degradation:{r.model}:{r.task}:{r.short}-{r.long}:{_method_key(r.method)}", r.difference,
-                         r.ci_low, r.ci_high, 0.0, int(r.contexts), "greater", p_value=r.p_value))
+                         r.ci_low, r.ci_high, 0.0, int(r.contexts), "greater", p_value=r.p_value, p_floor=r.p_floor))
     return out
 
 

@@ -57,7 +57,8 @@ def live_claims(model_differences: pd.DataFrame, perturbation_deltas: pd.DataFra
         # with a pooled row gets that one claim (its per-scenario rows stay in the calibration table)
         claims.append(Claim(f"{row.model} is miscalibrated on {row.scenario} beyond small-sample bias",
                             f"live:calibration_error:{row.model}:{row.scenario}", row.calibration_error, row.ci_low,
-                            row.ci_high, 0.0, int(row.n), "greater", p_value=row.p_two_sided, mde=row.mde))
+                            row.ci_high, 0.0, int(row.n), "greater", p_value=row.p_two_sided, mde=row.mde,
+                            p_floor=row.p_floor))
     return claims
 
 

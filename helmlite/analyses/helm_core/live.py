@@ -154,7 +154,7 @@ def group_performance(runs: list[Run], scenario_prefix: str, key: str, *, seed: 
 
 
 CALIBRATION_COLUMNS = ["model", "scenario", "ece_10", "n", "ece_if_calibrated", "ece_if_calibrated_q95", "p_calibrated",
-                       "p_two_sided", "direction", "calibration_error", "ci_low", "ci_high", "mde"]
+                       "p_two_sided", "p_floor", "direction", "calibration_error", "ci_low", "ci_high", "mde"]
 
 
 #: The calibration table's row for all of a model's multiple-choice runs together (the headline calibration claim).
@@ -197,7 +197,8 @@ def calibration_table(runs: list[Run], *, seed: int, n_simulations: int = 2000) 
                                       n_bins=10, n_simulations=n_simulations, seed=rng(seed, "calibration-null", key))
         rows.append({"model": model, "scenario": scenario, "ece_10": test.ece, "n": test.n,
                      "ece_if_calibrated": test.ece_if_calibrated, "ece_if_calibrated_q95": test.ece_if_calibrated_q95,
-                     "p_calibrated": test.p_value, "p_two_sided": test.p_two_sided, "direction": test.direction,
+                     "p_calibrated": test.p_value, "p_two_sided": test.p_two_sided, "p_floor": test.p_floor,
+                     "direction": test.direction,
                      "calibration_error": test.estimate, "ci_low": test.ci_low,
                      "ci_high": test.ci_high, "mde": test.mde})
     return pd.DataFrame(rows, columns=CALIBRATION_COLUMNS)
