@@ -1,14 +1,19 @@
 """helmlite: a notebook-first replication kit for language-model evaluation papers.
 
-Public surface (everything else is private to its module):
+Public surface — :data:`PUBLIC_MODULES`, one idea each (an underscore module is private to the package); a package's
+``__all__`` names what other packages and the notebooks may use of it:
 
-* :mod:`helmlite.data` — registry of external files and the verifying, mirror-aware fetcher;
-* :mod:`helmlite.stats` — seeded, vectorised bootstrap CIs (percentile, BCa), paired bootstrap,
-  correlation CIs;
-* :mod:`helmlite.plots` — the figure style and ``save(fig, name)``; ``write_csv`` — deterministic, atomic tables;
-* :mod:`helmlite.results` — the run-folder contract (read, write, validate runs);
-* :mod:`helmlite.provenance` — manifests of what produced each output;
-* :mod:`helmlite.analyses` — the logic behind each notebook.
+* running evaluations: :mod:`~helmlite.scenarios` (loaders), :mod:`~helmlite.adaptation` (prompts, HELM's rules),
+  :mod:`~helmlite.perturbations`, :mod:`~helmlite.instances` (what a run evaluates), :mod:`~helmlite.runspec`,
+  :mod:`~helmlite.scoring_rules` (main metric, decision rules), :mod:`~helmlite.shared_prefixes`, :mod:`~helmlite.models`,
+  :mod:`~helmlite.metrics`, :mod:`~helmlite.runner`, :mod:`~helmlite.results` (the run-folder contract),
+  :mod:`~helmlite.imports` (crfm-helm, lm-eval, inspect_ai runs), :mod:`~helmlite.compare`;
+* statistics and verdicts: :mod:`~helmlite.stats`, :mod:`~helmlite.claims`, :mod:`~helmlite.reproduction`,
+  :mod:`~helmlite.leaderboards`, :mod:`~helmlite.seeds`;
+* the workflow and its reports: :mod:`~helmlite.workflow`, :mod:`~helmlite.catalog`, :mod:`~helmlite.grids`,
+  :mod:`~helmlite.planning`, :mod:`~helmlite.params`, :mod:`~helmlite.plots`, :mod:`~helmlite.provenance`,
+  :mod:`~helmlite.report`, :mod:`~helmlite.analyses` (the logic behind each notebook), :mod:`~helmlite.cli`;
+* around them: :mod:`~helmlite.data` (registry and mirror-aware fetcher), :mod:`~helmlite.home`, :mod:`~helmlite.errors`.
 """
 import logging
 import sys
@@ -40,6 +45,11 @@ _EXPORTS = {"FetchError": "data", "fetch": "data", "Estimate": "stats", "PairedC
             "bootstrap_ci": "stats", "correlation_ci": "stats", "paired_difference": "stats", "summary": "stats",
             "write_csv": "_io"}
 __all__ = sorted(_EXPORTS)
+#: The public modules and packages (tested against the tree: tests/test_architecture.py).
+PUBLIC_MODULES = ("adaptation", "analyses", "catalog", "claims", "cli", "compare", "data", "errors", "grids", "home",
+                  "imports", "instances", "leaderboards", "metrics", "models", "params", "perturbations", "planning",
+                  "plots", "provenance", "report", "reproduction", "results", "runner", "runspec", "scenarios",
+                  "scoring_rules", "seeds", "shared_prefixes", "stats", "workflow")
 
 
 def __getattr__(name: str):

@@ -19,9 +19,9 @@ import numpy as np
 from .adaptation import adapt, helm_eval_subsample, select_examples
 from .models import LanguageModel
 from .models.whitespace import WhitespaceTokens
-from .perturbations import helm_perturbation_seeds, variants
+from .perturbations import perturb_instance
 from .runspec import RunError, RunSpec
-from .scenarios import TEST, TRAIN, Instance, scenario
+from .scenarios import SCENARIO_VARIANTS, TEST, TRAIN, Instance, scenario
 from .seeds import rng
 
 
@@ -82,3 +82,28 @@ def test_examples_variants(spec: RunSpec, model: LanguageModel) -> tuple[list[In
     instances = _load_all(spec, model)
     train, test = _split(spec, instances)
     return test, in_context_examples(spec, train), variants(spec, test, helm_perturbation_seeds(spec, instances))
+
+
+def helm_perturbation_seeds(spec: RunSpec, instances: list[Instance]) -> dict[str, str] | None:
+    """Under ``adapter.selection: helm_compat``, each instance's perturbation seed as crfm-helm's: HELM seeds a
+    perturbation's ``Random`` with the instance's id, ``id<k>``, its running number over the scenario's instances in
+    load order (``with_instance_ids``; ``Perturbation.get_rng``). That is HELM's own seed wherever the loader lists
+    the instances in HELM's order (MMLU when the data have no valid split, BBQ per category: the perturbed prompts
+    are tested against ``helm-run --dry-run``); None under ``hashed`` selection (a hash of the instance id and the
+    perturbation seeds it)."""
+    if spec.adapter.selection != "helm_compat":
+        return None
+    return {instance.id: f"id{k}" for k, instance in enumerate(instances)}
+
+
+def variants(spec: RunSpec, test: list[Instance], seeds: dict[str, str] | None = None) -> dict[str, list[Instance | None]]:
+    """The test set as given and under each requested perturbation or scenario-supplied variant (contrast,
+    baseline; None where an instance has none); ``seeds``: each instance's perturbation seed
+    (:func:`helm_perturbation_seeds`; :func:`helmlite.perturbations.perturb_instance` makes each)."""
+    variants: dict[str, list[Instance | None]] = {"identity": list(test)}
+    for name in spec.perturbations:
+        if name in SCENARIO_VARIANTS:
+            variants[name] = [getattr(i, SCENARIO_VARIANTS[name]) for i in test]
+        else:
+            variants[name] = [perturb_instance(i, name, seeds[i.id] if seeds else None) for i in test]
+    return variants

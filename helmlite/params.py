@@ -8,7 +8,7 @@ class ParameterError(UserError, TypeError):
     """A notebook parameter of the wrong type or value."""
 
 
-def check(values: dict, expected: dict) -> None:
+def check_parameters(values: dict, expected: dict) -> None:
     """``expected`` maps a parameter name to a type or a tuple of types (``type(None)`` allows None)."""
     for name, kind in expected.items():
         value = values[name]

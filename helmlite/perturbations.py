@@ -26,15 +26,13 @@ import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from . import data
-from .scenarios import SCENARIO_VARIANTS, Instance, Reference
+from .scenarios import Instance, Reference
 from .errors import UserError
 from .seeds import derive_seed
 
-if TYPE_CHECKING:
-    from .runspec import RunSpec
 
 MISSPELLINGS = "helm/resources/correct_to_misspelling.json"
 CONTRACTIONS = "helm/resources/contraction_map.json"
@@ -308,28 +306,3 @@ def perturb_texts(spec: Perturbation, text: str, references: tuple[Reference, ..
     if spec.perturbs_references:
         references = tuple(Reference(spec.apply(r.output, rng, memory), r.correct, r.relevance) for r in references)
     return spec.apply(text, rng, memory), references
-
-
-def helm_perturbation_seeds(spec: "RunSpec", instances: list[Instance]) -> dict[str, str] | None:
-    """Under ``adapter.selection: helm_compat``, each instance's perturbation seed as crfm-helm's: HELM seeds a
-    perturbation's ``Random`` with the instance's id, ``id<k>``, its running number over the scenario's instances in
-    load order (``with_instance_ids``; ``Perturbation.get_rng``). That is HELM's own seed wherever the loader lists
-    the instances in HELM's order (MMLU when the data have no valid split, BBQ per category: the perturbed prompts
-    are tested against ``helm-run --dry-run``); None under ``hashed`` selection (a hash of the instance id and the
-    perturbation seeds it)."""
-    if spec.adapter.selection != "helm_compat":
-        return None
-    return {instance.id: f"id{k}" for k, instance in enumerate(instances)}
-
-
-def variants(spec: "RunSpec", test: list[Instance], seeds: dict[str, str] | None = None) -> dict[str, list[Instance | None]]:
-    """The test set as given and under each requested perturbation or scenario-supplied variant (contrast,
-    baseline; None where an instance has none); ``seeds``: each instance's perturbation seed
-    (:func:`helm_perturbation_seeds`)."""
-    variants: dict[str, list[Instance | None]] = {"identity": list(test)}
-    for name in spec.perturbations:
-        if name in SCENARIO_VARIANTS:
-            variants[name] = [getattr(i, SCENARIO_VARIANTS[name]) for i in test]
-        else:
-            variants[name] = [perturb_instance(i, name, seeds[i.id] if seeds else None) for i in test]
-    return variants

@@ -36,7 +36,7 @@ def decide(reproduced: bool, inside: bool, comparable: bool = True) -> str:
     return "consistent" if inside else "differs"
 
 
-def verdict(ours: float, published: float, tolerance: float, ci_low: float = math.nan, ci_high: float = math.nan) -> str:
+def published_verdict(ours: float, published: float, tolerance: float, ci_low: float = math.nan, ci_high: float = math.nan) -> str:
     """:func:`decide` for one value: reproduced when |ours − published| ≤ ``tolerance``, consistent when the
     published value lies in [``ci_low``, ``ci_high``]; ``not comparable`` when either value is missing (NaN)."""
     comparable = not (math.isnan(ours) or math.isnan(published))

@@ -4,7 +4,7 @@ Like HELM's ``Runner`` (``src/helm/benchmark/runner.py``), it only coordinates: 
 per method lives in :mod:`helmlite.metrics.outcomes`, what a run computes in
 :mod:`helmlite.metrics.families` (named by the spec's ``metrics``), every interval in
 :mod:`helmlite.stats`, the folder layout in :mod:`helmlite.results`, the main-metric and decision rules in
-:mod:`helmlite.run_rules`, perturbed variants and their seeds in :mod:`helmlite.perturbations`, which instances and
+:mod:`helmlite.scoring_rules`, perturbed variants and their seeds in :mod:`helmlite.perturbations`, which instances and
 in-context examples a run uses in :mod:`helmlite.instances`.
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ from .models import GenerationRequest, LanguageModel, ScoreRequest
 from .perturbations import resources_used
 from .provenance import git_state, package_versions
 from .results import InstanceRecord, PerturbedOutcome, write_run
-from .run_rules import decision_rules, main_metric
+from .scoring_rules import decision_rules, main_metric
 from .runspec import RunSpec
 from .scenarios import Instance, scenario
 from .shared_prefixes import declare_shared_prefixes

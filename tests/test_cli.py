@@ -71,7 +71,7 @@ def test_a_bug_keeps_its_traceback(monkeypatch):
     def broken(args):
         raise ValueError("a bug")
 
-    monkeypatch.setattr(cli, "_config", broken)
+    monkeypatch.setattr(cli.config, "check", broken)
     with pytest.raises(ValueError, match="a bug"):
         cli.main(["config", "x.yaml"])
 

@@ -62,7 +62,9 @@ CASES = [
      "import lm-eval: argument --n-resamples: must be at least 100, got -5"),
     ("leaderboard --n-resamples -1", lambda t: ["leaderboard", "winrates", "--table", "x.csv", "--n-resamples", "-1"],
      "leaderboard winrates: argument --n-resamples: must be at least 100, got -1"),
-    ("prompts --seed -1", lambda t: ["prompts", "--scenario", "mmlu", "--seed", "-1"],
+    ("prompts --selection-seed -1", lambda t: ["prompts", "--scenario", "mmlu", "--selection-seed", "-1"],
+     "prompts: argument --selection-seed: must be at least 0, got -1"),
+    ("prompts --seed -1 (the old spelling, checked alike)", lambda t: ["prompts", "--scenario", "mmlu", "--seed", "-1"],
      "prompts: argument --seed: must be at least 0, got -1"),
     # 2. paths the system refuses
     ("--results-dir is a file", lambda t: ["run", "--scenario", "nq_closed_book", "--model", "smollm2-135m",
@@ -106,8 +108,50 @@ def test_each_mistake_ends_in_one_line_and_writes_nothing(tmp_path, capsys, mirr
     assert not (tmp_path / "runs").exists() and not (tmp_path / "out.ipynb").exists()
 
 
+@pytest.mark.parametrize("old, new, argv", [
+    ("--seed", "--selection-seed", ["prompts", "--scenario", "mmlu", "--arg", "subject=us_foreign_policy", "--max-instances", "2"]),
+    ("--adaptation", "--selection", ["prompts", "--scenario", "mmlu", "--arg", "subject=us_foreign_policy", "--max-instances", "2"]),
+])
+def test_a_renamed_option_keeps_its_old_spelling_for_one_release(old, new, argv, capsys, mirrored_cache):
+    """The old spelling gives the same prompts as the new one and one deprecation line naming the new spelling."""
+    value = "hashed" if new == "--selection" else "3"
+    assert cli.main([*argv, new, value]) == 0
+    expected = capsys.readouterr()
+    assert expected.err == "" and expected.out
+    assert cli.main([*argv, old, value]) == 0
+    got = capsys.readouterr()
+    assert got.out == expected.out
+    assert got.err == f"helmlite: warning: {old} is renamed {new}; the old spelling goes in the next release\n"
+
+
+def _documented_options() -> dict:
+    """{(command, subcommand or None): the option strings its --help shows} for every command of the parser."""
+    import argparse
+
+    def subcommands(parser):
+        return next(a.choices for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+
+    out = {}
+    for name, command in subcommands(cli.build_parser()).items():
+        nested = any(isinstance(a, argparse._SubParsersAction) for a in command._actions)
+        for child, leaf in (subcommands(command).items() if nested else [(None, command)]):
+            out[(name, child)] = {option for a in leaf._actions if a.help != argparse.SUPPRESS for option in a.option_strings}
+    return out
+
+
+def test_seeds_are_named_for_what_they_seed():
+    """--bootstrap-seed seeds bootstraps (run, import, compare, leaderboard winrates), --selection-seed the in-context
+    examples (prompts); no command documents a bare --seed or --adaptation any more."""
+    documented = _documented_options()
+    assert not any({"--seed", "--adaptation"} & options for options in documented.values())
+    for key in [("run", None), ("import", "helm"), ("import", "lm-eval"), ("import", "inspect"), ("compare", None),
+                ("leaderboard", "winrates")]:
+        assert "--bootstrap-seed" in documented[key], key
+    assert {"--selection-seed", "--selection"} <= documented[("prompts", None)]
+
+
 def test_leaderboard_groups_match_in_any_case():
-    from helmlite.analyses.helm_core.leaderboard import group_name
+    from helmlite.leaderboards import group_name
     import pandas as pd
 
     frame = pd.DataFrame({"group": ["Accuracy", "Calibration"]})
@@ -126,7 +170,7 @@ def test_ctrl_c_ends_in_one_line_with_status_130(tmp_path, capsys, monkeypatch):
     def interrupted(args):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "_config", interrupted)
+    monkeypatch.setattr(cli.config, "check", interrupted)
     assert cli.main(["config", "x.yaml"]) == 130
     assert capsys.readouterr().err == "helmlite: interrupted; rerun resumes from the cache\n"
 
@@ -137,7 +181,7 @@ def test_ctrl_c_raised_in_a_destructor_still_ends_the_command(tmp_path):
     script = ("import sys; from helmlite import cli\n"
               "class Pool:\n    def __del__(self):\n        raise KeyboardInterrupt\n"
               "def run(args):\n    Pool()\n    import time; time.sleep(30)\n"
-              "cli._config = run\nsys.exit(cli.main(['config', 'x.yaml']))\n")
+              "cli.config.check = run\nsys.exit(cli.main(['config', 'x.yaml']))\n")
     started = time.monotonic()
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert (done.returncode, done.stderr) == (130, "helmlite: interrupted; rerun resumes from the cache\n")

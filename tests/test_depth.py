@@ -25,7 +25,7 @@ def synthetic_records(curve, contexts=60, seed=0, chance=0.0, positions=DEPTHS):
 
 def verdicts(records, **kwargs):
     ushape = depth.u_shape(records, seed=0, n_resamples=1000, **kwargs)
-    table = claims.claims_table(depth.claims(ushape))
+    table = claims.claims_table(depth.depth_claims(ushape))
     claims.check_claims_table(table)
     return depth.with_verdicts(ushape, table), table
 
@@ -144,7 +144,7 @@ def test_read_checks_are_labelled_apart_from_reproductions():
 
 def test_power_table_beside_the_claims():
     ushape = depth.u_shape(synthetic_records((0.9, 0.6, 0.3, 0.3, 0.6, 0.9)), seed=0, n_resamples=500)
-    power = depth.power_table(depth.claims(ushape))
+    power = depth.power_table(depth.depth_claims(ushape))
     assert list(power.columns) == ["claim", "quantity", "n", "mde", "effect", "n_needed"]
     assert (power["n"] == 60).all() and (power["n_needed"] > 60).all()  # 5 points needs more than 60 contexts
 
@@ -319,7 +319,7 @@ def test_length_degradation_test_is_paired_by_context():
                    .groupby(["length", "context"])["score"].mean().unstack("length"))
     assert row["difference"] == pytest.approx((per_context[512] - per_context[1024]).mean())
     assert (row["short"], row["long"], row["score"], row["no_verdict"]) == (512, 1024, "(accuracy − baseline)/(1 − chance)", "")
-    table = claims.claims_table(depth.claims(depth.u_shape(records, seed=0, n_resamples=300), tests))
+    table = claims.claims_table(depth.depth_claims(depth.u_shape(records, seed=0, n_resamples=300), tests))
     assert table.set_index("quantity").loc["length_degradation:m:json_kv:512-1024:logprob", "verdict"] == "supported"
     few = depth.length_tests(records[records.context < 5], seed=0, n_resamples=300)
     assert few.iloc[0]["no_verdict"].startswith("inconclusive: 5 contexts") and np.isnan(few.iloc[0]["ci_low"])
@@ -367,7 +367,7 @@ def test_a_run_without_depth_runs_gives_empty_tables_and_says_so_in_the_figures(
     records = depth.depth_records([])
     ushape = depth.u_shape(records, seed=0, n_resamples=100)
     lengths = depth.length_tests(records, seed=0, n_resamples=100)
-    table = claims.claims_table(depth.claims(ushape, lengths))
+    table = claims.claims_table(depth.depth_claims(ushape, lengths))
     ushape = depth.with_verdicts(ushape, table)
     assert ushape.empty and {"no_verdict", "primacy_p", "u_shape_verdict", "lost_in_the_middle"} <= set(ushape.columns)
     assert table.empty
@@ -414,6 +414,6 @@ def test_intersection_union_p_is_bonferroni_over_the_negative_parts(parts, expec
                           **{f"{name}_p": p for name, (_, p) in parts.items()},
                           primacy_p_floor=0.001, recency_p_floor=0.003,
                           **{f"{name}_ci_{end}": 0.0 for name in parts for end in ("low", "high")})
-    p, floor = depth.sweeps._intersection_union(row, "u", ("primacy", "recency"))[3:]
+    p, floor = depth.claims._intersection_union(row, "u", ("primacy", "recency"))[3:]
     assert (np.isnan(p) and np.isnan(expected)) or p == pytest.approx(expected)
     assert floor == pytest.approx(expected_floor)

@@ -16,7 +16,7 @@ from helmlite.analyses.helpsteer2 import load_disagreements
 from helmlite.errors import DataError, HelmliteError, UserError
 from helmlite.metrics import best_over_references
 from helmlite.models import ModelError, load_model
-from helmlite.params import ParameterError, check
+from helmlite.params import ParameterError, check_parameters as check
 from helmlite.runner import RunSpec, execute
 from helmlite.runspec import RunError
 from helmlite.scenarios import Instance, Reference, UnknownScenarioError, scenario

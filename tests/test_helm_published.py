@@ -10,8 +10,10 @@ import pandas as pd
 import pytest
 
 from helmlite import data
-from helmlite.analyses.helm_core import helm_schema, leaderboard, winrates
+from helmlite import leaderboards as leaderboard
+from helmlite.leaderboards import helm_rules, winrates
 from helmlite.analyses.helm_core import published as pub
+from helmlite.analyses.helm_core import reproduction as helm_reproduction
 from helmlite.errors import DataError, UserError
 
 MIRROR_CSV = "helm/results/helm_classic_v0.4.0_core_scenarios_all_metrics.csv"
@@ -123,8 +125,8 @@ def test_hidden_logprob_issue_values_are_not_ranked():
     assert rates[["a", "b"]].tolist() == [1.0, 0.0]  # ranked among the two shown values
     shown = pub.mean_win_rates(frame, "Calibration", hide_logprob_issues=False)
     assert shown.tolist() == [1.0, 0.5, 0.0]
-    assert helm_schema.is_hidden("Anthropic-LM v4-s3 (52B)", "RR@10 (Robustness)")
-    assert not helm_schema.is_hidden("Anthropic-LM v4-s3 (52B)", "EM")
+    assert helm_rules.is_hidden("Anthropic-LM v4-s3 (52B)", "RR@10 (Robustness)")
+    assert not helm_rules.is_hidden("Anthropic-LM v4-s3 (52B)", "EM")
 
 
 def test_metric_directions_come_from_helm_schema(tmp_path):
@@ -303,7 +305,7 @@ def test_winrates_csv_and_seeded_ci(tmp_path, capsys):
     path = write_long(tmp_path / "w.csv", scores)
     texts = []
     for _ in range(2):
-        assert cli.main(["leaderboard", "winrates", "--table", str(path), "--n-resamples", "300", "--seed", "5"]) == 0
+        assert cli.main(["leaderboard", "winrates", "--table", str(path), "--n-resamples", "300", "--bootstrap-seed", "5"]) == 0
         texts.append(capsys.readouterr().out)
     assert texts[0].splitlines()[0] == "model,mean_win_rate,ci_low,ci_high,scenarios,coverage_warning"
     assert len(texts[0].splitlines()) == 5 and texts[0] == texts[1]
@@ -328,7 +330,7 @@ def test_win_rate_intervals_and_ties():
 def test_empty_results_are_errors_not_empty_frames():
     frame = cells("Accuracy", {"a": {"S": 0.5}, "b": {"S": 0.4}}, {"S": ("EM", False)})
     with pytest.raises(DataError, match="group 'Accuracy' has no published 'Mean win rate' column"):
-        pub.win_rate_comparison(frame, ["Accuracy"])
+        helm_reproduction.win_rate_comparison(frame, ["Accuracy"])
     with pytest.raises(DataError, match="no scenario has accuracy and another group's metric"):
         pub.metric_relationships(frame, seed=0, n_resamples=50)
     unranked = cells("Summarization metrics", {"a": {"S": 0.5}, "b": {"S": 0.4}}, {"S": ("Density", None)})
@@ -348,7 +350,7 @@ def test_kendall_tau_b_matches_scipy():
 def test_published_leaderboard_recomputed_with_helm_rules(mirrored_cache):
     frame = pub.load_published(data.fetch(MIRROR_CSV))
     groups = ["Accuracy", "Calibration", "Robustness", "Fairness", "Efficiency", "Summarization metrics", "Bias", "Toxicity"]
-    rows, summary = pub.win_rate_comparison(frame, groups)
+    rows, summary = helm_reproduction.win_rate_comparison(frame, groups)
     summary = summary.set_index("group")
     assert rows[rows.group == "Accuracy"]["model"].nunique() == 67 and set(pub.PAPER_MODELS) <= set(frame["model"])
     for group, target in pub.REPRODUCTION_TARGETS.items():
@@ -362,7 +364,7 @@ def test_published_leaderboard_recomputed_with_helm_rules(mirrored_cache):
     t0pp = rows[(rows.model == "T0pp (11B)") & (rows.group == "Accuracy")].iloc[0]
     assert t0pp.abs_diff <= 0.003  # its contaminated cells skipped
     assert summary.loc["Calibration", "skipped_hidden"] > 0 and summary.loc["Summarization metrics", "unranked_columns"] == 6
-    text = pub.explain_gaps(summary.reset_index())
+    text = helm_reproduction.explain_gaps(summary.reset_index())
     assert "consistent within rounding" in text and "ties count half" not in text
 
 
@@ -370,7 +372,7 @@ def test_winrates_table_on_the_mirror(mirrored_cache):
     path = data.fetch(MIRROR_CSV)
     table = winrates.winrates_table(path, group="Accuracy", n_resamples=500, seed=1)
     assert len(table) == 67 and table.iloc[0]["model"] == "Llama 2 (70B)"
-    comparison, _ = pub.win_rate_comparison(pub.load_published(path), ["Accuracy"])
+    comparison, _ = helm_reproduction.win_rate_comparison(pub.load_published(path), ["Accuracy"])
     ours = comparison.set_index("model")["ours"]
     assert table.set_index("model")["mean_win_rate"].to_dict() == pytest.approx(ours.to_dict())
 

@@ -15,7 +15,7 @@ from helmlite.adaptation import AdapterSpec, Adapted, helm_eval_subsample
 from helmlite.metrics.calibration import expected_calibration_error, selective_accuracy
 from helmlite.metrics.outcomes import outcome
 from helmlite.models import Generation, Scores
-from helmlite.run_rules import decision_rules
+from helmlite.scoring_rules import decision_rules
 from helmlite.instances import adapted_prompts, load_instances
 from helmlite.runspec import RunSpec
 from helmlite.scenarios import Instance, Reference
@@ -165,7 +165,7 @@ def test_prompts_command_writes_jsonl_without_a_model(mirrored_cache, capsys):
     assert len(lines) == 3 and set(lines[0]) == {"id", "prompt"}
     assert lines[0]["prompt"].startswith("The following are multiple choice questions (with answers) about computer security.\n\n")
     assert lines[0]["prompt"].endswith("\nAnswer:")
-    assert cli.main(["prompts", "--scenario", "mmlu", "--arg", "subject=computer_security", "--adaptation", "hashed"]) == 0
+    assert cli.main(["prompts", "--scenario", "mmlu", "--arg", "subject=computer_security", "--selection", "hashed"]) == 0
     assert len(capsys.readouterr().out.splitlines()) == 100  # every test item without --max-instances
     assert cli.main(["prompts", "--scenario", "nope"]) == 2
     assert "unknown scenario 'nope'" in capsys.readouterr().err

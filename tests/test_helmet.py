@@ -167,7 +167,7 @@ def test_printed_as_the_paper_prints():
     correlations = pd.DataFrame({"figure": ["fig5", "fig3"], "row": ["RAG", "Recall"], "col": ["Cite", "Avg."],
                                  "published": [0.72, 0.77], "ours": [0.713955, 0.775073], "ci_low": [0.4, 0.6],
                                  "ci_high": [0.9, 0.9]})
-    table = helmet.reproduction(correlations, ref.fig3_matrix()).set_index("quantity")
+    table = helmet.reproduction_table(correlations, ref.fig3_matrix()).set_index("quantity")
     assert table.loc["fig5:RAG~Cite", "verdict"] == "reproduced"
     assert table.loc["fig5:RAG~Cite", "note"] == "tolerance 0.01; prints 0.71 where the paper prints 0.72"
     assert not helmet.printed_cells(correlations)["same"].any()
@@ -188,7 +188,7 @@ def test_correlation_by_length_and_change():
 def test_reproduction_rows_name_cells_and_flag_unreproducible_rows():
     correlations = pd.DataFrame({"figure": ["fig5", "fig3"], "row": ["RAG", "RAG"], "col": ["ICL", "ICL"],
                                  "published": [0.5, 0.5], "ours": [0.502, 0.53], "ci_low": [0.1, 0.1], "ci_high": [0.8, 0.8]})
-    table = helmet.reproduction(correlations, ref.fig3_matrix()).set_index("quantity")
+    table = helmet.reproduction_table(correlations, ref.fig3_matrix()).set_index("quantity")
     assert table.loc["fig5:RAG~ICL", "verdict"] == "reproduced" and "prints 0.50 as the paper" in table.loc["fig5:RAG~ICL", "note"]
     assert table.loc["fig3:RAG~ICL", "verdict"] == "consistent"  # 0.03 off, the published 0.5 inside [0.1, 0.8]
     assert table.loc["fig3:NIAH~ICL", "verdict"] == "not comparable"
@@ -201,16 +201,16 @@ def test_fig8_statements_on_the_printed_values(mirrored_cache):
     synthetic row averages above 0.8; of 4 RAG × 14 synthetic datasets, HotpotQA (0.73) is above 8 (NIAH .68,
     S Repeat .66, S UUID .67, MK Essay .71, CWE .67, FWE .63, VT .55, JSON KV .72), PopQA (0.78) ties RULER
     HotpotQA, TriviaQA (0.77) is below it, NQ (0.80) is above all 14: 14 + 8 + 13 + 13 = 48 of 56."""
-    fig8 = helmet.fig8.load_fig8(data.fetch(helmet.fig8.FIG8))
-    pairs = helmet.fig8.rag_vs_synthetic(fig8).set_index("rag_dataset")
+    fig8 = helmet.dataset_statements.load_fig8(data.fetch(helmet.dataset_statements.FIG8))
+    pairs = helmet.dataset_statements.rag_vs_synthetic(fig8).set_index("rag_dataset")
     assert pairs["synthetic_datasets"].eq(14).all()
     assert pairs[["above", "tied", "below"]].to_dict("index") == {
         "NQ": {"above": 14, "tied": 0, "below": 0}, "HotpotQA": {"above": 8, "tied": 0, "below": 6},
         "PopQA": {"above": 13, "tied": 1, "below": 0}, "TriviaQA": {"above": 13, "tied": 0, "below": 1}}
-    table = helmet.fig8.statements(fig8)
+    table = helmet.dataset_statements.statements(fig8)
     assert table["true_of_printed_values"].tolist() == [True, False]
     assert "largest: RULER HotpotQA 0.78" in table["detail"].iloc[0] and "48 of 56" in table["detail"].iloc[1]
-    averages = helmet.fig8.synthetic_average_check(fig8)
+    averages = helmet.dataset_statements.synthetic_average_check(fig8)
     assert len(averages) == 16 and set(averages.loc[averages["aggregate"], "row"]) == {"RULER", "Recall"}
 
 

@@ -336,7 +336,7 @@ def test_packed_layout_and_row_masks_by_hand():
     0 and 5; the read positions 3, 4 (row one: token positions 7, 8) and 6 (row two: position 5) are filled up to 16
     with others — here every one of the forward's 16 positions. A row of 2 queries after 3 cached keys sees all of them and itself causally; with a window of
     2 each query sees only keys less than 2 positions back."""
-    from helmlite.models.transformers_backend import MIN_POSITIONS, _packing, _row_mask
+    from helmlite.models.packing import MIN_POSITIONS, packing as _packing, row_mask as _row_mask
 
     assert MIN_POSITIONS == 16
     rows = [(list(range(10)), 8), (list(range(100, 107)), 6)]
@@ -355,7 +355,7 @@ def test_projections_give_a_row_the_same_floats_from_min_positions_on(name):
     import torch
 
     from helmlite.models import prepare
-    from helmlite.models.transformers_backend import MIN_POSITIONS
+    from helmlite.models.packing import MIN_POSITIONS
     from helmlite.planning.memory import model_shape
     from transformers import AutoConfig
 
@@ -491,7 +491,7 @@ def test_a_pooled_forward_keeps_no_copy_of_the_prefix(tiny_model_dir):
     layers still hold only the prefix afterwards (the batch's copy of the prefix is not kept for the whole forward)."""
     import torch
 
-    from helmlite.models.transformers_backend import _fork_cache
+    from helmlite.models.prefix_cache import fork_cache as _fork_cache
 
     model = load_model(str(tiny_model_dir))
     prefix = "Question: what is two plus two?\nAnswer: four\n\n" * 4
@@ -513,7 +513,7 @@ def test_a_forward_over_a_forked_prefix_cache_leaves_the_cache_as_it_was(tiny_mo
     and scoring over it again gives the first scores bit for bit."""
     import torch
 
-    from helmlite.models.transformers_backend import _fork_cache
+    from helmlite.models.prefix_cache import fork_cache as _fork_cache
 
     model = load_model(str(tiny_model_dir))
     prefix = "Question: what is two plus two?\nAnswer: four\n\n" * 4

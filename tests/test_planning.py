@@ -11,7 +11,7 @@ import pytest
 
 from helmlite import stats, workflow
 from helmlite.models import GenerationRequest, ScoreRequest
-from helmlite.planning import claims as planned_claims
+from helmlite.planning import claim_mdes as planned_claims
 from helmlite.planning import counting, rates
 
 REPO = Path(__file__).resolve().parent.parent

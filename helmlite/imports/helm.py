@@ -151,32 +151,9 @@ def import_helm(run_dir: str | Path, results_dir: str | Path = "results/runs", *
     trials = sorted({trial for _, trial, _ in per_instance})
     written = []
     for trial in trials:
-        records, latencies = [], []
-        originals = [(key, values) for key, values in per_instance.items() if key[1] == trial and key[2] is None]
-        order = sorted(originals, key=lambda kv: by_key[kv[0]][0])  # HELM's order of request states
-        for key, values in order:
-            index, state = by_key[key]
-            record = _record(state, values, method, main, state_path, f"request_states[{index}]")
-            records.append(record)
-            latencies.append(finite(values.get("inference_runtime")) or 0.0)
-        by_id = {r.id: r for r in records}
-        for key, values in per_instance.items():
-            if key[1] != trial or key[2] is None or key[0] not in by_id:
-                continue
-            index, state = by_key[key]
-            variant = _record(state, values, method, main, state_path, f"request_states[{index}]")
-            label = key[2] if key[2] not in by_id[key[0]].perturbed else f"{key[2]}:{index}"
-            by_id[key[0]].perturbed[label] = PerturbedOutcome(variant.prediction, variant.correct, variant.metrics)
+        records, latencies = _trial_records(trial, per_instance, by_key, method, main, state_path)
         rid = run_id("helm", name) + (f"-trial{trial}" if len(trials) > 1 else "")
-        confidences = [r.confidence for r in records if r.confidence is not None]
-        degenerate = bool(confidences) and all(c == 1.0 for c in confidences)
-        if degenerate:  # HELM's HuggingFaceClient at temperature 0: log-probabilities of the temperature-warped distribution
-            for record in records:
-                record.confidence = None
-        confidence_rule = ("none: every max_prob is exactly 1 (log-probabilities of 0, as HELM's HuggingFaceClient reports "
-                           "at temperature 0), so calibration is not computed" if degenerate
-                           else "HELM's max_prob" if confidences else "none: HELM recorded no max_prob")
-        metric_families = ("accuracy", "calibration", "efficiency") if confidences and not degenerate else ("accuracy", "efficiency")
+        confidence_rule, metric_families = _confidences(records)
         n_train = max((r.n_train for r in records), default=0)
         spec = {"scenario": scenario, "model": model, "args": scenario_args, "adapter": {**adapter, "seed": trial},
                 "max_instances": adapter.get("max_eval_instances"), "data_seed": 0, "metrics": list(metric_families),
@@ -192,6 +169,45 @@ def import_helm(run_dir: str | Path, results_dir: str | Path = "results/runs", *
             timings={"latency_s": latencies, "source": "HELM's per-instance inference_runtime"},
             n_resamples=n_resamples, seed=seed, importer_version=VERSION))
     return written
+
+
+def _trial_records(trial: int, per_instance: dict, by_key: dict, method: str, main: str, state_path: Path
+                   ) -> tuple[list, list[float]]:
+    """One train trial's records in HELM's order of request states, each with its perturbed variants, and the
+    per-instance inference runtimes."""
+    records, latencies = [], []
+    originals = [(key, values) for key, values in per_instance.items() if key[1] == trial and key[2] is None]
+    order = sorted(originals, key=lambda kv: by_key[kv[0]][0])  # HELM's order of request states
+    for key, values in order:
+        index, state = by_key[key]
+        record = _record(state, values, method, main, state_path, f"request_states[{index}]")
+        records.append(record)
+        latencies.append(finite(values.get("inference_runtime")) or 0.0)
+    by_id = {r.id: r for r in records}
+    for key, values in per_instance.items():
+        if key[1] != trial or key[2] is None or key[0] not in by_id:
+            continue
+        index, state = by_key[key]
+        variant = _record(state, values, method, main, state_path, f"request_states[{index}]")
+        label = key[2] if key[2] not in by_id[key[0]].perturbed else f"{key[2]}:{index}"
+        by_id[key[0]].perturbed[label] = PerturbedOutcome(variant.prediction, variant.correct, variant.metrics)
+    return records, latencies
+
+
+def _confidences(records: list) -> tuple[str, tuple[str, ...]]:
+    """The confidence rule the manifest states and the metric families the run computes; a run whose every max_prob
+    is exactly 1 has its confidences dropped (HELM's HuggingFaceClient at temperature 0: log-probabilities of the
+    temperature-warped distribution)."""
+    confidences = [r.confidence for r in records if r.confidence is not None]
+    degenerate = bool(confidences) and all(c == 1.0 for c in confidences)
+    if degenerate:
+        for record in records:
+            record.confidence = None
+    confidence_rule = ("none: every max_prob is exactly 1 (log-probabilities of 0, as HELM's HuggingFaceClient reports "
+                       "at temperature 0), so calibration is not computed" if degenerate
+                       else "HELM's max_prob" if confidences else "none: HELM recorded no max_prob")
+    families = ("accuracy", "calibration", "efficiency") if confidences and not degenerate else ("accuracy", "efficiency")
+    return confidence_rule, families
 
 
 def _decision(method: str) -> str:

@@ -15,7 +15,8 @@ _LAZY = {"calibration_error_test": "calibration", "reliability_table": "calibrat
 
 __all__ = ["GENERATION_METRICS", "best_over_references", "bits_per_byte", "exact_match", "f1_score",
            "final_number_match", "ndcg", "normalize_text", "quasi_exact_match", "reciprocal_rank", "rouge_2",
-           "substring_match", *sorted(_LAZY)]
+           "substring_match", *sorted(_LAZY),
+           "calibration", "families", "outcomes", "selection"]  # the submodules other packages use
 
 
 def __getattr__(name: str):

@@ -12,7 +12,7 @@ from .._names import did_you_mean
 from ..adaptation import MULTIPLE_CHOICE_METHODS
 from ..errors import UserError
 from ..perturbations import perturbation
-from ..scenarios._base import SCENARIO_VARIANTS
+from ..scenarios import SCENARIO_VARIANTS
 
 FAMILIES = ("accuracy", "robustness", "fairness", "equivariance", "calibration", "bias", "toxicity", "bbq", "efficiency")
 WORST_CASE = {"robustness": "robustness", "fairness": "fairness", "equivariance": "contrast"}  # family → perturbation kind

@@ -8,8 +8,11 @@ from ._base import (Generation, GenerationRequest, LanguageModel, ModelError, Sc
 from .._names import did_you_mean
 from .embedded import EMBEDDED, model_dir, prepare, status
 
+#: The public surface: the protocol and records, the loaders, and the submodules other packages use (the request cache,
+#: the embedded models, the transformers backend with its packing and prefix-cache halves, whitespace tokens).
 __all__ = ["EMBEDDED", "Generation", "GenerationRequest", "LanguageModel", "ModelError", "Scores", "ScoreRequest",
-           "apply_stop", "load_model", "model_dir", "prepare", "status", "unknown_model_message"]
+           "apply_stop", "load_model", "model_dir", "prepare", "status", "unknown_model_message",
+           "cache", "embedded", "openai_backend", "packing", "prefix_cache", "transformers_backend", "whitespace"]
 
 
 def load_model(name: str, *, threads: int = 1, batch_size: int = 8) -> LanguageModel:

@@ -16,7 +16,7 @@ few-shot prefix is encoded once per job for every instance and perturbed variant
 over its deepest level in forwards that hold no other request's rows, except one-row requests over the same levels,
 which run ``batch_size`` at a time *packed*: their suffixes concatenated into one sequence without padding between
 them (a filler row only where the forward would be shorter than :data:`MIN_POSITIONS`), each row attending to the
-prefix and to its own tokens only (:func:`_rows_attention`); a model type that attention was not checked on
+prefix and to its own tokens only (:func:`rows_attention`); a model type that attention was not checked on
 (:data:`PACKED_MODEL_TYPES`) runs each one-row request in a forward of its own. So a stored value depends on its
 request only — not on the chunk, the batch size or what the cache held (tested bit for bit) — and equals the
 no-reuse path within float rounding (tested on both embedded models; ``reuse_prefixes=False`` turns reuse off).
@@ -29,12 +29,8 @@ alone.
 """
 from __future__ import annotations
 
-import copy
-import functools
-import itertools
 import json
 import time
-from collections import OrderedDict
 from pathlib import Path
 from typing import Sequence
 
@@ -43,21 +39,13 @@ import torch
 from ._base import (Generation, GenerationRequest, ModelError, Scores, ScoreRequest, apply_stop, helm_kept_tokens,
                     split_context)
 from ._identity import IDENTITY_FILE, weights_sha256
+from .packing import PACKED_MODEL_TYPES, ROWS_ATTENTION, merge_one_token_rows, packing, read_positions, rows_attention
+from .prefix_cache import PrefixLevels, fork_cache, pool_key
 
 #: A request's rows go through the model in slices of at most this many, in the request's order — a constant, not
 #: the batch size, so how a row is computed depends on its request alone (the rows and padded width of a forward
 #: change its floats in the last digits: measured on SmolLM2, fp32).
 SCORE_ROWS_PER_FORWARD = 16
-#: A packed forward (one-row requests over one prefix) holds at least this many positions — a filler row of padding
-#: tokens makes up the rest — and projects at least this many to the vocabulary: a matrix product gives a position
-#: the same floats whatever else it holds only from 16 rows on (fewer take another MKL path; measured for every
-#: projection of both embedded models, fp32, one thread).
-MIN_POSITIONS = 16
-#: Model types whose attention layers :func:`_rows_attention` serves (checked against the plain forward: the tiny
-#: test Llama, SmolLM2, Gemma 3 with its sliding-window layers); another model runs each one-row request alone.
-PACKED_MODEL_TYPES = ("llama", "gemma3_text")
-#: The attention implementation name a packed forward switches the model to for its duration.
-ROWS_ATTENTION = "helmlite_rows"
 #: The ``alternatives`` of a row read for its whole next-token distribution: a one-token greedy generation, a row of
 #: its prompt and a placeholder token whose predecessor's distribution is read; a packed forward does not run the
 #: placeholder (:meth:`TransformersModel.generate`).
@@ -71,103 +59,9 @@ _NEUTRAL_GENERATION_SETTINGS = {
     "begin_suppress_tokens": (None,), "guidance_scale": (None, 1.0), "exponential_decay_length_penalty": (None,),
     "renormalize_logits": (None, False), "remove_invalid_values": (None, False),
 }
-#: Prefix levels kept (their key/value caches), most recently used first: a run's few-shot prefix and the level an
-#: instance shares with its variants stay while their requests are scored.
-PREFIX_LRU = 6
-
-def _read_positions(rows: list, start: int) -> list[int]:
-    """The suffix positions (past ``start``) whose next-token distributions the rows read: each continuation
-    token's predecessor."""
-    return sorted({p - start for ids, n in rows for p in range(n - 1, len(ids) - 1)})
 
 
-def _packing(rows: list, start: int) -> tuple[list[int], list[int], list[int]]:
-    """The layout of a packed forward over ``start`` cached positions: each row's length in it (its suffix without
-    its last token, which no position it reads takes as input), a filler row that brings the forward to
-    :data:`MIN_POSITIONS`, each row's offset, and the packed positions projected to the vocabulary — every row's read
-    positions, filled up with others to :data:`MIN_POSITIONS` (their logits are dropped)."""
-    lengths = [len(ids) - 1 - start for ids, _ in rows]
-    offsets = [0, *itertools.accumulate(lengths)][:-1]
-    filler = MIN_POSITIONS - sum(lengths)
-    lengths += [filler] if filler > 0 else []
-    read = {offset + p - start for offset, (ids, n) in zip(offsets, rows) for p in range(n - 1, len(ids) - 1)}
-    others = [p for p in range(sum(lengths)) if p not in read][:max(0, MIN_POSITIONS - len(read))]
-    return lengths, offsets, sorted(read | set(others))
-
-
-@functools.lru_cache(maxsize=64)
-def _row_mask(length: int, cached: int, window: int | None, device: str = "cpu") -> torch.Tensor:
-    """Which keys a packed row's queries see: the ``cached`` prefix positions before it and its own positions up to
-    each query (causal), within ``window`` positions back on a sliding-window layer (transformers' rule: a key is
-    seen while query − key < window). The last few masks are kept (a forward's layers reuse its rows' masks);
-    :meth:`TransformersModel.release_prefixes` drops them."""
-    back = (torch.arange(length, device=device).unsqueeze(1)
-            - torch.arange(-cached, length, device=device).unsqueeze(0))  # query − key position
-    seen = back >= 0
-    return seen & (back < window) if window is not None else seen
-
-
-def _rows_attention(module, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, attention_mask, *,
-                    packed_rows: tuple[int, ...], scaling: float | None = None, sliding_window: int | None = None,
-                    dropout: float = 0.0, **kwargs) -> tuple[torch.Tensor, None]:
-    """Attention for a packed forward (a transformers attention function, registered as :data:`ROWS_ATTENTION`):
-    the queries are ``packed_rows`` rows laid end to end after the cached prefix, and each row attends to the prefix
-    and to its own earlier positions only — one scaled-dot-product call per row on that row's keys, so a row's
-    values are those of the row run alone over its prefix, whatever else the forward packs. Keys and values come
-    grouped (grouped-query attention: ``enable_gqa``, no copy repeated to every head)."""
-    cached = key.shape[2] - query.shape[2]
-    grouped = getattr(module, "num_key_value_groups", 1) > 1
-    out, offset = [], 0
-    for length in packed_rows:
-        own = slice(cached + offset, cached + offset + length)
-        keys, values = ((torch.cat([t[:, :, :cached], t[:, :, own]], dim=2) if cached else t[:, :, own]) for t in (key, value))
-        out.append(torch.nn.functional.scaled_dot_product_attention(
-            query[:, :, offset:offset + length], keys, values, attn_mask=_row_mask(length, cached, sliding_window, str(query.device)),
-            scale=scaling, enable_gqa=grouped))
-        offset += length
-    return torch.cat(out, dim=2).transpose(1, 2).contiguous(), None
-
-
-def _fork_cache(cache, rows: int = 1, *, keep_new: bool = True):
-    """A key/value cache to run over ``cache`` without changing it, for ``rows`` rows. transformers' dynamic layers
-    never write into their tensors — ``update`` concatenates and rebinds — so the fork shares them (as batch views,
-    not copies: the concatenation in the forward makes the only copy). With ``keep_new=False`` (a forward whose
-    cache is dropped after it) no layer keeps that concatenation either (:func:`_read_through`), so a batch's copy
-    of the prefix lives for one layer, not for the whole forward. Other cache types are deep-copied."""
-    from transformers.cache_utils import DynamicLayer, DynamicSlidingWindowLayer
-
-    if not all(type(layer) in (DynamicLayer, DynamicSlidingWindowLayer) for layer in cache.layers):
-        fork = copy.deepcopy(cache)
-        fork.batch_repeat_interleave(rows)
-        return fork
-    fork = copy.copy(cache)
-    fork.layers = [copy.copy(layer) for layer in cache.layers]
-    for layer in fork.layers:
-        if rows > 1 and layer.keys is not None and layer.keys.numel():
-            layer.keys, layer.values = (t.expand(rows, *t.shape[1:]) for t in (layer.keys, layer.values))
-        if not keep_new and not getattr(layer, "record_past", False):
-            layer.update = functools.partial(_read_through, layer)
-    return fork
-
-
-def _read_through(layer, key_states: torch.Tensor, value_states: torch.Tensor, *args, **kwargs):
-    """A layer's ``update`` that returns the prefix's keys and values joined with the new ones — the very tensors
-    ``DynamicLayer.update`` and ``DynamicSlidingWindowLayer.update`` (which attends over all of them and keeps only
-    its window) return, so the forward's values are bit-identical — without keeping them in the layer."""
-    return torch.cat([layer.keys, key_states], dim=-2), torch.cat([layer.values, value_states], dim=-2)
-
-
-def _pool_key(levels: list[int], ids: list[int]) -> tuple:
-    """What one-row requests must share to be pooled: their prefix levels and the deepest level's tokens."""
-    return tuple(levels), tuple(ids[:levels[-1]]) if levels else ()
-
-
-def _common_prefix(a: list[int], b: list[int]) -> int:
-    """Length of the longest common prefix of two token lists."""
-    return next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
-
-
-class TransformersModel:
+class TransformersModel(PrefixLevels):
     """A ``LanguageModel`` over a local model directory (or hub id, where the hub is reachable)."""
 
     code_version = 5  # raise when a change alters the answer to the same request (helmlite.models.cache)
@@ -200,11 +94,11 @@ class TransformersModel:
         if self._packs_rows:
             from transformers import AttentionInterface
 
-            AttentionInterface.register(ROWS_ATTENTION, _rows_attention)
+            AttentionInterface.register(ROWS_ATTENTION, rows_attention)
 
     @staticmethod
     def _serves_rows_attention(config) -> bool:
-        """Whether one-row requests run packed (:meth:`_forward_packed`): a model type :func:`_rows_attention` was
+        """Whether one-row requests run packed (:meth:`_forward_packed`): a model type :func:`rows_attention` was
         checked on, with scaled-dot-product attention (or none set yet: a config the planner reads without weights,
         for which ``from_pretrained`` picks it on these types) and no attention-logit soft-capping (which that kernel
         cannot apply)."""
@@ -286,13 +180,13 @@ class TransformersModel:
         """
         start, cache = prefix if prefix else (0, None)
         width = max(len(ids) for ids, _ in rows) - start
-        keep = _read_positions(rows, start)
+        keep = read_positions(rows, start)
         pad = self.tokenizer.pad_token_id
         input_ids = torch.tensor([ids[start:] + [pad] * (width - len(ids) + start) for ids, _ in rows], device=self.device)
         mask = torch.tensor([[1] * len(ids) + [0] * (width - len(ids) + start) for ids, _ in rows], device=self.device)
         extra = {}
         if cache is not None:
-            batch_cache = _fork_cache(cache, len(rows), keep_new=False)
+            batch_cache = fork_cache(cache, len(rows), keep_new=False)
             positions = torch.arange(start, start + width, device=self.device).unsqueeze(0).expand(len(rows), -1)
             extra = {"cache": batch_cache, "position_ids": positions}
         self.encoded_tokens += sum(len(ids) - start for ids, _ in rows)
@@ -320,14 +214,14 @@ class TransformersModel:
     @torch.no_grad()
     def _forward_packed(self, rows: list[tuple[list[int], int]], prefix: tuple | None, alternatives: list) -> list:
         """What :meth:`_forward_logprobs` returns for ``rows``, from one forward that packs them end to end without
-        padding (:func:`_packing`), each row attending to the prefix and to itself only (:func:`_rows_attention`):
+        padding (:func:`packing`), each row attending to the prefix and to itself only (:func:`rows_attention`):
         a row's values do not depend on the rows packed with it (tested bit for bit, one thread)."""
         start, cache = prefix if prefix else (0, None)
-        lengths, offsets, keep = _packing(rows, start)
+        lengths, offsets, keep = packing(rows, start)
         tokens = [t for ids, _ in rows for t in ids[start:-1]]
         tokens += [self.tokenizer.pad_token_id] * (sum(lengths) - len(tokens))
         positions = [start + k for length in lengths for k in range(length)]
-        extra = {"cache": _fork_cache(cache, keep_new=False)} if cache is not None else {}
+        extra = {"cache": fork_cache(cache, keep_new=False)} if cache is not None else {}
         self.encoded_tokens += sum(len(ids) - 1 - start for ids, _ in rows)
         config = self.model.config
         implementation, config._attn_implementation = config._attn_implementation, ROWS_ATTENTION
@@ -339,109 +233,6 @@ class TransformersModel:
             config._attn_implementation = implementation
         return self._read_logprobs(torch.log_softmax(logits.float(), dim=-1), keep, rows, alternatives,
                                    [(0, offset - start) for offset in offsets])
-
-    @staticmethod
-    def _common_length(rows: list[tuple[list[int], int]]) -> int:
-        """Length of the longest token prefix shared by all rows, keeping each row's last context token."""
-        first = rows[0][0]
-        return min([n - 1 for _, n in rows] + [_common_prefix(first, ids) for ids, _ in rows[1:]])
-
-    @torch.no_grad()
-    def _extend_prefix(self, prefix: tuple | None, ids: list[int], length: int) -> tuple:
-        """(length, cache) for ``ids[:length]``, encoding only the tokens past ``prefix`` (over a fork of its cache)."""
-        start, cache = prefix if prefix else (0, None)
-        extra = {}
-        if cache is not None:
-            extra = {"cache": _fork_cache(cache),
-                     "position_ids": torch.arange(start, length, device=self.device).unsqueeze(0)}
-        self.encoded_tokens += length - start
-        out = self.model(input_ids=torch.tensor([ids[start:length]], device=self.device), use_cache=True,
-                         logits_to_keep=1, **extra)
-        return length, out.cache
-
-    @staticmethod
-    def _merge_one_token_rows(rows: list[tuple[list[int], int]]):
-        """Rows that add one token to the same context (the answer letters of a multiple-choice-joint prompt)
-        become one row read at several vocabulary entries: one forward instead of one per choice.
-
-        Returns the rows to run, the alternative tokens of each (None for an ordinary row) and, per input
-        row, where its value is found: ``(run row, index among its alternatives or None)``.
-        """
-        unique, alternatives, where, merged = [], [], [], {}
-        for ids, n in rows:
-            if len(ids) - n == 1:
-                key = tuple(ids[:-1])
-                if key not in merged:
-                    merged[key] = len(unique)
-                    unique.append((ids, n))
-                    alternatives.append([])
-                k = merged[key]
-                where.append((k, len(alternatives[k])))
-                alternatives[k].append(ids[-1])
-            else:
-                where.append((len(unique), None))
-                unique.append((ids, n))
-                alternatives.append(None)
-        return unique, [tuple(a) if a is not None else None for a in alternatives], where
-
-    def _declared_lengths(self, request: ScoreRequest, rows: list[tuple[list[int], int]]) -> list[int]:
-        """Token lengths of the request's prefix levels: each declared string prefix (``request.prefixes``: the
-        run's instructions and in-context examples, then what it shares with other prompts of its run:
-        :mod:`helmlite.shared_prefixes`) as the longest token prefix its own encoding shares with every row, then
-        the rows' common context (one question's answers). A level is kept when it adds at least
-        ``min_group_tokens`` tokens to the one below, and every level leaves each row its last context token. All
-        of it is a function of this request alone (``reuse_prefixes = False``: no levels)."""
-        if not self.reuse_prefixes:
-            return []
-        limit = min(n for _, n in rows) - 1
-        candidates = []
-        for chars in request.prefixes:
-            declared = self._encode_cached(request.prompt[:chars])
-            candidates.append(min(_common_prefix(declared, ids) for ids, _ in rows))
-        if len(rows) > 1:
-            candidates.append(self._common_length(rows))
-        levels: list[int] = []
-        for length in candidates:
-            length = min(length, limit)
-            floor = (levels[-1] if levels else 0) + self.min_group_tokens
-            if length >= floor:
-                levels.append(length)
-        return levels
-
-    def release_prefixes(self) -> None:
-        """Forget every kept prefix (its key/value cache and encoding). The runner calls this when a run's requests
-        are answered: the next run's prompts have other few-shot prefixes, and a job that runs many specs would
-        otherwise hold up to :data:`PREFIX_LRU` earlier runs' caches (~28 MB each for a 5-shot MMLU prefix on
-        SmolLM2) as peak memory."""
-        self._prefix_lru: OrderedDict[tuple, tuple] = OrderedDict()
-        _row_mask.cache_clear()
-        self._prefix_ids: dict[str, list[int]] = {}
-
-    def _encode_cached(self, text: str) -> list[int]:
-        """The encoding of a declared prefix (one per run's few-shot prefix, reused by all its requests)."""
-        if text not in self._prefix_ids:
-            if len(self._prefix_ids) > 64:
-                self._prefix_ids.clear()
-            self._prefix_ids[text] = self._encode(text)
-        return self._prefix_ids[text]
-
-    def _prefix_cache(self, ids: list[int], levels: list[int]) -> tuple | None:
-        """(length, key/value cache) of ``ids[:levels[-1]]``, built level by level — the first from scratch, each
-        next one extending the one before — each level kept in a small LRU keyed by its tokens and the levels below it, so a run's
-        few-shot prefix is encoded once for all its instances and variants and a value never depends on what
-        was encoded before it."""
-        prefix = None
-        for depth, length in enumerate(levels):
-            key = (tuple(levels[:depth]), tuple(ids[:length]))  # a level's cache depends on the levels it extends
-            if key in self._prefix_lru:
-                self._prefix_lru.move_to_end(key)
-                prefix = self._prefix_lru[key]
-                continue
-            prefix = self._extend_prefix(prefix, ids, length)
-            self._prefix_lru[key] = prefix
-            while len(self._prefix_lru) > PREFIX_LRU:
-                self._prefix_lru.popitem(last=False)
-        return prefix
 
     def _score_over(self, rows: list[tuple[list[int], int]], alternatives: list, prefix: tuple | None) -> list[list[float]]:
         """One request's rows over its ``prefix`` (or none), in slices of :data:`SCORE_ROWS_PER_FORWARD` in their
@@ -456,7 +247,7 @@ class TransformersModel:
     def _score_pooled(self, rows: list[tuple[list[int], int]], alternatives: list, prefix: tuple | None) -> list[list[float]]:
         """One-row requests over the same ``prefix``, ``batch_size`` at a time in packed forwards
         (:meth:`_forward_packed`), whose values do not depend on which rows share them; on a model
-        :func:`_rows_attention` does not serve (not in :data:`PACKED_MODEL_TYPES`), each row in a forward of its own."""
+        :func:`rows_attention` does not serve (not in :data:`PACKED_MODEL_TYPES`), each row in a forward of its own."""
         out: list = []
         step = self.batch_size if self._packs_rows else 1
         for at in range(0, len(rows), step):
@@ -479,7 +270,7 @@ class TransformersModel:
         plans = []
         for request in requests:
             rows = [self._pair_tokens(request.prompt, c) for c in request.continuations]
-            unique, alternatives, where = self._merge_one_token_rows(rows)
+            unique, alternatives, where = merge_one_token_rows(rows)
             plans.append((rows, unique, alternatives, where, self._declared_lengths(request, unique) if unique else []))
         first = {}  # a repeated request is scored once
         for i, request in enumerate(requests):
@@ -490,7 +281,7 @@ class TransformersModel:
         for i in first.values():
             _, unique, alternatives, _, levels = plans[i]
             if len(unique) == 1:
-                pooled.setdefault(_pool_key(levels, unique[0][0]), []).append(i)
+                pooled.setdefault(pool_key(levels, unique[0][0]), []).append(i)
             elif unique:
                 values[i] = self._score_over(unique, alternatives, self._prefix_cache(unique[0][0], levels))
         for members in pooled.values():
@@ -542,7 +333,7 @@ class TransformersModel:
         start, extra = 0, {}
         if prefix is not None:
             start, cache = prefix
-            extra = {"cache": _fork_cache(cache)}
+            extra = {"cache": fork_cache(cache)}
         if request.temperature > 0:
             torch.manual_seed(request.seed)
         input_ids = torch.tensor([ids], device=self.device)
@@ -598,7 +389,7 @@ class TransformersModel:
             ids = self._encode(request.prompt)
             levels = self._declared_lengths(request, [(ids, len(ids))])
             if request.max_tokens == 1 and request.temperature == 0 and poolable:
-                pooled.setdefault(_pool_key(levels, ids), []).append((i, ids, levels))
+                pooled.setdefault(pool_key(levels, ids), []).append((i, ids, levels))
                 continue
             results[i] = self._generate_one(request, ids, self._prefix_cache(ids, levels))
             self._advance(1)

@@ -34,7 +34,7 @@ import pandas as pd
 from .. import workflow
 from ..results import read_timings
 from . import memory
-from .claims import TARGET_MDE, headline_claims
+from .claim_mdes import TARGET_MDE, headline_claims
 from .rates import RATES_FILE, Rates, model_rates
 
 #: Run jobs that share the machine slow each other (memory bandwidth, caches): the rates are measured one job at a

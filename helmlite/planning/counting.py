@@ -25,8 +25,9 @@ from typing import Sequence
 
 import torch
 
-from ..models._base import Generation, GenerationRequest, ScoreRequest
-from ..models.transformers_backend import NEXT_TOKEN, TransformersModel, _packing, _read_positions
+from ..models import Generation, GenerationRequest, ScoreRequest
+from ..models.packing import packing, read_positions
+from ..models.transformers_backend import NEXT_TOKEN, TransformersModel
 
 
 @dataclass
@@ -118,14 +119,14 @@ class WorkCounter(TransformersModel):
         self.work.prefix_row_positions += len(rows) * start  # each row's concatenation of, and attention over, the prefix cache
         self.work.score_forwards += 1
         self.work.encoded_tokens += sum(len(ids) - start for ids, _ in rows)
-        keep = _read_positions(rows, start)
+        keep = read_positions(rows, start)
         self.work.projected_positions += len(rows) * len(keep)  # logits_to_keep applies to every row of the batch
         self.work._forward(len(rows), start, width, over_prefix=prefix is not None, projected=len(keep))
         return self._no_values(rows, alternatives)
 
     def _forward_packed(self, rows, prefix, alternatives):
         start = prefix[0] if prefix else 0
-        lengths, _, keep = _packing(rows, start)
+        lengths, _, keep = packing(rows, start)
         self.work.score_positions += sum(lengths)
         self.work.prefix_row_positions += len(lengths) * start  # each packed row (a filler too) attends over the prefix
         self.work.score_forwards += 1

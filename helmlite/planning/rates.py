@@ -36,8 +36,8 @@ import numpy as np
 import torch
 
 from .._io import write_text
-from ..models._base import GenerationRequest, ScoreRequest
-from ..models import transformers_backend
+from ..models import GenerationRequest, ScoreRequest
+from ..models import packing, prefix_cache, transformers_backend
 from ..models.transformers_backend import TransformersModel
 from . import counting
 from .counting import Work, WorkCounter
@@ -90,11 +90,12 @@ class Rates:
 
 
 def planner_source_sha() -> str:
-    """sha256 (first 16 hex digits) of the transformers backend's, the work counter's and this module's source files:
+    """sha256 (first 16 hex digits) of the transformers backend's (with its packing and prefix-cache modules), the work
+    counter's and this module's source files:
     rates measured with other code — faster or slower, counted differently, or with other terms and workloads — are
     not reused (a backend's ``code_version`` changes only when its answers do)."""
     digest = hashlib.sha256()
-    for source in (transformers_backend.__file__, counting.__file__, __file__):
+    for source in (transformers_backend.__file__, packing.__file__, prefix_cache.__file__, counting.__file__, __file__):
         digest.update(Path(source).read_bytes())
     return digest.hexdigest()[:16]
 
@@ -151,7 +152,7 @@ def _timed_in_rounds(calls: dict[str, tuple], repeats: dict[str, int], before=la
 _LOADED_RSS = """
 import resource, sys
 import helmlite.cli, helmlite.runner, helmlite.metrics.families  # what a run job imports besides the backend
-from helmlite.models._base import ScoreRequest
+from helmlite.models import ScoreRequest
 from helmlite.models.transformers_backend import TransformersModel
 TransformersModel(sys.argv[1], threads=int(sys.argv[2])).score([ScoreRequest("The cat sat on the", (" mat",))])
 # VmHWM: this process image's own peak. ru_maxrss would also count the parent's memory at fork (Linux carries the

@@ -1,11 +1,14 @@
 """The reports a reader opens: each executed notebook as one page of a small static site (``render``), the landing
 page (``index``), the "What this run shows" block every report opens with (``summary``), the header and footer the
-pages share (``site``), and the checks run on executed notebooks before they become pages (``checks``)."""
+pages share (``site``), the checks run on executed notebooks before they become pages (``checks``), and what a notebook
+writes and reads in one call each (``outputs``: tables, figures, claims and manifest under the catalog's names; the runs
+it analyses)."""
 from .checks import check_reports, figures_shown, stray_outputs
 from .index import index_page
+from .outputs import Outputs, load_runs
 from .render import notebook_to_html
 from .site import Page, RunFacts, pages, run_facts
 from .summary import show as show_summary
 
-__all__ = ["Page", "RunFacts", "check_reports", "figures_shown", "index_page", "notebook_to_html", "pages", "run_facts",
+__all__ = ["Outputs", "Page", "RunFacts", "check_reports", "figures_shown", "index_page", "load_runs", "notebook_to_html", "pages", "run_facts",
            "show_summary", "stray_outputs"]

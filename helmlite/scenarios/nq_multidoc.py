@@ -61,6 +61,49 @@ def _document(row: dict, width: int) -> tuple[dict, str | None]:
     return {"title": row["title"], "text": text}, answer
 
 
+def _documents(gold: dict, pool: list[dict], width: int, n_documents: int):
+    """The gold passage and ``n_documents - 1`` distractor passages of other questions, each cut to ``width`` words
+    around its own answer: (gold document, the gold answers, distractor documents, their answers). A distractor
+    never contains a gold answer in any capitalisation, nor repeats another's answer."""
+    gold_doc, _ = _document(gold, width)
+    golds = [a for a in dict.fromkeys(gold["answers"]) if a]  # any gold answer counts (LitM's best_subspan_em)
+    taken, docs, answers = {a.lower() for a in gold["answers"]}, [], []
+    for row in pool:
+        doc, answer = _document(row, width)
+        if answer is None or answer.lower() in taken or row["question"] == gold["question"] or \
+                _contains_any(doc["text"], gold["answers"]):
+            continue
+        taken.add(answer.lower())
+        docs.append(doc)
+        answers.append(answer)
+        if len(docs) == n_documents - 1:
+            break
+    return gold_doc, golds, docs, answers
+
+
+def _widest_passages(gold: dict, pool: list[dict], n_documents: int, depths, target_tokens: int,
+                     count_tokens: TokenCounter) -> int:
+    """The largest passage width (words, at least :data:`MIN_WORDS`) at which the prompt fits ``target_tokens`` with
+    the gold passage at every depth (bisection); one :class:`UserError` when even the narrowest does not fit."""
+    def longest(width: int) -> int:
+        gold_doc, _, docs, _ = _documents(gold, pool, width, n_documents)
+        return max(count_tokens(multidoc_prompt(gold["question"], docs[:i] + [gold_doc] + docs[i:]))
+                   for i in {depth_index(d, n_documents) for d in depths})
+
+    upper = max(MIN_WORDS, max(len(r["text"].split()) for r in [gold] + pool[:4 * n_documents]))
+    if longest(MIN_WORDS) > target_tokens:
+        raise UserError(f"nq_multidoc: {n_documents} documents of {MIN_WORDS} words do not fit target_tokens="
+                         f"{target_tokens}; use a longer length (>= 512 tokens for 10 documents) or fewer documents")
+    low, high = MIN_WORDS, upper
+    while low < high:
+        mid = (low + high + 1) // 2
+        if longest(mid) <= target_tokens:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
 @register("nq_multidoc", main_metric="substring_match", default_method="generation", methods="retrieval", data=("litm/data/nq-open-oracle.jsonl.gz",),
           adapter={**PLAIN, "max_tokens": 16})
 def load_nq_multidoc(target_tokens: int = 1024, n_questions: int = 5, n_documents: int = MIN_DOCUMENTS, depths=DEPTHS,
@@ -101,39 +144,8 @@ def load_nq_multidoc(target_tokens: int = 1024, n_questions: int = 5, n_document
                                                            for a in rows[i]["answers"]))
         gold, pool = rows[order[first]], [rows[i] for k, i in enumerate(order) if k != first]
 
-        def build(width: int, gold=gold, pool=pool):
-            gold_doc, _ = _document(gold, width)
-            golds = [a for a in dict.fromkeys(gold["answers"]) if a]  # any gold answer counts (LitM's best_subspan_em)
-            taken, docs, answers = {a.lower() for a in gold["answers"]}, [], []
-            for row in pool:
-                doc, answer = _document(row, width)
-                if answer is None or answer.lower() in taken or row["question"] == gold["question"] or \
-                        _contains_any(doc["text"], gold["answers"]):
-                    continue
-                taken.add(answer.lower())
-                docs.append(doc)
-                answers.append(answer)
-                if len(docs) == n_documents - 1:
-                    break
-            return gold_doc, golds, docs, answers
-
-        def longest(width: int) -> int:
-            gold_doc, _, docs, _ = build(width)
-            return max(count_tokens(multidoc_prompt(gold["question"], docs[:i] + [gold_doc] + docs[i:]))
-                       for i in {depth_index(d, n_documents) for d in depths})
-
-        upper = max(MIN_WORDS, max(len(r["text"].split()) for r in [gold] + pool[:4 * n_documents]))
-        if longest(MIN_WORDS) > target_tokens:
-            raise UserError(f"nq_multidoc: {n_documents} documents of {MIN_WORDS} words do not fit target_tokens="
-                             f"{target_tokens}; use a longer length (>= 512 tokens for 10 documents) or fewer documents")
-        low, high = MIN_WORDS, upper
-        while low < high:
-            mid = (low + high + 1) // 2
-            if longest(mid) <= target_tokens:
-                low = mid
-            else:
-                high = mid - 1
-        gold_doc, golds, docs, answers = build(low)
+        low = _widest_passages(gold, pool, n_documents, depths, target_tokens, count_tokens)
+        gold_doc, golds, docs, answers = _documents(gold, pool, low, n_documents)
         refs = tuple(Reference(a, True) for a in golds) + tuple(Reference(a, False) for a in answers[:distractors])
         texts = [d["text"] for d in docs + [gold_doc]]
         unanswerable = next(r["question"] for r in pool[4 * n_documents:] if r["question"] != gold["question"]

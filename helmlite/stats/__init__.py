@@ -41,4 +41,5 @@ __all__ = ["BCA_MIN_N", "Estimate", "PairedComparison", "Seed", "VarianceCompone
            "mde_paired_growing", "mde_proportion", "mde_seed_sd", "mean_estimate", "newcombe_paired_interval", "paired_binary_difference", "paired_binary_test",
            "paired_difference", "paired_test", "pearson_r", "percentile_interval", "permutation_p_value", "proportion_ci",
            "proportion_estimate", "required_n", "required_n_correlation", "seed_variance_component",
-           "seeds_matter_test", "spearman_rho", "summary"]
+           "seeds_matter_test", "spearman_rho", "summary",
+           "calibration_test", "power"]  # the submodules other packages use

@@ -6,7 +6,6 @@ import pandas as pd
 
 from ... import plots
 
-
 NO_RUNS = "no live depth runs under the results folder (run snakemake first)"
 
 

@@ -28,7 +28,7 @@ from ...claims import Claim, observed_discordance
 from ...seeds import rng
 from .live import PERTURBED_POOLED, POOLED
 from .published import RELATED
-from .winrates import RankingView
+from ...leaderboards import RankingView
 
 STRONG, WEAK = 0.7, 0.3
 

@@ -9,7 +9,6 @@ comes from bootstrapping **models** (the paper reports point estimates only).
 from __future__ import annotations
 
 import os
-from decimal import ROUND_HALF_UP, Decimal
 from itertools import combinations
 
 import numpy as np
@@ -17,10 +16,9 @@ import pandas as pd
 from statsmodels.stats.multitest import multipletests
 
 from ... import stats
-from ...seeds import rng
 from ..._jsonl import DataFormatError
 from ...errors import UserError
-from ...reproduction import row, table, verdict
+from ...seeds import rng
 from .reference import FIG5_ORDER
 
 CATEGORIES = FIG5_ORDER
@@ -65,21 +63,6 @@ def synthetic_vs_downstream(table: pd.DataFrame, synthetic, downstream=DOWNSTREA
     matrix = spearman_matrix(table, synthetic, downstream)
     matrix["Avg."] = matrix.mean(axis=1)
     return matrix
-
-
-def max_abs_difference(ours: pd.DataFrame, published: pd.DataFrame) -> float:
-    """Largest |ours − published| over the published cells."""
-    return float((ours.loc[published.index, published.columns] - published).abs().to_numpy().max())
-
-
-def exclusion_candidates(table: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
-    """For each model, the Fig. 5 reproduction without it: max and mean |Δ| to the paper (sorted)."""
-    rows = []
-    for model in table.index:
-        ours = spearman_matrix(table.drop(index=model), published.index)
-        delta = (ours - published).abs().to_numpy()[np.triu_indices(len(published), 1)]
-        rows.append({"excluded": model, "max_abs_diff": delta.max(), "mean_abs_diff": delta.mean()})
-    return pd.DataFrame(rows).sort_values(["max_abs_diff", "mean_abs_diff", "excluded"], ignore_index=True)
 
 
 def pair_intervals(table: pd.DataFrame, pairs, *, seed: int, n_resamples: int) -> pd.DataFrame:
@@ -251,53 +234,6 @@ def category_connectedness(table: pd.DataFrame, categories=CATEGORIES, *, seed: 
         rows.append({"category": category, "mean_rho_with_others": est.estimate, "ci_low": est.ci_low,
                      "ci_high": est.ci_high, "n": est.n})
     return pd.DataFrame(rows).sort_values("mean_rho_with_others", ascending=False, ignore_index=True)
-
-
-def with_published(intervals: pd.DataFrame, published: pd.DataFrame, figure: str) -> pd.DataFrame:
-    """Intervals (row, col, rho, CI) joined with the paper's cell values, for one figure."""
-    out = intervals.rename(columns={"rho": "ours"})
-    out.insert(0, "figure", figure)
-    out.insert(3, "published", [published.loc[r, c] for r, c in zip(out["row"], out["col"])])
-    return out
-
-
-def printed(value: float, decimals: int = 2) -> str:
-    """A value as the paper prints it: two decimals, half up (``0.775`` → ``"0.78"``)."""
-    if not np.isfinite(value):
-        return "NaN"
-    return str(Decimal(repr(float(value))).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP))
-
-
-def _printing(ours: float, published: float) -> str:
-    """A cell's note: whether it prints as the paper prints it (two decimals)."""
-    shown = printed(ours)
-    return f"prints {shown} as the paper" if shown == printed(published) else f"prints {shown} where the paper prints {printed(published)}"
-
-
-def printed_cells(correlations: pd.DataFrame) -> pd.DataFrame:
-    """The recomputed cells rounded as the paper prints them (two decimals) beside the paper's; ``same``
-    says whether the printed values agree."""
-    out = correlations[["figure", "row", "col", "published", "ours"]].copy()
-    out["ours_printed"] = [printed(v) for v in out["ours"]]
-    out["published_printed"] = [printed(v) for v in out["published"]]
-    out["same"] = out["ours_printed"] == out["published_printed"]
-    return out
-
-
-def reproduction(correlations: pd.DataFrame, fig3_published: pd.DataFrame, tolerance: float = 0.01) -> pd.DataFrame:
-    """``tables/helmet_reproduction.csv``: one row per published Fig. 5 / Fig. 3 cell (``fig5:<row>~<col>``), its
-    verdict from :func:`helmlite.reproduction.verdict` (``tolerance``, then the cell's interval); the note also says
-    whether the cell prints as the paper prints it."""
-    rows = [row(f"{r.figure}:{r.row}~{r.col}", r.published, r.ours, verdict(r.ours, r.published, tolerance, r.ci_low, r.ci_high),
-                r.ci_low, r.ci_high, note=f"tolerance {tolerance}; {_printing(r.ours, r.published)}")
-            for r in correlations.itertuples()]
-    done = set(zip(correlations.loc[correlations["figure"] == "fig3", "row"], correlations.loc[correlations["figure"] == "fig3", "col"]))
-    for r in fig3_published.index:
-        for c in fig3_published.columns:
-            if (r, c) not in done:
-                rows.append(row(f"fig3:{r}~{c}", fig3_published.loc[r, c], np.nan, "not comparable",
-                                note="not reproducible offline: per-dataset results are only in the authors' spreadsheet"))
-    return table(rows)
 
 
 def _connectedness(index: int, others: list[int], *cols, axis=-1):

@@ -26,7 +26,8 @@ import numpy as np
 import pandas as pd
 
 from ...reproduction import decide
-from .aggregation import HELPFULNESS, mean_pairwise_kappa, aggregate
+from .aggregation import HELPFULNESS, aggregate
+from .agreement import mean_pairwise_kappa
 from .reference import KAPPA_SOURCE, PUBLISHED, PUBLISHED_KAPPA
 from .simulator import SimulatorConfig, distance, published_figures, simulate
 

@@ -49,6 +49,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
+from .aggregation import aggregate
 from .annotations import ATTRIBUTES, MAX_ANNOTATORS, Annotations
 from .reference import PUBLISHED
 
@@ -143,8 +144,6 @@ def published_figures(simulation: Simulation, aggregated: pd.DataFrame | None = 
     """The simulation's values of the figures in :data:`PUBLISHED` (``aggregated``: its aggregation, by default
     :func:`~helmlite.analyses.helpsteer2.aggregate` with the card's reading)."""
     if aggregated is None:
-        from .aggregation import aggregate
-
         aggregated = aggregate(simulation.annotations)
     return {"mean_annotators": float(simulation.annotations.n_annotators.mean()),
             "share_not_released": float(aggregated["removed"].mean())}

@@ -8,9 +8,9 @@ from pathlib import Path
 import pandas as pd
 
 from ... import data
+from ...errors import UserError
 from .annotations import Annotations, load_disagreements
 from .simulator import SimulatorConfig, simulate
-from ...errors import UserError
 
 DISAGREEMENTS = "helpsteer2/disagreements/disagreements.jsonl.gz"
 SOURCES = ("auto", "real", "simulated")

@@ -3,7 +3,7 @@
 HELM's definition (``summarize.py``, ``compute_aggregate_row_win_rates``): per column (scenario × metric),
 a model's win rate is the share of the other models with a value that it beats; the model's *mean win rate*
 is the mean over the columns where it has a value. Columns without a direction or with fewer than two
-values are skipped. Which cells count (:mod:`.helm_schema`): strongly contaminated cells and the values
+values are skipped. Which cells count (:mod:`.helm_rules`): strongly contaminated cells and the values
 HELM hid for models with log-prob issues are left out; metrics without a direction in HELM's schema
 (Coverage, Density, Compression) are not ranked.
 
@@ -29,11 +29,12 @@ import os
 import numpy as np
 import pandas as pd
 
-from ... import stats
-from ...errors import UserError
-from ...seeds import rng
-from . import helm_schema as schema
-from .leaderboard import MIN_COVERAGE, group_name, load_leaderboard, select, with_defaults
+from .. import stats
+from ..errors import UserError
+from ..seeds import rng
+from . import helm_rules as schema
+from .reading import load_leaderboard
+from .table import MIN_COVERAGE, group_name, select, with_defaults
 
 _CHUNK = 256  # resamples whose pairwise comparisons are held in memory at once
 

@@ -23,7 +23,7 @@ Layouts (chosen from the file, never guessed silently; anything else stops with
 
 Normalisation:
 
-* **Directions** come from HELM's schema where it defines the metric (:mod:`.helm_schema`; Coverage,
+* **Directions** come from HELM's schema where it defines the metric (:mod:`.helm_rules`; Coverage,
   Density, Compression and the general-information counts get none and are never ranked), else from the
   table's ``lower_is_better``; a metric with neither stops with an error.
 * **Percent or fraction** (CSV layouts; HELM's JSON holds HELM's own fractions) is decided per column
@@ -41,7 +41,7 @@ Normalisation:
   mark in the cell text, a true ``contaminated`` column, or HELM's ``contamination.yaml`` points.
 * **row**: each model's position for tie-breaking under HELM v0.4.0's rule: the table's row order for
   HELM JSON; for other layouts an approximation of HELM's order (rows sorted by model name
-  ``creator/model``): creator organisation first (:data:`.helm_schema.CREATORS`; models HELM Classic did
+  ``creator/model``): creator organisation first (:data:`.helm_rules.CREATORS`; models HELM Classic did
   not list come first, as HELM placed models missing from its schema), then the table's order.
 """
 from __future__ import annotations
@@ -54,33 +54,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..._names import did_you_mean
-from ...errors import DataError, UserError
-from . import helm_schema as schema
-from .helm_schema import AGGREGATE, WIN_RATE
+from . import helm_rules as schema
+from .columns import LeaderboardFormatError, _columns, _expected
+from .helm_rules import AGGREGATE, WIN_RATE
+from .table import COLUMNS, DEFAULT_GROUP, EXTRA
 
-COLUMNS = ["model", "group", "scenario", "metric", "value", "lower_is_better"]
-EXTRA = ["precise", "contaminated", "row"]
-DEFAULT_GROUP = "Accuracy"
-MIN_COVERAGE = 0.5  # a model with fewer than half the scenarios of the best-covered model gets a warning
-
-_MODEL_NAMES = ("model", "model/adapter", "model_name", "model_id")
-_ALIASES = {
-    "model": _MODEL_NAMES,
-    "scenario": ("scenario", "benchmark", "benchmark_id", "benchmark_name", "task", "dataset", "scenario_name"),
-    "metric": ("metric", "metric_name", "measure"),
-    "score": ("score", "value", "result", "mean", "score_pct", "score (%)", "score_percent", "percent"),
-    "lower_is_better": ("lower_is_better", "lower_better", "is_lower_better", "lower is better"),
-    "group": ("group", "tab", "metric_group"),
-    "description": ("stats_description", "description"),
-    "contaminated": ("contaminated", "contamination", "contamination_level"),
-}
 _SUM = re.compile(r"sum=(-?\d+(?:\.\d+)?(?:e[-+]?\d+)?)\s*\((\d+)\)")
-
-
-class LeaderboardFormatError(DataError):
-    """A leaderboard file whose layout or values are not a table this module reads; the message names the
-    file, the columns found and the columns expected."""
 
 
 # ----------------------------------------------------------------------------------------------------------- parse
@@ -109,52 +88,6 @@ def _precise(value: float, description) -> float:
         return value
     mean = float(found.group(1)) / int(found.group(2))
     return mean if abs(mean - value) <= 0.0005 + 1e-9 else value
-
-
-#: The roles ``--columns`` can name (a long table's columns): the four required, then the optional ones.
-COLUMN_ROLES = ("model", "scenario", "metric", "score", "lower_is_better", "group", "description", "contaminated")
-
-
-def _find(columns, role: str) -> str | None:
-    """The column playing ``role``: one of its synonyms (case-insensitive), and for ``lower_is_better`` any
-    name ending in it (``metric_lower_is_better``)."""
-    lowered = {str(c).strip().lower(): c for c in columns}
-    found = next((lowered[a] for a in _ALIASES[role] if a in lowered), None)
-    if found is None and role == "lower_is_better":
-        found = next((c for name, c in lowered.items() if name.endswith("lower_is_better")), None)
-    return found
-
-
-def parse_columns(text: str | None) -> dict[str, str]:
-    """``model=COL,scenario=COL,metric=COL,score=COL[,lower_is_better=COL,...]`` → {role: column}."""
-    if not text:
-        return {}
-    out = {}
-    for part in text.split(","):
-        role, sep, column = part.partition("=")
-        role = role.strip()
-        if not sep or not column.strip():
-            raise LeaderboardFormatError(f"--columns: expected ROLE=COLUMN pairs separated by commas, got {part!r}")
-        if role not in COLUMN_ROLES:
-            raise LeaderboardFormatError(f"--columns: unknown role {role!r}; the roles are {', '.join(COLUMN_ROLES)}."
-                                         f"{did_you_mean(role, COLUMN_ROLES)}")
-        out[role] = column.strip()
-    return out
-
-
-def _columns(raw: pd.DataFrame, path: Path, given: dict[str, str]) -> dict[str, str | None]:
-    """Each role's column: the one ``given`` names (which must exist), else the synonym found."""
-    missing = [column for column in given.values() if column not in raw.columns]
-    if missing:
-        raise LeaderboardFormatError(f"{path}: --columns names {missing}, which the table lacks; its columns are "
-                                     f"{list(map(str, raw.columns))}")
-    return {role: given.get(role) or _find(raw.columns, role) for role in _ALIASES}
-
-
-def _expected() -> str:
-    return ("HELM JSON tables (.json: list of {title, header, rows}); a wide CSV (a 'Model' column and '<scenario> - "
-            "<metric>' columns); or a long CSV with columns model, scenario, metric, score (+ optional lower_is_better, "
-            "group, stats_description)")
 
 
 def _from_json(path: Path) -> pd.DataFrame:
@@ -410,71 +343,4 @@ def load_leaderboard(path: str | os.PathLike, *, group: str | None = None, colum
     return frame
 
 
-def with_defaults(frame: pd.DataFrame) -> pd.DataFrame:
-    """A tidy frame with the optional columns filled in (hand-built frames may carry only :data:`COLUMNS`)."""
-    missing = [c for c in COLUMNS if c not in frame.columns]
-    if missing:
-        raise UserError(f"leaderboard frame: missing column(s) {missing}; expected {COLUMNS} (+ optional {EXTRA})")
-    frame = frame.copy()
-    if "precise" not in frame:
-        frame["precise"] = frame["value"]
-    frame["precise"] = frame["precise"].fillna(frame["value"])
-    if "contaminated" not in frame:
-        frame["contaminated"] = False
-    frame["contaminated"] = frame["contaminated"].fillna(False).astype(bool)
-    if "row" not in frame:
-        frame["row"] = frame["model"].map({m: k for k, m in enumerate(dict.fromkeys(frame["model"]))})
-    return frame
-
-
 # -------------------------------------------------------------------------------------------------------- queries
-
-def groups(frame: pd.DataFrame) -> list[str]:
-    return list(dict.fromkeys(frame["group"]))
-
-
-def scenarios(frame: pd.DataFrame, group: str) -> list[str]:
-    """The group's scenarios (the table's own names), in table order."""
-    part = frame[(frame["group"] == group) & (frame["scenario"] != AGGREGATE)]
-    return list(dict.fromkeys(part["scenario"]))
-
-
-def group_name(frame: pd.DataFrame, group: str) -> str:
-    """The table's own spelling of a metric group named in any case ("accuracy" → "Accuracy"); an unknown name stops
-    with a :class:`~helmlite.errors.UserError` listing the groups."""
-    spelled = {name.casefold(): name for name in groups(frame)}
-    if group.casefold() not in spelled:
-        raise UserError(f"leaderboard: no metric group {group!r}; the table has {groups(frame)}")
-    return spelled[group.casefold()]
-
-
-def select(frame: pd.DataFrame, group: str, scenario_names=None) -> pd.DataFrame:
-    """The group's per-scenario rows (aggregate column excluded), optionally only some scenarios; an unknown
-    group or scenario name stops with a :class:`~helmlite.errors.UserError` listing the names available."""
-    group = group_name(frame, group)
-    part = frame[(frame["group"] == group) & (frame["scenario"] != AGGREGATE)]
-    if scenario_names is not None:
-        wanted = list(dict.fromkeys(scenario_names))
-        unknown = [s for s in wanted if s not in set(part["scenario"])]
-        if unknown:
-            raise UserError(f"leaderboard: scenario(s) {unknown} not in group {group!r}; the table has "
-                            f"{scenarios(frame, group)}")
-        part = part[part["scenario"].isin(wanted)]
-    if part["value"].notna().sum() == 0:
-        raise UserError(f"leaderboard: group {group!r} has no scores"
-                        + (f" in scenarios {list(scenario_names)}" if scenario_names is not None else ""))
-    return part
-
-
-def coverage(frame: pd.DataFrame, group: str, scenario_names=None, *, min_share: float = MIN_COVERAGE) -> pd.DataFrame:
-    """Per model: scenarios with at least one score in the group, the best-covered model's count, and a
-    ``coverage_warning`` (text, empty when fine) when the model has fewer than ``min_share`` of that many —
-    its win rate then rests on a few scenarios and is not comparable with the others'."""
-    part = select(frame, group, scenario_names)
-    counts = part.dropna(subset=["value"]).groupby("model", sort=False)["scenario"].nunique()
-    counts = counts.reindex(list(dict.fromkeys(frame.loc[frame["group"] == group, "model"])), fill_value=0)
-    best = int(counts.max())
-    warning = [f"only {n} of the {best} scenarios of the best-covered model" if n < min_share * best else ""
-               for n in counts]
-    return pd.DataFrame({"model": counts.index, "scenarios": counts.to_numpy(), "best_covered": best,
-                         "coverage_warning": warning}).reset_index(drop=True)

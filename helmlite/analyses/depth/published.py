@@ -1,0 +1,40 @@
+"""The published depth curves (Lost in the Middle's Tables 1, 5–7; HELMET's Figs. 11–14) and the same statistics on them:
+per-position averages without per-item results, so shapes are judged against a tolerance, not an interval."""
+from __future__ import annotations
+
+import pandas as pd
+
+from .position_tests import primacy_recency
+
+#: A published curve is called U-shaped (or recency-preferring) only when the differences exceed this: the
+#: binomial standard error of a difference of two accuracies over Lost in the Middle's 2,655 NQ-open questions
+#: is √(2·0.5·0.5/2655) ≈ 0.014 if the two were independent (less for these paired ones, the same questions at
+#: two positions), so two points is about 1.5 standard errors or more; HELMET's values, read off its figures,
+#: are no finer.
+PUBLISHED_TOLERANCE = 0.02
+
+
+def published_primacy_recency(frame: pd.DataFrame, keys: list[str], depth: str = "depth", value: str = "accuracy",
+                              tolerance: float = PUBLISHED_TOLERANCE) -> pd.DataFrame:
+    """The same statistics on published curves (point values only: the papers release no per-item data):
+    ``u_shaped`` when primacy and recency both exceed ``tolerance``, ``prefers_recent`` when recency exceeds
+    primacy by more than it (:data:`PUBLISHED_TOLERANCE`: differences of about a point are not shapes)."""
+    rows = []
+    for key, part in frame.groupby(keys, sort=True):
+        part = part.sort_values(depth)
+        depths = part[depth].to_numpy(dtype=float)
+        if len(depths) < 3:
+            continue
+        p, r = primacy_recency(part[value].to_numpy(dtype=float), depths)
+        rows.append({**dict(zip(keys, key if isinstance(key, tuple) else (key,))), "primacy": float(p), "recency": float(r),
+                     "tolerance": tolerance, "u_shaped": bool(p > tolerance and r > tolerance),
+                     "prefers_recent": bool(r - p > tolerance)})
+    return pd.DataFrame(rows)
+
+
+def litm_curves(tables: pd.DataFrame) -> pd.DataFrame:
+    """Lost in the Middle Tables 5–7 as curves: depth = gold index / (documents − 1), accuracy as a share."""
+    docs = tables[tables["setting"].str.endswith("_docs")].copy()
+    docs["depth"] = docs["gold_index"].astype(float) / (docs["num_docs"].astype(float) - 1)
+    docs["accuracy"] = docs["accuracy"] / 100
+    return docs

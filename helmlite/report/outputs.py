@@ -1,0 +1,71 @@
+"""What a notebook writes and reads, in one call each: its tables, figures, claims table and manifest under the names
+:mod:`helmlite.catalog` lists for its analysis (a name the catalog does not list is refused, so the workflow, the
+index and the notebook cannot drift apart), and the runs it analyses with a note on the ones missing."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from .. import claims, plots
+from .._io import write_csv
+from ..catalog import Analysis
+from ..errors import UserError
+from ..provenance import write_manifest
+
+
+class Outputs:
+    """One analysis's output folders: ``table("score_matrix", frame)`` writes ``<tables_dir>/<key>_score_matrix.csv``,
+    ``figure("score_matrix", fig)`` the PNG and PDF, ``measured`` a wall-clock table under ``measured_dir`` — each
+    name checked against the catalog's list for the analysis."""
+
+    def __init__(self, analysis: Analysis, tables_dir: str, figures_dir: str, measured_dir: str | None = None):
+        self.analysis, self.tables_dir, self.figures_dir, self.measured_dir = analysis, tables_dir, figures_dir, measured_dir
+
+    def _listed(self, kind: str, short: str, names: dict) -> str:
+        name = f"{self.analysis.key}_{short}"
+        if name not in names:
+            raise UserError(f"notebooks/{self.analysis.notebook}.ipynb: no {kind} {name!r} in helmlite.catalog's "
+                            f"{self.analysis.key} entry; its {kind}s: {', '.join(sorted(names))}")
+        return name
+
+    def table(self, short: str, frame: pd.DataFrame) -> Path:
+        return write_csv(f"{self.tables_dir}/{self._listed('table', short, self.analysis.tables)}.csv", frame)
+
+    def measured(self, short: str, frame: pd.DataFrame) -> Path:
+        if self.measured_dir is None:
+            raise UserError(f"notebooks/{self.analysis.notebook}.ipynb: a measured table needs measured_dir")
+        return write_csv(f"{self.measured_dir}/{self._listed('measured table', short, self.analysis.measured)}.csv", frame)
+
+    def figure(self, short: str, fig) -> list[Path]:
+        return plots.save(fig, self._listed("figure", short, self.analysis.figures), self.figures_dir)
+
+    def figure_png(self, short: str) -> str:
+        """The PNG a report's summary shows as its headline figure."""
+        return f"{self.figures_dir}/{self._listed('figure', short, self.analysis.figures)}.png"
+
+    def claims(self, claim_list: list) -> pd.DataFrame:
+        """The analysis's claims decided (:func:`helmlite.claims.claims_table`), checked and written as ``<key>_claims``."""
+        table = claims.claims_table(claim_list)
+        claims.check_claims_table(table)
+        self.table("claims", table)
+        return table
+
+    def manifest(self, **kwargs) -> Path:
+        """The provenance manifest of the notebook's outputs (:func:`helmlite.provenance.write_manifest`)."""
+        return write_manifest(f"{self.tables_dir}/{self.analysis.manifest}.json",
+                              step=f"notebooks/{self.analysis.notebook}.ipynb", **kwargs)
+
+
+def load_runs(results_dir: str, run_ids: list[str]) -> list:
+    """The runs of ``run_ids`` present under ``results_dir``, read; shows how many are missing (none is an error: a
+    report shows what exists, and says so)."""
+    from IPython.display import Markdown, display
+
+    from .. import results
+
+    present = results.present_runs(results_dir, run_ids)
+    if len(present) < len(run_ids):
+        display(Markdown(f"**{len(run_ids) - len(present)} of {len(run_ids)} runs are missing** under `{results_dir}`: "
+                         "run `snakemake --cores all` first; this report shows the runs that exist."))
+    return results.read_runs(results_dir, present)

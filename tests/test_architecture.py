@@ -1,0 +1,211 @@
+"""The package's shape, read from its source (AST): no import cycle, no private name or non-exported submodule
+reached from another package, every module under 400 lines and every function under 80, the command-line
+package's modules under 200, and ``helmlite/__init__.py``'s list of public modules true to the tree.
+
+Rules (issue #50; anchors: inspect_ai's ``scorer/__init__.py`` re-exports its private modules, lm-eval's registry):
+
+* a package is a folder with ``__init__.py``; a module belongs to the package of its folder;
+* a module may import anything of its own package and of the packages that contain it (``helmlite._io`` is private
+  to ``helmlite`` and so open to every module under it);
+* from any other package only what the package exports: a name of its ``__init__``, or a submodule its ``__all__``
+  names — never a ``_private`` module or name;
+* imports count wherever they stand (module level, inside a function, under ``TYPE_CHECKING``): a cycle through a
+  function-level import is still a cycle of ideas.
+"""
+from __future__ import annotations
+
+import ast
+import importlib
+import json
+from collections import defaultdict
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import connected_components
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "helmlite"
+MAX_MODULE_LINES, MAX_FUNCTION_LINES, MAX_CLI_MODULE_LINES = 400, 80, 200
+#: Functions allowed past MAX_FUNCTION_LINES, each with the reason (none today).
+LONG_FUNCTION_EXCEPTIONS: dict[str, str] = {}
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _package_of(module: str) -> str:
+    return module if MODULES[module].name == "__init__.py" else module.rsplit(".", 1)[0]
+
+
+def _absolute(module: str, node: ast.ImportFrom) -> str | None:
+    if not node.level:
+        return node.module
+    base = _package_of(module).split(".")
+    base = base[:len(base) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def _imports(module: str) -> list[tuple[str, str | None, int]]:
+    """(imported helmlite module, imported name or None, line) for every import in ``module``'s source."""
+    out = []
+    for node in ast.walk(ast.parse(MODULES[module].read_text())):
+        if isinstance(node, ast.ImportFrom):
+            target = _absolute(module, node)
+            if target and target.split(".")[0] == "helmlite":
+                for alias in node.names:
+                    sub = f"{target}.{alias.name}"
+                    out.append((sub, None, node.lineno) if sub in MODULES else (target, alias.name, node.lineno))
+        elif isinstance(node, ast.Import):
+            out += [(alias.name, None, node.lineno) for alias in node.names if alias.name.split(".")[0] == "helmlite"]
+    return [(target, name, line) for target, name, line in out if target in MODULES]
+
+
+@lru_cache(maxsize=None)
+def _exported(package: str) -> frozenset[str]:
+    return frozenset(getattr(importlib.import_module(package), "__all__", ()))
+
+
+def _within(module: str, package: str) -> bool:
+    return f"{module}.".startswith(f"{package}.")
+
+
+def _violations(module: str) -> list[str]:
+    out = []
+    for target, name, line in _imports(module):
+        owner = _package_of(target)
+        if _within(module, owner):
+            continue
+        where = f"{MODULES[module].relative_to(ROOT)}:{line}"
+        leaf = target.rsplit(".", 1)[-1]
+        if name and name.startswith("_") and not name.startswith("__"):
+            out.append(f"{where}: private name {name} of {target}")
+        if target != owner and leaf.startswith("_"):
+            out.append(f"{where}: private module {target}")
+        elif target != owner and leaf not in _exported(owner):
+            out.append(f"{where}: {target} is not exported by {owner} (add it to its __all__ or import from {owner})")
+    return out
+
+
+def test_no_module_reaches_a_private_name_or_an_unexported_submodule_of_another_package():
+    problems = [problem for module in MODULES for problem in _violations(module)]
+    assert not problems, "\n".join(problems)
+
+
+def _cycles(modules: dict[str, list[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (scipy's, an independent implementation)."""
+    names = sorted(modules)
+    index = {name: k for k, name in enumerate(names)}
+    rows, cols = zip(*[(index[a], index[b]) for a in names for b in modules[a] if b != a]) or ((), ())
+    graph = csr_matrix(([1] * len(rows), (rows, cols)), shape=(len(names), len(names)))
+    count, labels = connected_components(graph, directed=True, connection="strong")
+    groups = defaultdict(list)
+    for name, label in zip(names, labels):
+        groups[label].append(name)
+    return [group for group in groups.values() if len(group) > 1]
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    """The finder itself, on hand-made graphs: a → b → c → a is one cycle; a chain has none."""
+    assert _cycles({"a": ["b"], "b": ["c"], "c": ["a"], "d": ["a"]}) == [["a", "b", "c"]]
+    assert _cycles({"a": ["b"], "b": ["c"], "c": []}) == []
+
+
+def test_no_import_cycle():
+    """A package's ``__init__`` importing its own submodules is not a cycle of ideas (the submodules import each
+    other, not their face), so edges from a submodule to its own package's ``__init__`` are left out."""
+    graph = {module: sorted({target for target, _, _ in _imports(module)
+                             if not (MODULES[target].name == "__init__.py" and _within(module, target))})
+             for module in MODULES}
+    assert not _cycles(graph), _cycles(graph)
+
+
+def test_module_and_function_sizes():
+    too_long = []
+    for module, path in MODULES.items():
+        lines = len(path.read_text().splitlines())
+        limit = MAX_CLI_MODULE_LINES if _within(module, "helmlite.cli") else MAX_MODULE_LINES
+        if lines > limit:
+            too_long.append(f"{path.relative_to(ROOT)}: {lines} lines > {limit}")
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                length = node.end_lineno - node.lineno + 1
+                if length > MAX_FUNCTION_LINES and f"{module}.{node.name}" not in LONG_FUNCTION_EXCEPTIONS:
+                    too_long.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}: {length} lines > {MAX_FUNCTION_LINES}")
+    assert not too_long, "\n".join(too_long)
+
+
+def test_the_package_lists_its_public_modules_truthfully():
+    """``helmlite.PUBLIC_MODULES`` names exactly the public (non-underscore) modules and packages at the top level."""
+    import helmlite
+
+    on_disk = {module.split(".")[1] for module in MODULES if module.count(".") >= 1
+               and not module.split(".")[1].startswith("_")}
+    assert set(helmlite.PUBLIC_MODULES) == on_disk
+
+
+ANALYSES = sorted(p.name for p in (PACKAGE / "analyses").iterdir() if (p / "__init__.py").exists())
+ROLES = ("claims.py", "reproduction.py", "reference.py", "figures.py")
+#: Roles an analysis does not have, with the reason (an empty module would be a stub).
+NO_ROLE = {
+    ("helpsteer2", "claims.py"): "notebook 05 reproduces the card's aggregation and tests no statistical claim",
+    ("sensitivity", "reference.py"): "HELM §8.2 reports its sensitivity findings as figures of models the kit cannot run: "
+                                     "no published number is cited or recomputed",
+    ("sensitivity", "reproduction.py"): "as above: notebook 02 tests HELM's claims on the embedded models (claims.py)",
+}
+
+
+@pytest.mark.parametrize("analysis", ANALYSES)
+def test_every_analysis_package_has_the_same_roles(analysis):
+    """Every analysis package has claims, reproduction, reference and figures modules beside its computation (the
+    exceptions in :data:`NO_ROLE` say why), and its face exports each of them."""
+    folder = PACKAGE / "analyses" / analysis
+    missing = [role for role in ROLES if not (folder / role).exists() and (analysis, role) not in NO_ROLE]
+    assert not missing, f"helmlite/analyses/{analysis} lacks {missing}"
+    stale = [role for role in ROLES if (folder / role).exists() and (analysis, role) in NO_ROLE]
+    assert not stale, f"{stale} exist: remove them from NO_ROLE"
+    exported = _exported(f"helmlite.analyses.{analysis}")
+    assert {role[:-3] for role in ROLES if (folder / role).exists()} <= exported
+
+
+def _notebook_imports(path: Path) -> list[tuple[str, str | None]]:
+    """(module, name) for every helmlite import in a notebook's code cells."""
+    out = []
+    for cell in json.loads(path.read_text())["cells"]:
+        if cell["cell_type"] != "code":
+            continue
+        for node in ast.walk(ast.parse("".join(cell["source"]))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "helmlite":
+                out += [(node.module, alias.name) for alias in node.names]
+            elif isinstance(node, ast.Import):
+                out += [(alias.name, None) for alias in node.names if alias.name.split(".")[0] == "helmlite"]
+    return out
+
+
+def _public_to_a_notebook(module: str, name: str | None) -> bool:
+    """A package's exported name, or a public top-level module of helmlite (and its names)."""
+    import helmlite
+
+    if module not in MODULES or any(part.startswith("_") for part in module.split(".")) or (name or "x").startswith("_"):
+        return False
+    if MODULES[module].name == "__init__.py":
+        exported = set(helmlite.PUBLIC_MODULES) | set(helmlite.__all__) if module == "helmlite" else _exported(module)
+        return name is None or name in exported
+    return module.count(".") == 1  # helmlite.<module>: a public top-level module
+
+
+@pytest.mark.parametrize("notebook", sorted((ROOT / "notebooks").glob("*.ipynb")), ids=lambda p: p.stem)
+def test_notebooks_use_only_public_faces(notebook):
+    """A notebook imports helmlite's public modules and its analysis package's face (the names its ``__init__``
+    exports) — never a submodule past a package's face or a private name."""
+    bad = [f"{module}:{name}" for module, name in _notebook_imports(notebook) if not _public_to_a_notebook(module, name)]
+    assert not bad, f"{notebook.name} imports {bad}"
