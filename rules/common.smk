@@ -8,8 +8,7 @@ import sys
 from helmlite import workflow as hw
 from helmlite.results import INSTANCES, MANIFEST, STATS
 from helmlite.data import cache_dir, registry
-from helmlite.models import EMBEDDED
-from helmlite.models.embedded import model_dir
+from helmlite.models import EMBEDDED, model_dir
 
 # Every rule finds `helmlite` next to the interpreter that runs Snakemake (its venv's or conda env's bin/), so a
 # job does not depend on the shell it starts in: a SLURM job inherits the submitting environment, and without an

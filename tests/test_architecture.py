@@ -79,9 +79,9 @@ def _within(module: str, package: str) -> bool:
     return f"{module}.".startswith(f"{package}.")
 
 
-def _violations(module: str) -> list[str]:
+def _violations(module: str, imports: list | None = None) -> list[str]:
     out = []
-    for target, name, line in _imports(module):
+    for target, name, line in _imports(module) if imports is None else imports:
         owner = _package_of(target)
         if _within(module, owner):
             continue
@@ -94,6 +94,22 @@ def _violations(module: str) -> list[str]:
         elif target != owner and leaf not in _exported(owner):
             out.append(f"{where}: {target} is not exported by {owner} (add it to its __all__ or import from {owner})")
     return out
+
+
+@pytest.mark.parametrize("module, imported, expected", [
+    # the issue's own cases (before the change): a private name and a private module across packages, a submodule
+    # its package does not export; then what stays allowed: a package's face, a private module of a containing package
+    ("helmlite.planning.counting", ("helmlite.models.transformers_backend", "TransformersModel"), None),
+    ("helmlite.planning.counting", ("helmlite.models.packing", "_private_helper"), "private name _private_helper"),
+    ("helmlite.metrics.selection", ("helmlite.scenarios._base", None), "private module helmlite.scenarios._base"),
+    ("helmlite.cli.run", ("helmlite.analyses.helm_core.live", None), "is not exported by helmlite.analyses.helm_core"),
+    ("helmlite.cli.run", ("helmlite.models", "load_model"), None),
+    ("helmlite.scenarios.mmlu", ("helmlite._jsonl", None), None),
+])
+def test_the_rule_flags_what_it_should(module, imported, expected):
+    """The checker itself on hand-made imports: each expected problem is reported, allowed imports are not."""
+    found = _violations(module, [(imported[0], imported[1], 1)])
+    assert (not found) if expected is None else (len(found) == 1 and expected in found[0]), found
 
 
 def test_no_module_reaches_a_private_name_or_an_unexported_submodule_of_another_package():
@@ -209,3 +225,38 @@ def test_notebooks_use_only_public_faces(notebook):
     exports) — never a submodule past a package's face or a private name."""
     bad = [f"{module}:{name}" for module, name in _notebook_imports(notebook) if not _public_to_a_notebook(module, name)]
     assert not bad, f"{notebook.name} imports {bad}"
+
+
+def _workflow_imports() -> list[tuple[str, str, str]]:
+    """(file, module, name) of every ``from helmlite… import …`` line in the Snakefile and rules/*.smk (Snakemake's
+    language is not Python, so these are read line by line)."""
+    import re
+
+    out = []
+    for path in [ROOT / "Snakefile", *sorted((ROOT / "rules").glob("*.smk"))]:
+        for line in path.read_text().splitlines():
+            match = re.match(r"\s*from (helmlite[\w.]*) import (.+)", line)
+            if match:
+                out += [(path.name, match.group(1), name.strip().split(" as ")[0])
+                        for name in match.group(2).strip("()").split(",") if name.strip()]
+    return out
+
+
+def test_the_workflow_uses_only_public_faces():
+    """The Snakefile and its rules import what helmlite's packages export, as the notebooks do."""
+    imports = _workflow_imports()
+    assert imports, "the rules import helmlite somewhere"
+    bad = [f"{file}: {module}:{name}" for file, module, name in imports if not _public_to_a_notebook(module, name)]
+    assert not bad, bad
+
+
+def test_the_readme_architecture_table_names_every_public_module():
+    """README's module table (``| module | owns |``) names each public module or package of the tree."""
+    import helmlite
+
+    text = (ROOT / "README.md").read_text()
+    table = text[text.index("| module | owns |"):]
+    table = table[:table.index("\n\n")]
+    missing = [name for name in helmlite.PUBLIC_MODULES
+               if f"helmlite/{name}/" not in table and f"{name}.py`" not in table]
+    assert not missing, f"README's architecture table lacks {missing}"

@@ -114,7 +114,7 @@ def test_notebook_01_runs_on_imported_runs(tmp_path, mirrored_cache, tool, patte
 
 
 def test_reproduction_verdicts_are_one_vocabulary():
-    """Issue 27 §4: helmlite.reproduction.verdict's three words, hand-checked; a word outside the vocabulary is
+    """Issue 27 §4: helmlite.reproduction.published_verdict's three words, hand-checked; a word outside the vocabulary is
     refused, so no analysis writes free text into the verdict column."""
     import math
 
@@ -122,10 +122,10 @@ def test_reproduction_verdicts_are_one_vocabulary():
 
     from helmlite import reproduction
 
-    assert reproduction.verdict(0.502, 0.5, 0.01) == "reproduced"
-    assert reproduction.verdict(0.53, 0.5, 0.01, 0.1, 0.8) == "consistent"
-    assert reproduction.verdict(0.53, 0.5, 0.01, 0.51, 0.8) == "differs"
-    assert reproduction.verdict(math.nan, 0.5, 0.01) == "not comparable"
+    assert reproduction.published_verdict(0.502, 0.5, 0.01) == "reproduced"
+    assert reproduction.published_verdict(0.53, 0.5, 0.01, 0.1, 0.8) == "consistent"
+    assert reproduction.published_verdict(0.53, 0.5, 0.01, 0.51, 0.8) == "differs"
+    assert reproduction.published_verdict(math.nan, 0.5, 0.01) == "not comparable"
     # the one rule behind every verdict, for one value or a whole group (HELM's win-rate groups, HelpSteer2's κ)
     assert [reproduction.decide(True, False), reproduction.decide(False, True), reproduction.decide(False, False),
             reproduction.decide(True, True, comparable=False)] == ["reproduced", "consistent", "differs", "not comparable"]

@@ -149,3 +149,24 @@ def test_notes_say_why_a_table_has_no_test():
     assert sensitivity.first_step_note(empty, [1, 0]).startswith(
         "**\"The 0→1 step is the largest\" is not tested in this run:** it compares the 0→1 step with a later one, so it "
         "needs at least three shot counts starting at 0; this config runs 0, 1.")
+
+
+def test_runs_are_grouped_by_study_and_tested_per_study():
+    """What notebook 02 did inline, now in the package: runs grouped by their (study, level) labels with one factor
+    table per study (a study without runs: empty), the best level per scenario and model (hand-derived), and each
+    study's pairwise tests labelled with the study (the same tests as calling pairwise_tests on its runs)."""
+    rng = np.random.default_rng(3)
+    base = rng.integers(0, 2, 60)
+    runs = [make_run("A", "s", base, run_id="A-joint"), make_run("A", "s", 1 - base, run_id="A-separate"),
+            make_run("B", "s", np.ones(60), run_id="B-joint"), make_run("B", "s", np.zeros(60), run_id="B-separate")]
+    labels = {r.run_id: [("methods", r.run_id.split("-")[1])] for r in runs}
+    studies, tables = sensitivity.runs_by_study(runs, labels, ("seeds", "methods"))
+    assert [r.run_id for r in studies["methods"]] == [r.run_id for r in runs] and studies["seeds"] == []
+    assert tables["seeds"].empty and list(tables["methods"]["level"]) == ["joint", "separate"] * 2
+    best = sensitivity.best_levels(tables["methods"])
+    accuracy = base.mean()
+    assert best.loc["s", "B"] == "joint" and best.loc["s", "A"] == ("joint" if accuracy >= 1 - accuracy else "separate")
+    tests, reversals = sensitivity.study_tests(studies, tables, ["A", "B"], seed=0, n_resamples=200)
+    direct = sensitivity.pairwise_tests(studies["methods"], lambda r: r.run_id.split("-")[1], seed=0, n_resamples=200)
+    pd.testing.assert_frame_equal(tests.drop(columns="study"), direct)
+    assert set(tests["study"]) == {"methods"} and set(reversals["study"]) == {"methods"}

@@ -74,7 +74,7 @@ def win_rate_comparison(frame: pd.DataFrame, groups, *, tie_rule: str = "v0.4.0"
 
 
 def reproduction_rows(comparison: pd.DataFrame) -> list[dict]:
-    """One reproduction-check row per model × group of :func:`win_rate_comparison` (:func:`helmlite.reproduction.verdict`):
+    """One reproduction-check row per model × group of :func:`win_rate_comparison` (:func:`helmlite.reproduction.published_verdict`):
     ``reproduced`` within the published rounding (±0.0005) or, where a group has one, within its acceptance bound
     (:data:`REPRODUCTION_TARGETS`; the note says which), ``consistent`` where a group without a bound has the
     published value inside the tie range (Bias, Toxicity), else ``differs``."""

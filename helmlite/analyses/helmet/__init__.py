@@ -9,12 +9,12 @@ from .correlations import (BASE, CATEGORIES, DOWNSTREAM, INSTRUCT, average_again
                            ci_width_by_models, compare_predictors, correlation_by_length, group_difference, load_length_table,
                            load_results, pair_intervals, spearman_matrix, synthetic_vs_downstream, upper_pairs,
                            weak_connectedness)
-from .reproduction import (exclusion_candidates, max_abs_difference, printed, printed_cells, reproduction_table,
+from .reproduction import (exclusion_candidates, fitted_exclusion, max_abs_difference, printed, printed_cells, reproduction_table,
                            with_published)
 
 __all__ = ["AVERAGE_LIMIT", "BASE", "CATEGORIES", "DOWNSTREAM", "INSTRUCT", "average_against", "average_intervals",
            "category_connectedness", "ci_width_by_models", "claims", "compare_predictors", "correlation_by_length",
-           "dataset_statements", "exclusion_candidates", "figures", "group_difference", "load_length_table", "load_results",
+           "dataset_statements", "exclusion_candidates", "figures", "fitted_exclusion", "group_difference", "load_length_table", "load_results",
            "max_abs_difference", "pair_intervals", "paper_claims", "power_table", "printed", "printed_cells", "reference",
            "reproduction", "reproduction_table", "spearman_matrix", "synthetic_vs_downstream", "upper_pairs",
            "weak_connectedness", "with_published"]

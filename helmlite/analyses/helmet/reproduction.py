@@ -59,7 +59,7 @@ def printed_cells(correlations: pd.DataFrame) -> pd.DataFrame:
 
 def reproduction_table(correlations: pd.DataFrame, fig3_published: pd.DataFrame, tolerance: float = 0.01) -> pd.DataFrame:
     """``tables/helmet_reproduction.csv``: one row per published Fig. 5 / Fig. 3 cell (``fig5:<row>~<col>``), its
-    verdict from :func:`helmlite.reproduction.verdict` (``tolerance``, then the cell's interval); the note also says
+    verdict from :func:`helmlite.reproduction.published_verdict` (``tolerance``, then the cell's interval); the note also says
     whether the cell prints as the paper prints it."""
     rows = [row(f"{r.figure}:{r.row}~{r.col}", r.published, r.ours, published_verdict(r.ours, r.published, tolerance, r.ci_low, r.ci_high),
                 r.ci_low, r.ci_high, note=f"tolerance {tolerance}; {_printing(r.ours, r.published)}")
@@ -71,3 +71,13 @@ def reproduction_table(correlations: pd.DataFrame, fig3_published: pd.DataFrame,
                 rows.append(row(f"fig3:{r}~{c}", fig3_published.loc[r, c], np.nan, "not comparable",
                                 note="not reproducible offline: per-dataset results are only in the authors' spreadsheet"))
     return table(rows)
+
+
+def fitted_exclusion(candidates: pd.DataFrame) -> tuple[str, pd.DataFrame, float]:
+    """The fitted rule for the model the paper left out of Fig. 5 (it does not name it): the model whose exclusion
+    brings the recomputed figure closest to the paper (smallest max |Δ|, :func:`exclusion_candidates`); the models
+    tied at that distance (within 1e-12) are returned too, and the first of them in the table's order is dropped.
+    Returns (excluded model, the tied rows, the smallest max |Δ|)."""
+    best = candidates["max_abs_diff"].min()
+    tied = candidates[candidates["max_abs_diff"] <= best + 1e-12]
+    return tied["excluded"].iloc[0], tied, best

@@ -2,8 +2,8 @@
 multiple-choice methods. ``studies`` computes the statistics, ``figures`` draws."""
 from . import claims, figures
 from .notes import first_step_note, seed_note, variance_note
-from .studies import (factor_table, first_step_contrasts, pairwise_tests, rank_reversals, seed_spread, shot_steps,
-                      significance_counts, variance_decomposition)
+from .studies import (best_levels, factor_table, first_step_contrasts, pairwise_tests, rank_reversals, runs_by_study,
+                      seed_spread, shot_steps, significance_counts, study_tests, variance_decomposition)
 
-__all__ = ["claims", "factor_table", "figures", "first_step_contrasts", "first_step_note", "pairwise_tests", "rank_reversals",
-           "seed_note", "seed_spread", "shot_steps", "significance_counts", "variance_decomposition", "variance_note"]
+__all__ = ["best_levels", "claims", "factor_table", "figures", "first_step_contrasts", "first_step_note", "pairwise_tests", "rank_reversals", "runs_by_study",
+           "seed_note", "seed_spread", "shot_steps", "significance_counts", "study_tests", "variance_decomposition", "variance_note"]

@@ -211,3 +211,45 @@ def variance_decomposition(frame: pd.DataFrame, factors=("scenario", "seed", "sh
     out = pd.DataFrame(rows)
     out["share_of_total"] = out["sum_sq"] / total if total > 0 else np.nan
     return out
+
+
+def runs_by_study(runs: list[Run], run_levels: dict, studies) -> tuple[dict[str, list[Run]], dict[str, pd.DataFrame]]:
+    """The runs of each study in ``studies`` and its factor table (:func:`factor_table`), from each run id's
+    (study, level) labels in ``run_levels`` (the workflow's notebook parameter); a study without runs gets an empty
+    table."""
+    by_id = {run.run_id: run for run in runs}
+    grouped, tables = {}, {}
+    for study in studies:
+        levels = {run_id: level for run_id in by_id for s, level in run_levels.get(run_id, []) if s == study}
+        grouped[study] = [by_id[run_id] for run_id in levels]
+        tables[study] = factor_table(grouped[study], levels, study) if levels else pd.DataFrame()
+    return grouped, tables
+
+
+def best_levels(table: pd.DataFrame) -> pd.DataFrame:
+    """Per scenario (rows) and model (columns), the factor level with the highest accuracy (the first on a tie, in the
+    table's order)."""
+    winners = table.loc[table.groupby(["model", "scenario"])["accuracy"].idxmax(), ["model", "scenario", "level", "accuracy"]]
+    return winners.pivot(index="scenario", columns="model", values="level")
+
+
+def study_tests(studies: dict[str, list[Run]], tables: dict[str, pd.DataFrame], models: list[str], *, seed: int,
+                n_resamples: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Every study's pairwise tests between its levels (:func:`pairwise_tests`) and, with two models, its rank
+    reversals (:func:`rank_reversals`, the second model against the first), each row labelled with its study."""
+    tests, reversals = [], []
+    for study, runs in studies.items():
+        if not runs:
+            continue
+        level = tables[study].set_index("run_id")["level"].to_dict()
+
+        def factor_of(r, level=level):
+            return level[r.run_id]
+
+        tests.append(pairwise_tests(runs, factor_of, seed=seed, n_resamples=n_resamples).assign(study=study))
+        if len(models) == 2:
+            rv = rank_reversals(runs, factor_of, (models[1], models[0]), seed=seed, n_resamples=n_resamples)
+            reversals.append(rv.assign(study=study))
+    tests = pd.concat(tests, ignore_index=True)
+    reversals = pd.concat(reversals, ignore_index=True) if reversals else pd.DataFrame(columns=["study", "reversal", "significant"])
+    return tests, reversals
