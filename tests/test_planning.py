@@ -398,7 +398,7 @@ def test_cluster_time_limits_come_from_the_plan(tmp_path, monkeypatch):
     (hand-derived: 80 s → ⌈160/60⌉ + 10 = 13 → 15; 1,800 s → 60 + 10 = 70; 4,000 s → ⌈133.3⌉ + 10 = 144)."""
     from helmlite import workflow
 
-    monkeypatch.setattr(workflow, "PLANNED_JOBS_DIR", tmp_path)
+    monkeypatch.setattr(workflow.job_resources, "PLANNED_JOBS_DIR", tmp_path)
     assert workflow.planned_job_seconds("config/paper.yaml") == {}
     (tmp_path / "jobs-paper.csv").write_text("job,runs,predicted_s,predicted_mem_mb\na,2,80,768\nb,3,1800,5120\nc,1,4000,\nd,1,,\n")
     planned = workflow.planned_job_seconds("config/paper.yaml")
