@@ -3,7 +3,7 @@
 Columns ``quantity, published, ours, abs_diff, ci_low, ci_high, verdict`` — one row per published
 number; ``quantity`` names the figure/table and cell (e.g. ``fig5:RAG~Re-rank``) — and ``note``, which says in words
 what the verdict rests on (the tolerance used, how the value prints, why a quantity cannot be compared). The verdict
-is one of :data:`VERDICTS`, the same words in every analysis, decided by one rule (:func:`decide`; :func:`verdict`
+is one of :data:`VERDICTS`, the same words in every analysis, decided by one rule (:func:`decide`; :func:`published_verdict`
 for one value): ``reproduced``, ``consistent``, ``differs`` or ``not comparable``.
 """
 from __future__ import annotations

@@ -55,10 +55,24 @@ def _absolute(module: str, node: ast.ImportFrom) -> str | None:
     return ".".join(base + ([node.module] if node.module else []))
 
 
-def _imports(module: str) -> list[tuple[str, str | None, int]]:
-    """(imported helmlite module, imported name or None, line) for every import in ``module``'s source."""
+def _lazy_imports(module: str, tree: ast.Module) -> list[tuple[str, str | None, int]]:
+    """The imports a package's ``__init__`` makes on first use (PEP 562) from a literal ``{name: "submodule"}`` table
+    (``_EXPORTS``, ``_LAZY``), which ``import_module`` reads as strings."""
     out = []
-    for node in ast.walk(ast.parse(MODULES[module].read_text())):
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict) and \
+                any(getattr(t, "id", "") in ("_EXPORTS", "_LAZY") for t in node.targets):
+            for key, value in zip(node.value.keys, node.value.values):
+                out.append((f"{_package_of(module)}.{value.value}", key.value, node.lineno))
+    return out
+
+
+def _imports(module: str) -> list[tuple[str, str | None, int]]:
+    """(imported helmlite module, imported name or None, line) for every import in ``module``'s source, including the
+    lazy ones a package's ``__init__`` names as strings."""
+    tree = ast.parse(MODULES[module].read_text())
+    out = _lazy_imports(module, tree)
+    for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             target = _absolute(module, node)
             if target and target.split(".")[0] == "helmlite":
@@ -83,9 +97,12 @@ def _violations(module: str, imports: list | None = None) -> list[str]:
     out = []
     for target, name, line in _imports(module) if imports is None else imports:
         owner = _package_of(target)
+        where = f"{MODULES[module].relative_to(ROOT)}:{line}"
+        if name and name.startswith("_") and not name.startswith("__") and _package_of(module) != owner:
+            out.append(f"{where}: private name {name} of {target}")  # private to its folder, subpackages included
+            continue
         if _within(module, owner):
             continue
-        where = f"{MODULES[module].relative_to(ROOT)}:{line}"
         leaf = target.rsplit(".", 1)[-1]
         if name and name.startswith("_") and not name.startswith("__"):
             out.append(f"{where}: private name {name} of {target}")
@@ -105,6 +122,9 @@ def _violations(module: str, imports: list | None = None) -> list[str]:
     ("helmlite.cli.run", ("helmlite.analyses.helm_core.live", None), "is not exported by helmlite.analyses.helm_core"),
     ("helmlite.cli.run", ("helmlite.models", "load_model"), None),
     ("helmlite.scenarios.mmlu", ("helmlite._jsonl", None), None),
+    # a private name of a top-level module is private to helmlite's own folder, not to every subpackage
+    ("helmlite.cli.run", ("helmlite.runspec", "_private"), "private name _private"),
+    ("helmlite.runner", ("helmlite.runspec", "_private"), None),
 ])
 def test_the_rule_flags_what_it_should(module, imported, expected):
     """The checker itself on hand-made imports: each expected problem is reported, allowed imports are not."""
@@ -221,10 +241,17 @@ def _public_to_a_notebook(module: str, name: str | None) -> bool:
 
 @pytest.mark.parametrize("notebook", sorted((ROOT / "notebooks").glob("*.ipynb")), ids=lambda p: p.stem)
 def test_notebooks_use_only_public_faces(notebook):
-    """A notebook imports helmlite's public modules and its analysis package's face (the names its ``__init__``
-    exports) — never a submodule past a package's face or a private name."""
-    bad = [f"{module}:{name}" for module, name in _notebook_imports(notebook) if not _public_to_a_notebook(module, name)]
+    """A notebook imports helmlite's public modules and its own analysis package's face (the names its ``__init__``
+    exports) — never a submodule past a package's face, a private name, or another analysis's package."""
+    from helmlite.catalog import ANALYSES
+
+    own = next(a.key for a in ANALYSES.values() if a.notebook == notebook.stem)
+    imports = _notebook_imports(notebook)
+    bad = [f"{module}:{name}" for module, name in imports if not _public_to_a_notebook(module, name)]
+    analyses = {(name if module == "helmlite.analyses" else module.split(".")[2])
+                for module, name in imports if module.startswith("helmlite.analyses")}
     assert not bad, f"{notebook.name} imports {bad}"
+    assert analyses == {own}, f"{notebook.name} uses the analysis packages {analyses}, not only its own ({own})"
 
 
 def _workflow_imports() -> list[tuple[str, str, str]]:
@@ -234,11 +261,12 @@ def _workflow_imports() -> list[tuple[str, str, str]]:
 
     out = []
     for path in [ROOT / "Snakefile", *sorted((ROOT / "rules").glob("*.smk"))]:
-        for line in path.read_text().splitlines():
-            match = re.match(r"\s*from (helmlite[\w.]*) import (.+)", line)
-            if match:
-                out += [(path.name, match.group(1), name.strip().split(" as ")[0])
-                        for name in match.group(2).strip("()").split(",") if name.strip()]
+        text = path.read_text()
+        for match in re.finditer(r"^\s*from (helmlite[\w.]*) import (\([^)]*\)|[^\n]+)", text, re.M):
+            names = match.group(2).strip("()").replace("\n", " ").split(",")
+            out += [(path.name, match.group(1), name.strip().split(" as ")[0]) for name in names if name.strip()]
+        out += [(path.name, name.strip().split(" as ")[0], None)
+                for match in re.finditer(r"^\s*import (helmlite[\w., ]*)$", text, re.M) for name in match.group(1).split(",")]
     return out
 
 
@@ -257,6 +285,15 @@ def test_the_readme_architecture_table_names_every_public_module():
     text = (ROOT / "README.md").read_text()
     table = text[text.index("| module | owns |"):]
     table = table[:table.index("\n\n")]
+    import re
+
     missing = [name for name in helmlite.PUBLIC_MODULES
                if f"helmlite/{name}/" not in table and f"{name}.py`" not in table]
     assert not missing, f"README's architecture table lacks {missing}"
+    named = re.findall(r"`(helmlite/[\w/<>]+?(?:\.py)?)`", table)
+    absent = [path for path in named if "<" not in path and not (ROOT / path).exists()]
+    assert not absent, f"README's architecture table names {absent}, which the tree lacks"
+    rows = [row.split("|")[1] for row in table.splitlines()[2:]]
+    assert len(rows) == len(set(rows)), "a module has two rows"
+    for path in named:
+        assert sum(f"`{path}`" in row for row in rows) == 1, f"{path} is named in more than one row"

@@ -329,3 +329,13 @@ def test_the_notebooks_table_shows_a_floored_p_as_a_bound():
     shown = claims.readable(claims_table([floored, other]), ["claim", "estimate", "p_value", "p_adjusted"])
     assert list(shown["p_value"]) == ["≤ 0.001", "0.5"] and list(shown["p_adjusted"]) == ["≤ 0.002", "0.5"]
     assert shown["estimate"].tolist() == [0.2, 0.0]
+
+
+@pytest.mark.parametrize("low, high, claimed", [(float("nan"), float("nan"), None),   # a ceiling curve: no interval
+                                                (-0.09, 0.004, None), (-0.09, 0.2, 0.05)])  # with a claimed size
+def test_an_estimate_against_the_claim_is_said_so_with_or_without_an_interval(low, high, claimed):
+    """Hand-made: a "greater" claim whose estimate is −0.043 — no n "needed to detect the observed effect" is offered,
+    the evidence says more data would count against the claim (issue #54 item 5, the cases the first fix missed)."""
+    claim = Claim("recency preferred", "q", -0.043, low, high, 0.0, 20, "greater", p_value=0.3, claimed_effect=claimed)
+    evidence = verdict(claim)["evidence"]
+    assert "lies on the other side of 0 from the claim (greater)" in evidence and "needed to detect" not in evidence

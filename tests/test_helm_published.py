@@ -129,7 +129,7 @@ def test_hidden_logprob_issue_values_are_not_ranked():
     assert not helm_rules.is_hidden("Anthropic-LM v4-s3 (52B)", "EM")
 
 
-def test_metric_directions_come_from_helm_schema(tmp_path):
+def test_metric_directions_come_from_helm_rules(tmp_path):
     path = tmp_path / "summ.csv"  # the table claims every metric is higher-is-better, as the mirror's CSV does
     pd.DataFrame({"model": ["a", "b", "a", "b", "a", "b"], "tab": "Summarization metrics",
                   "scenario": ["XSUM"] * 6, "metric": ["Coverage", "Coverage", "SummaC", "SummaC", "Toxic fraction", "Toxic fraction"],

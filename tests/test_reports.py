@@ -354,3 +354,22 @@ def test_each_notebook_opens_with_its_catalog_title_and_a_question():
         first = nbformat.read(str(REPO / "notebooks" / f"{analysis.notebook}.ipynb"), as_version=4).cells[0].source
         assert first.splitlines()[0] == f"# {analysis.notebook[:2]} — {analysis.title}"
         assert "**The question.**" in first and len(first.split()) < 160
+
+
+def test_the_summary_says_when_the_estimate_leans_against_the_claim_and_which_planning_model_the_mde_uses():
+    """Issue #54 items 4 and 5 in the report's words (hand-written): SmolLM2's robustness claim says "lowers"
+    (direction less), the estimate is +0.03 — more data would count against it; a paired claim's MDE names its
+    planning model; an adjusted p at a resampling floor is written as a bound."""
+    against = _claims().iloc[[2]].assign(estimate=0.03, direction="less", ci_low=-0.05, ci_high=0.11)
+    assert summary.meaning(next(against.itertuples())) == (
+        "Too uncertain to decide, and leaning against the claim: the 95% interval [-0.05, 0.11] includes 0; the estimate "
+        "(0.03) lies on the other side of 0 from what the claim says (less), so more data would count against it, not "
+        "for it.")
+    paired = _claims().iloc[[2]].assign(direction="two-sided", evidence="MDE at n = 200: 0.0912 (80% power) with the "
+                                        "discordance growing with the effect (ψ0 + |δ|, ...)")
+    assert summary.meaning(next(paired.itertuples())).endswith(
+        "(80% power — the share of items on which the two sides differ growing with the effect (the claims table's "
+        "evidence gives the MDE at the observed share too)).")
+    floored = _claims().iloc[[0]].assign(verdict="inconclusive", p_value=2 / 2001, p_floor=2 / 2001, p_adjusted=0.06,
+                                         correction="holm over 30 claims")
+    assert "(adjusted p ≤ 0.06)" in summary.meaning(next(floored.itertuples()))

@@ -111,7 +111,7 @@ def _power_note(claim: Claim, mde: float, alpha: float) -> str:
         text += (f" with the discordance growing with the effect (ψ0 + |δ|, ψ0 = {format_number(base)} differing both "
                  f"ways; at the observed {format_number(claim.discordance)} held fixed: "
                  f"{format_number(_power.mde_proportion(claim.n, paired=True, discordance=claim.discordance, level=claim.level, power=POWER))})")
-    if claim.claimed_effect is None and _against(claim) and math.isfinite(claim.ci_low) and math.isfinite(claim.ci_high):
+    if _against(claim) and math.isfinite(claim.estimate):  # with or without an interval or a claimed size
         return text + (f"; the estimate ({format_number(claim.estimate)}) lies on the other side of "
                        f"{format_number(claim.null)} from the claim ({claim.direction}): more data would count "
                        "against it, not for it.")

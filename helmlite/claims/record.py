@@ -37,8 +37,8 @@ class Claim:
     "less" or "two-sided" = differs). ``claimed_effect``: optional value of the quantity the claim
     asserts at least (greater), at most (less), or a distance from the null (two-sided).
     ``p_value``: optional p-value of "quantity = null" (from the same procedure as the interval, or an
-    exact test): two-sided, or one-sided where the null lies on the edge of what the quantity can be (a
-    calibration error θ >= 0 against θ = 0, whose test can only reject upward); ``p_claimed``: optional p-value of "the quantity is as large as
+    exact test), two-sided (the calibration claim too: its test's p doubled, the p its two-sided interval is dual
+    to); ``p_claimed``: optional p-value of "the quantity is as large as
     claimed" (see the module docstring; from the interval when absent). ``scale`` picks the MDE formula (see the module docstring);
     ``mde`` overrides it; ``discordance`` is the share of discordant items for "paired-proportion".
     ``n`` counts independent units: items, or clusters when the interval resamples clusters. ``p_floor``: the

@@ -54,7 +54,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import helm_rules as schema
+from . import helm_rules
 from .columns import LeaderboardFormatError, _columns, _expected
 from .helm_rules import AGGREGATE, WIN_RATE
 from .table import COLUMNS, DEFAULT_GROUP, EXTRA
@@ -252,7 +252,7 @@ def _directions(frame: pd.DataFrame, path, *, none_is_unranked: bool) -> pd.Seri
         if metric == WIN_RATE:
             out.append(False)
             continue
-        known, direction = schema.metric_direction(metric)
+        known, direction = helm_rules.metric_direction(metric)
         if known:
             out.append(direction)
         elif given is not None and not (isinstance(given, float) and np.isnan(given)):
@@ -274,7 +274,7 @@ def _rescale_percent(frame: pd.DataFrame) -> list[str]:
         values = part["value"].dropna()
         if values.empty:
             continue
-        kind = schema.scale_kind(key[2])
+        kind = helm_rules.scale_kind(key[2])
         explicit = bool(part["_percent"].any())
         looks = kind != "other" and values.min() >= 0 and 1 < values.max() <= 100
         if explicit or looks:
@@ -285,7 +285,7 @@ def _rescale_percent(frame: pd.DataFrame) -> list[str]:
 
 def _row_order(frame: pd.DataFrame) -> pd.Series:
     first = {m: k for k, m in enumerate(dict.fromkeys(frame["model"]))}
-    order = sorted(first, key=lambda m: (schema.creator(m) or "", first[m]))
+    order = sorted(first, key=lambda m: (helm_rules.creator(m) or "", first[m]))
     return frame["model"].map({m: k for k, m in enumerate(order)})
 
 
@@ -330,9 +330,9 @@ def load_leaderboard(path: str | os.PathLike, *, group: str | None = None, colum
             "(a column such as a subject, split or seed that tells them apart must be averaged first)")
     frame["lower_is_better"] = _directions(frame, path, none_is_unranked=is_json)
     percent_columns = [] if is_json else _rescale_percent(frame)  # HELM's JSON holds fractions as computed
-    marked = np.array([isinstance(d, str) and schema.CONTAMINATION_STRONG_SYMBOL in d for d in frame["description"]], dtype=bool)
+    marked = np.array([isinstance(d, str) and helm_rules.CONTAMINATION_STRONG_SYMBOL in d for d in frame["description"]], dtype=bool)
     flagged = np.array([v is True for v in frame["contaminated"]], dtype=bool)
-    listed = np.array([schema.is_strongly_contaminated(m, s) for m, s in zip(frame["model"], frame["scenario"])], dtype=bool)
+    listed = np.array([helm_rules.is_strongly_contaminated(m, s) for m, s in zip(frame["model"], frame["scenario"])], dtype=bool)
     frame["contaminated"] = flagged | marked | listed
     if "row" not in frame or frame["row"].isna().any():
         frame["row"] = _row_order(frame)

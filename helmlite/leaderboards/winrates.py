@@ -32,7 +32,7 @@ import pandas as pd
 from .. import stats
 from ..errors import UserError
 from ..seeds import rng
-from . import helm_rules as schema
+from . import helm_rules
 from .reading import load_leaderboard
 from .table import MIN_COVERAGE, group_name, select, with_defaults
 
@@ -40,8 +40,8 @@ _CHUNK = 256  # resamples whose pairwise comparisons are held in memory at once
 
 
 def check_tie_rule(tie_rule: str) -> str:
-    if tie_rule not in schema.TIE_RULES:
-        raise UserError(f"tie_rule must be one of {list(schema.TIE_RULES)}, got {tie_rule!r}")
+    if tie_rule not in helm_rules.TIE_RULES:
+        raise UserError(f"tie_rule must be one of {list(helm_rules.TIE_RULES)}, got {tie_rule!r}")
     return tie_rule
 
 
@@ -136,7 +136,7 @@ class RankingView:
             if not everyone:
                 raise UserError(f"leaderboard: none of the models {sorted(wanted)[:5]} are in group {group!r}")
         part = part.copy()
-        hidden = np.array([hide_logprob_issues and schema.is_hidden(m, x) for m, x in zip(part["model"], part["metric"])], dtype=bool)
+        hidden = np.array([hide_logprob_issues and helm_rules.is_hidden(m, x) for m, x in zip(part["model"], part["metric"])], dtype=bool)
         # v0.4.0 left strongly contaminated cells out (is_cell_valid); v0.5.0 and later rank them (their summarize.py
         # carries "TODO: need to exclude contaminated numbers"): skip_contaminated=False follows those
         contaminated = part["contaminated"].to_numpy(dtype=bool) & skip_contaminated

@@ -255,9 +255,9 @@ def calibration_error_test(confidence, correct, n_bins: int = 10, n_simulations:
                            seed: int | np.random.Generator = 0, level: float = 0.95, power: float = 0.8,
                            iterations: int = 30) -> CalibrationTest:
     """The test of perfect calibration by HELM's binned ECE (``n_bins`` equal-mass bins) and its dual interval of the
-    calibration error: :func:`helmlite.stats.calibration_test.calibration_error_test` over ``n_simulations``
+    calibration error: :func:`helmlite.stats.calibration_test.simulated_calibration_test` over ``n_simulations``
     simulations of these bins (seeded by ``seed``)."""
     confidence = np.asarray(confidence, float)
     simulation = _EceSimulation(confidence, n_bins, n_simulations, seed) if len(confidence) else None
-    return calibration_test.calibration_error_test(confidence, correct, simulation, level=level, power=power,
+    return calibration_test.simulated_calibration_test(confidence, correct, simulation, level=level, power=power,
                                                    iterations=iterations)

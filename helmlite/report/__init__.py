@@ -5,10 +5,10 @@ writes and reads in one call each (``outputs``: tables, figures, claims and mani
 it analyses)."""
 from .checks import check_reports, figures_shown, stray_outputs
 from .index import index_page
-from .outputs import Outputs, load_runs
+from .outputs import Outputs, default_parameters, load_runs, verdict_counts
 from .render import notebook_to_html
 from .site import Page, RunFacts, pages, run_facts
 from .summary import show as show_summary
 
-__all__ = ["Outputs", "Page", "RunFacts", "check_reports", "figures_shown", "index_page", "load_runs", "notebook_to_html", "pages", "run_facts",
-           "show_summary", "stray_outputs"]
+__all__ = ["Outputs", "Page", "RunFacts", "check_reports", "default_parameters", "figures_shown", "index_page", "load_runs", "notebook_to_html", "pages", "run_facts",
+           "show_summary", "stray_outputs", "verdict_counts"]

@@ -57,15 +57,35 @@ class Outputs:
                               step=f"notebooks/{self.analysis.notebook}.ipynb", **kwargs)
 
 
-def load_runs(results_dir: str, run_ids: list[str]) -> list:
-    """The runs of ``run_ids`` present under ``results_dir``, read; shows how many are missing (none is an error: a
-    report shows what exists, and says so)."""
+
+def default_parameters(analysis: Analysis, config: str = "config/config.yaml") -> dict:
+    """The notebook parameters the workflow would pass for ``analysis`` under ``config`` (what a notebook run on its
+    own, without papermill's parameters, analyses: the default config's runs)."""
+    from .. import workflow
+
+    return workflow.notebook_parameters(workflow.load_config(config), analysis)
+
+
+def load_runs(results_dir: str, run_ids: list[str] | None, analysis: Analysis | None = None) -> list:
+    """The runs of ``run_ids`` (None: the default config's runs of ``analysis``, :func:`default_parameters`) present
+    under ``results_dir``, read; shows how many are missing (none is an error: a report shows what exists, and says
+    so)."""
     from IPython.display import Markdown, display
 
     from .. import results
 
+    if run_ids is None:
+        if analysis is None:
+            raise UserError("load_runs: give the run ids, or the analysis whose default runs to read")
+        run_ids = default_parameters(analysis)["run_ids"]
     present = results.present_runs(results_dir, run_ids)
     if len(present) < len(run_ids):
         display(Markdown(f"**{len(run_ids) - len(present)} of {len(run_ids)} runs are missing** under `{results_dir}`: "
                          "run `snakemake --cores all` first; this report shows the runs that exist."))
     return results.read_runs(results_dir, present)
+
+
+def verdict_counts(table: pd.DataFrame) -> str:
+    """A claims or reproduction table's verdicts counted, in Markdown (``**supported**: 2 · **inconclusive**: 5``), most
+    frequent first."""
+    return " · ".join(f"**{verdict}**: {count}" for verdict, count in table["verdict"].value_counts().items())

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..claims import format_number
+from ..claims import format_number, format_p
 from ..plots import display_width
 from ..reproduction import VERDICTS as REPRODUCTION_VERDICTS
 
@@ -47,13 +47,22 @@ def meaning(row) -> str:
     adjusted = getattr(row, "p_adjusted", math.nan)
     if excludes and isinstance(correction, str) and not correction.startswith("none") and math.isfinite(adjusted):
         method, _, family = correction.partition(" over ")  # "holm over 3 claims"
+        shown = format_p(getattr(row, "p_value", math.nan), getattr(row, "p_floor", 0.0), adjusted)
         why = (f"{interval} excludes {_number(row.null)}, but after {method.capitalize()}'s correction"
-               f"{f' over {family}' if family else ''} the test does not (adjusted p = {_number(adjusted)})")
+               f"{f' over {family}' if family else ''} the test does not (adjusted p {shown})")
     else:
         why = f"{interval} includes {_number(row.null)}"
+    direction = getattr(row, "direction", "two-sided")
+    if (direction == "greater" and row.estimate < row.null) or (direction == "less" and row.estimate > row.null):
+        return (f"Too uncertain to decide, and leaning against the claim: {why}; the estimate ({_number(row.estimate)}) "
+                f"lies on the other side of {_number(row.null)} from what the claim says ({direction}), so more data "
+                "would count against it, not for it.")
+    planning = (" — the share of items on which the two sides differ growing with the effect (the claims table's "
+                "evidence gives the MDE at the observed share too)" if "growing with the effect" in str(getattr(row, "evidence", "")) else "")
     if math.isfinite(row.mde):
-        return f"Too uncertain to decide: {why}; at n = {int(row.n)} only an effect of about {_number(row.mde)} would be detected reliably (80% power)."
-    return f"Too uncertain to decide: {why}; at n = {int(row.n)} no effect size reaches 80% power."
+        return (f"Too uncertain to decide: {why}; at n = {int(row.n)} only an effect of about {_number(row.mde)} would be "
+                f"detected reliably (80% power{planning}).")
+    return f"Too uncertain to decide: {why}; at n = {int(row.n)} no effect size reaches 80% power{planning}."
 
 
 def counts_sentence(claims: pd.DataFrame | None, reproduction: pd.DataFrame | None) -> str:

@@ -1,7 +1,7 @@
 """The binned ECE's test of perfect calibration and the calibration-error interval that is its dual, by simulation.
 
 The statistic — HELM's equal-mass binned ECE — is the metric's own (:mod:`helmlite.metrics.calibration`, which
-builds the :class:`EceSimulator` over its bins and calls :func:`calibration_error_test`); the test, the inversion
+builds the :class:`EceSimulator` over its bins and calls :func:`simulated_calibration_test`); the test, the inversion
 over families of miscalibrated models and the power are statistics and live here (issue #50).
 """
 from __future__ import annotations
@@ -29,7 +29,7 @@ class EceSimulator(Protocol):
 
 @dataclass(frozen=True)
 class CalibrationTest:
-    """The binned ECE's test of perfect calibration and the interval that is its dual (:func:`calibration_error_test`).
+    """The binned ECE's test of perfect calibration and the interval that is its dual (:func:`simulated_calibration_test`).
 
     ``ece``: the observed ECE (HELM's bins). ``p_value``: the one-sided Monte-Carlo p of "perfectly calibrated", the
     share of calibrated simulations with an ECE at least as large, (k + 1)/(B + 1); ``p_two_sided``: min(1, 2·p), the
@@ -87,7 +87,7 @@ MISCALIBRATIONS = (("constant shift", _shifted), ("temperature", _tempered), ("m
 
 class _Inversion:
     """The test of one miscalibrated model against the observed ECE, from below and from above, and the bisections over
-    a family's size that invert it (the steps of :func:`calibration_error_test`)."""
+    a family's size that invert it (the steps of :func:`simulated_calibration_test`)."""
 
     def __init__(self, confidence: np.ndarray, simulation: EceSimulator, observed: float, null: np.ndarray, tail: float):
         self.confidence, self.simulation, self.observed, self.tail = confidence, simulation, observed, tail
@@ -141,7 +141,7 @@ class _Inversion:
         return self.error(model, low)
 
 
-def calibration_error_test(confidence, correct, simulation: EceSimulator, *, level: float = 0.95, power: float = 0.8,
+def simulated_calibration_test(confidence, correct, simulation: EceSimulator, *, level: float = 0.95, power: float = 0.8,
                            iterations: int = 30) -> CalibrationTest:
     """Is the model miscalibrated beyond what n instances show by chance? The ECE's test and its dual interval.
 

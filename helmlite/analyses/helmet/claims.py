@@ -1,7 +1,7 @@
 """Notebook 03's inferential claims, stated in the claims schema (:mod:`helmlite.claims`); all paired over models.
 
 The paper's own statements about synthetic and RAG rows are about printed values and are checked as such, per
-dataset, on Fig. 8 (:mod:`helmlite.analyses.helmet.fig8`). The first two claims here are **helmlite's
+dataset, on Fig. 8 (:mod:`helmlite.analyses.helmet.dataset_statements`). The first two claims here are **helmlite's
 additions** — inferential versions on the one category table that can be recomputed offline:
 
 * "no synthetic task averages above 0.8", inferentially, for Recall (the one synthetic row recomputable
@@ -41,9 +41,10 @@ def paper_claims(recall_average: stats.Estimate, recall_p: float, rag_vs_recall:
         Claim("helmlite's own contrast: the RAG category's Avg. ρ exceeds the Recall category's (Fig. 3 Avg., paired "
               "over models; the paper's statement is per dataset, Fig. 8)",
               "fig3:Avg.:RAG−Recall", avg["difference"], avg["ci_low"], avg["ci_high"], 0.0, int(avg["n"]), "greater",
-              p_value=avg["p_value"]),
+              p_value=avg["p_value"], p_floor=float(avg.get("p_floor", 0.0))),
         Claim(f"{names} correlate poorly with the other categories (Fig. 5): the smaller of the two gaps "
               "(mean ρ among the others − mean ρ with them), paired over models, intersection–union test",
               "fig5:min_gap(" + ",".join(c for c in weak["category"] if c != "all") + ")", joint["gap"], joint["ci_low"],
-              joint["ci_high"], 0.0, int(joint["n"]), "greater", p_value=joint["p_value"]),
+              joint["ci_high"], 0.0, int(joint["n"]), "greater", p_value=joint["p_value"],
+              p_floor=float(joint.get("p_floor", 0.0))),
     ]

@@ -123,7 +123,7 @@ def compare_predictors(table: pd.DataFrame, better: str, worse: str, downstream=
 
 def _difference_row(diff: stats.PairedComparison) -> dict:
     return {"difference": diff.estimate, "ci_low": diff.ci_low, "ci_high": diff.ci_high, "p_value": diff.p_value,
-            "significant": diff.significant, "n": diff.n, "interval": diff.method}
+            "p_floor": diff.p_floor, "significant": diff.significant, "n": diff.n, "interval": diff.method}
 
 
 def ci_width_by_models(table: pd.DataFrame, pairs: dict[str, tuple[str, str]], sizes, *, subsets: int, seed: int,
@@ -280,12 +280,13 @@ def weak_connectedness(table: pd.DataFrame, weak=("ICL", "Cite"), categories=CAT
         est = stats.interval_for(cols, statistic=gap, paired=True, seed=rng(seed, "weak", name), n_resamples=n_resamples)
         vs_top = stats.interval_for(cols, statistic=gap_top, paired=True, seed=rng(seed, "weak-top", name), n_resamples=n_resamples)
         rows.append({"category": name, "gap": est.estimate, "ci_low": est.ci_low, "ci_high": est.ci_high,
-                     "p_value": est.p_value, "n": est.n, "top": top, "gap_to_top": vs_top.estimate,
+                     "p_value": est.p_value, "p_floor": est.p_floor, "n": est.n, "top": top, "gap_to_top": vs_top.estimate,
                      "gap_to_top_ci_low": vs_top.ci_low, "gap_to_top_ci_high": vs_top.ci_high,
                      "gap_to_top_p_value": vs_top.p_value})
     frame = pd.DataFrame(rows)
     joint = {"category": "all", "gap": frame["gap"].min(), "ci_low": frame["ci_low"].min(),
-             "ci_high": frame["ci_high"].min(), "p_value": frame["p_value"].max(), "n": int(frame["n"].min()),
+             "ci_high": frame["ci_high"].min(), "p_value": frame["p_value"].max(),
+             "p_floor": frame.loc[frame["p_value"].idxmax(), "p_floor"], "n": int(frame["n"].min()),
              "top": top, "gap_to_top": frame["gap_to_top"].min(), "gap_to_top_ci_low": frame["gap_to_top_ci_low"].min(),
              "gap_to_top_ci_high": frame["gap_to_top_ci_high"].min(), "gap_to_top_p_value": frame["gap_to_top_p_value"].max()}
     return pd.concat([frame, pd.DataFrame([joint])], ignore_index=True)

@@ -27,7 +27,7 @@ import pandas as pd
 
 from ...reproduction import decide
 from .aggregation import HELPFULNESS, aggregate
-from .agreement import mean_pairwise_kappa
+from .label_statistics import mean_pairwise_kappa
 from .reference import KAPPA_SOURCE, PUBLISHED, PUBLISHED_KAPPA
 from .simulator import SimulatorConfig, distance, published_figures, simulate
 

@@ -1,7 +1,7 @@
 """Notebook 02's claims (HELM §8.2, Figs. 31–33), stated in the claims schema (:mod:`helmlite.claims`).
 
 Per model × scenario: the choice of in-context examples matters — with two seeds, their paired difference (exact
-McNemar, the pairwise table's test, MDE at the observed discordance); with three or more, the between-seed SD of
+McNemar, the pairwise table's test, MDE with the discordance growing with the effect); with three or more, the between-seed SD of
 accuracy > 0 (the square root of the seed variance component), tested by Cochran's Q, with that test's MDE on the
 SD scale; adding the first in-context example helps (paired 0→1 step); the 0→1 step is the
 largest (every per-instance contrast of the 0→1 step with a later step > 0 — an intersection–union
@@ -26,8 +26,9 @@ def _pair(tests: pd.DataFrame, study: str, a: str, b: str) -> pd.DataFrame:
 
 def _seed_pair_claims(tests: pd.DataFrame, model: str, scenario: str) -> list[Claim]:
     """With two seeds the question "does the choice of in-context examples change accuracy" is one paired difference:
-    seed 0 − seed 1 on the same items, its Newcombe interval, exact McNemar p and MDE at the observed discordance —
-    the same numbers as the pairwise-tests table. (The between-seed SD of two seeds is |Δ|/√2 with one degree of
+    seed 0 − seed 1 on the same items, its Newcombe interval, exact McNemar p and MDE with the share of differing items
+    growing from the observed one with the effect (:func:`helmlite.claims.base_discordance`) — the same numbers as the
+    pairwise-tests table. (The between-seed SD of two seeds is |Δ|/√2 with one degree of
     freedom; its interval and Cochran's Q MDE describe seeds in general, not these two, and an MDE held at the SD
     scale is not reachable when only a few items differ.)"""
     part = tests[(tests["study"] == "seeds") & (tests["model"] == model) & (tests["scenario"] == scenario)]
@@ -36,7 +37,7 @@ def _seed_pair_claims(tests: pd.DataFrame, model: str, scenario: str) -> list[Cl
         claims.append(Claim(f"The choice of in-context examples changes {model}'s accuracy on {scenario} ({r.a} − {r.b}, "
                             "paired)", f"seed_difference:{r.a}-{r.b}:{model}:{scenario}", r.difference, r.ci_low,
                             r.ci_high, 0.0, int(r.n), "two-sided", p_value=r.p_value, scale=_scale(r.test),
-                            discordance=observed_discordance(r.discordance, int(r.n))))
+                            discordance=observed_discordance(r.discordance, int(r.n)), p_floor=getattr(r, "p_floor", 0.0)))
     return claims
 
 
@@ -58,12 +59,13 @@ def sensitivity_claims(spread: pd.DataFrame, steps: pd.DataFrame, first_step: pd
         claims.append(Claim(f"The first in-context example raises {r.model}'s accuracy on {r.scenario}",
                             f"shot_step:{r.step}:{r.model}:{r.scenario}", r.difference, r.ci_low, r.ci_high, 0.0, int(r.n),
                             "greater", p_value=r.p_value, scale=_scale(r.test),
-                            discordance=observed_discordance(r.discordance, int(r.n))))
+                            discordance=observed_discordance(r.discordance, int(r.n)), p_floor=getattr(r, "p_floor", 0.0)))
     for (model, scenario), part in first_step.groupby(["model", "scenario"], sort=True):
         weakest = part.sort_values(["p_value", "difference"], ascending=[False, True]).iloc[0]
         claims.append(Claim(f"The 0→1 step is {model}'s largest on {scenario} (weakest contrast: {weakest['contrast']})",
                             f"first_step_largest:{model}:{scenario}", weakest["difference"], weakest["ci_low"],
-                            weakest["ci_high"], 0.0, int(weakest["n"]), "greater", p_value=weakest["p_value"]))
+                            weakest["ci_high"], 0.0, int(weakest["n"]), "greater", p_value=weakest["p_value"],
+                            p_floor=float(weakest.get("p_floor", 0.0))))
     for study, (a, b), what in (("methods", method_pair, "multiple-choice method"), ("formats", format_pair, "prompt format")):
         for r in _pair(tests, study, a, b).itertuples():
             sign = 1 if r.a == b else -1  # report b − a
@@ -71,5 +73,5 @@ def sensitivity_claims(spread: pd.DataFrame, steps: pd.DataFrame, first_step: pd
             claims.append(Claim(f"The {what} ({b} vs {a}) changes {r.model}'s accuracy on {r.scenario}",
                                 f"{study}:{b}-{a}:{r.model}:{r.scenario}", sign * r.difference, low, high, 0.0, int(r.n),
                                 "two-sided", p_value=r.p_value, scale=_scale(r.test),
-                                discordance=observed_discordance(r.discordance, int(r.n))))
+                                discordance=observed_discordance(r.discordance, int(r.n)), p_floor=getattr(r, "p_floor", 0.0)))
     return claims

@@ -87,10 +87,10 @@ def shot_steps(runs: list[Run], *, seed: int, n_resamples: int) -> pd.DataFrame:
             diff = stats.interval_for((matrix[k + 1], matrix[k]), paired=True, seed=rng(seed, "shot-step", model, scenario, k),
                                       n_resamples=n_resamples)
             rows.append({"model": model, "scenario": scenario, "step": f"{shots[k]}→{shots[k + 1]}", "difference": diff.estimate,
-                         "ci_low": diff.ci_low, "ci_high": diff.ci_high, "p_value": diff.p_value, "n": diff.n,
-                         "discordance": diff.discordance, "test": diff.method})
-    return pd.DataFrame(rows, columns=["model", "scenario", "step", "difference", "ci_low", "ci_high", "p_value", "n",
-                                       "discordance", "test"])
+                         "ci_low": diff.ci_low, "ci_high": diff.ci_high, "p_value": diff.p_value, "p_floor": diff.p_floor,
+                         "n": diff.n, "discordance": diff.discordance, "test": diff.method})
+    return pd.DataFrame(rows, columns=["model", "scenario", "step", "difference", "ci_low", "ci_high", "p_value", "p_floor",
+                                       "n", "discordance", "test"])
 
 
 def first_step_contrasts(runs: list[Run], *, seed: int, n_resamples: int) -> pd.DataFrame:
@@ -110,8 +110,9 @@ def first_step_contrasts(runs: list[Run], *, seed: int, n_resamples: int) -> pd.
                                       n_resamples=n_resamples)
             rows.append({"model": model, "scenario": scenario, "contrast": f"(0→{shots[1]}) − ({shots[k]}→{shots[k + 1]})",
                          "difference": diff.estimate, "ci_low": diff.ci_low, "ci_high": diff.ci_high,
-                         "p_value": diff.p_value, "n": diff.n})
-    return pd.DataFrame(rows, columns=["model", "scenario", "contrast", "difference", "ci_low", "ci_high", "p_value", "n"])
+                         "p_value": diff.p_value, "p_floor": diff.p_floor, "n": diff.n})
+    return pd.DataFrame(rows, columns=["model", "scenario", "contrast", "difference", "ci_low", "ci_high", "p_value",
+                                       "p_floor", "n"])
 
 
 def pairwise_tests(runs: list[Run], factor_of, *, seed: int, n_resamples: int) -> pd.DataFrame:
@@ -126,7 +127,7 @@ def pairwise_tests(runs: list[Run], factor_of, *, seed: int, n_resamples: int) -
                                       n_resamples=n_resamples)
             rows.append({"model": model, "scenario": scenario, "a": factor_of(a), "b": factor_of(b),
                          "difference": diff.estimate, "ci_low": diff.ci_low, "ci_high": diff.ci_high, "p_value": diff.p_value,
-                         "n": diff.n, "discordance": diff.discordance, "test": diff.method})
+                         "p_floor": diff.p_floor, "n": diff.n, "discordance": diff.discordance, "test": diff.method})
     frame = pd.DataFrame(rows)
     if len(frame):
         frame["p_holm"] = multipletests(frame["p_value"], method="holm")[1]
