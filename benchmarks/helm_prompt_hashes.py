@@ -4,13 +4,15 @@
 This script does that for the run specs of issue 25's done criteria — TruthfulQA mc_single (all 654 valid
 items), BBQ Age and Religion (200 test items each) and MMLU US foreign policy (3 train trials), all with
 ``method=multiple_choice_joint`` — and MMLU and BBQ Age under HELM's robustness perturbation (``data_augmentation=robustness``:
-the perturbed prompts are hashed on their own) — on the prepared ``smollm2-135m`` directory (its tokenizer decides
+the perturbed prompts are hashed on their own) and RAFT on five subsets (HELM's generation spec; the mirror's prompt settings file placed where crfm-helm reads it, and ``datasets.load_dataset("ought/raft")`` answered from the mirror's train.csv inside crfm-helm's process by :data:`RAFT_SITECUSTOMIZE`) — on the prepared ``smollm2-135m`` directory (its tokenizer decides
 truncation; nothing is generated), with the data placed from the mirror in HELM's layout so that crfm-helm
 downloads nothing. It prints, per run spec and train trial, the number of prompts and the sha256 of the
 prompts in HELM's request order joined by ``PROMPT_SEPARATOR``; ``tests/test_helm_prompts.py`` holds these
 values and checks ``helmlite prompts`` (:func:`helmlite.instances.adapted_prompts`) against them.
 
-Set-up: crfm-helm 0.5.16 in its own venv, as ``benchmarks/compare_helm.py`` describes (``/tmp/helm-venv``).
+Set-up: crfm-helm 0.5.16 in its own venv, as ``benchmarks/compare_helm.py`` describes (``/tmp/helm-venv``; without
+torchvision, whose wheel breaks transformers' imports beside the CPU torch). ``--only raft`` runs the RAFT entries
+alone (2026-12-05: five subsets, 40 prompts each, the values in ``tests/test_helm_prompts.py``).
 
 Usage::
 
@@ -38,6 +40,7 @@ from compare_helm import DEPLOYMENT, MODEL, write_mmlu, write_prod_env  # noqa: 
 from helmlite import data  # noqa: E402
 from helmlite.models import prepare  # noqa: E402
 
+RAFT_SUBSETS = ("ade_corpus_v2", "banking_77", "one_stop_english", "terms_of_service", "tai_safety_research")
 PROMPT_SEPARATOR = "\n\x1e\n"  # between prompts before hashing (a record separator no prompt contains)
 #: (helm run entry, --max-eval-instances, --num-train-trials)
 ENTRIES = [("truthful_qa:task=mc_single,method=multiple_choice_joint", 1000, 1),
@@ -46,7 +49,10 @@ ENTRIES = [("truthful_qa:task=mc_single,method=multiple_choice_joint", 1000, 1),
            ("mmlu:subject=us_foreign_policy,method=multiple_choice_joint", 1000, 3),
            # HELM's robustness perturbation (MildMixPerturbation) of the evaluated instances, seeded as HELM seeds it
            ("mmlu:subject=us_foreign_policy,method=multiple_choice_joint,data_augmentation=robustness", 1000, 1),
-           ("bbq:subject=Age,method=multiple_choice_joint,data_augmentation=robustness", 200, 1)]
+           ("bbq:subject=Age,method=multiple_choice_joint,data_augmentation=robustness", 200, 1),
+           # RAFT with HELM's task instructions and field order (the mirror's prompt_construction_settings.jsonl, the
+           # raft-baselines file crfm-helm's RAFTScenario reads) and its generation adapter spec
+           *((f"raft:subset={subset}", 1000, 1) for subset in RAFT_SUBSETS)]
 
 
 def prompt_hash(prompts: list[str]) -> str:
@@ -65,6 +71,53 @@ def place_data(output: Path) -> None:
         shutil.copyfile(data.fetch(f"helm/datasets/bbq/{category}.jsonl"), target)
 
 
+#: Loaded into crfm-helm's process (PYTHONPATH): RAFTScenario calls ``datasets.load_dataset("ought/raft", subset,
+#: split="train")``, which cannot download here; this answers it from the mirror's train.csv (rows in file order, the
+#: order the tests of :func:`helmlite.scenarios.raft.helm_split` hold), the label a ClassLabel of the task's labels.
+RAFT_SITECUSTOMIZE = """
+import csv, json, os
+import datasets
+
+_load = datasets.load_dataset
+
+
+def load_dataset(path, name=None, *args, **kwargs):
+    if path != "ought/raft":
+        return _load(path, name, *args, **kwargs)
+    folder = os.path.join(os.environ["HELMLITE_RAFT_DIR"], name)
+    task = json.load(open(os.path.join(folder, "task.json"), encoding="utf-8"))
+    (label_column, labels), = task["label_columns"].items()
+    rows = list(csv.DictReader(open(os.path.join(folder, "train.csv"), newline="", encoding="utf-8")))
+    columns = {c: [row[c] for row in rows] for c in rows[0] if c != label_column}
+    columns["ID"] = [int(v) for v in columns["ID"]]
+    columns["Label"] = [labels.index(row[label_column]) for row in rows]
+    features = datasets.Features({**{c: datasets.Value("int64" if c == "ID" else "string") for c in columns if c != "Label"},
+                                  "Label": datasets.ClassLabel(names=labels)})
+    return datasets.Dataset.from_dict(columns, features=features)
+
+
+datasets.load_dataset = load_dataset
+"""
+
+
+def place_raft(work: Path, output: Path) -> dict:
+    """RAFT's files where crfm-helm reads them: the prompt settings (the two-line JSON file) under the scenario's
+    cache path and its data folder, each subset's train.csv and task.json for :data:`RAFT_SITECUSTOMIZE`; returns the
+    environment crfm-helm's process needs."""
+    settings = data.fetch("helm/datasets/raft/prompt_construction_settings.jsonl")
+    for folder in (output / "scenarios" / "raft", output / "scenarios" / "raft" / "data"):
+        folder.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(settings, folder / "prompt_construction_settings.json")
+    raft = work / "raft"
+    for subset in RAFT_SUBSETS:
+        (raft / subset).mkdir(parents=True, exist_ok=True)
+        for name in ("train.csv", "task.json"):
+            shutil.copyfile(data.fetch(f"helm/datasets/raft/{subset}/{name}"), raft / subset / name)
+    (work / "site").mkdir(exist_ok=True)
+    (work / "site" / "sitecustomize.py").write_text(RAFT_SITECUSTOMIZE)
+    return {"HELMLITE_RAFT_DIR": str(raft), "PYTHONPATH": str(work / "site")}
+
+
 def helm_prompts(run_dir: Path) -> dict[tuple[int, str], list[str]]:
     """(train trial, perturbation name or "identity") → prompts in crfm-helm's request order (``scenario_state.json``)."""
     state = json.loads((run_dir / "scenario_state.json").read_text())
@@ -79,14 +132,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--helm-venv", default="/tmp/helm-venv")
     parser.add_argument("--workdir", help="default: a fresh temporary folder")
+    parser.add_argument("--only", help="run only the entries that start with this (e.g. raft)")
     args = parser.parse_args()
     work = Path(args.workdir or tempfile.mkdtemp(prefix="helm-prompts-")).absolute()
     model_dir = prepare(MODEL)
     write_prod_env(work / "prod_env", model_dir)
     place_data(work / "benchmark_output")
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false",
+           **place_raft(work, work / "benchmark_output")}
     results = {}
     for entry, max_eval, trials in ENTRIES:
+        if args.only and not entry.startswith(args.only):
+            continue
         command = [f"{args.helm_venv}/bin/helm-run", "--run-entries", f"{entry},model={DEPLOYMENT}", "--suite", "prompts",
                    "--max-eval-instances", str(max_eval), "--num-train-trials", str(trials), "--local-path", "prod_env",
                    "--output-path", "benchmark_output", "--dry-run", "--exit-on-error"]

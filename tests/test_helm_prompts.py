@@ -55,3 +55,45 @@ def test_prompts_are_crfm_helms(mirrored_cache, key):
                               "adapter": {"method": "multiple_choice_joint", "selection": "helm_compat", "seed": trial}})
     prompts = [prompt for _, prompt in adapted_prompts(spec)]
     assert (len(prompts), prompt_hash(prompts)) == CRFM_HELM[key]
+
+
+# RAFT with HELM's task instructions and field order (the mirror's prompt_construction_settings.jsonl placed where
+# crfm-helm's RAFTScenario reads it, its ``datasets.load_dataset("ought/raft")`` answered from the mirror's train.csv),
+# HELM's generation adapter spec: (prompts, sha256) from crfm-helm 0.5.16's dry run, 2026-12-05
+# (``benchmarks/helm_prompt_hashes.py --only raft``)
+CRFM_HELM_RAFT = {
+    "ade_corpus_v2": (40, "8f38df04828927cafa4b48e9c2d03d2bb4fb4cade291f9e95bac85b9e6b94ca5"),
+    "banking_77": (40, "2214fc5c150b39c45d6e1b011b7f5bd1ffe22c3e01f91cbdbf1fff27954e3d36"),
+    "one_stop_english": (40, "d79a80b922ce4ed172759088aae371860950bda484aa0ac9498c47e398d2e411"),
+    "terms_of_service": (40, "56338b0d7f326b60fe33573b4ef85e7ae6ee685809ef4c97087ff8d66c12d1e3"),
+    "tai_safety_research": (40, "a4dbfb5bd501f6e9659cbe4e63e7a3f0a371595405051fb4f27931af13e0e6ed"),
+}
+
+
+@pytest.mark.parametrize("subset", list(CRFM_HELM_RAFT))
+def test_raft_prompts_carry_helms_instructions(mirrored_cache, subset):
+    """RAFT's default (HELM's generation spec) under helm_compat: crfm-helm's prompts byte for byte — the subset's
+    instructions, five in-context examples, then the instance, fields in the settings file's order."""
+    spec = RunSpec.from_dict({"scenario": "raft", "model": "smollm2-135m", "args": {"subset": subset}, "max_instances": 1000,
+                              "adapter": {"selection": "helm_compat"}})
+    prompts = [prompt for _, prompt in adapted_prompts(spec)]
+    assert (len(prompts), prompt_hash(prompts)) == CRFM_HELM_RAFT[subset]
+    assert prompts[0].startswith(spec.adapter.instructions + "\n\n")
+
+
+def test_raft_adapter_spec_is_helms(mirrored_cache):
+    """Every field of crfm-helm 0.5.16's ``get_raft_spec`` (``get_generation_adapter_spec(instructions,
+    input_noun=None, output_noun="Label", max_tokens=30)``, copied here from its source): generation, no input prefix,
+    a newline after the input, "Label: " (helmlite writes "Label:" and adds the space before the answer, as the byte
+    test above shows), a newline after each example, 5 examples, one greedy output of at most 30 tokens stopped at a
+    newline; quasi-exact match the main metric (``RAFTScenario.get_metadata``)."""
+    from helmlite.scenarios import scenario
+    from helmlite.scenarios.raft import prompt_settings
+
+    spec = RunSpec.from_dict({"scenario": "raft", "model": "m", "args": {"subset": "overruling"}})
+    adapter = spec.adapter
+    assert (adapter.method, adapter.input_prefix, adapter.input_suffix, adapter.output_prefix, adapter.output_suffix,
+            adapter.max_train_instances, adapter.max_tokens, adapter.stop_sequences, adapter.temperature) == (
+        "generation", "", "\n", "Label:", "\n", 5, 30, ("\n",), 0.0)
+    assert adapter.instructions == prompt_settings("overruling")[1] and adapter.instructions.startswith("In law, an overruling")
+    assert scenario("raft").main_metric == "quasi_exact_match"

@@ -71,11 +71,10 @@ ROWS: dict[str, dict[str, tuple[str, str, str]]] = {
         "split": ("datasets' train_test_split(test_size=0.8, seed=42): 10 train, 40 evaluated",
                   "the same split (helmlite.scenarios.raft.helm_split, tested against datasets itself)", "same"),
         "prompt layout": ("the subset's task instructions, fields as in RAFT's prompt settings, 'Label:', 30 tokens",
-                          "no task instructions (crfm-helm downloads them from its prompt settings file, "
-                          "PROMPT_SETTINGS_URL in raft_scenario.py, which is not in the mirror), the fields, 'Label:'; "
-                          "labels scored by log-probability; with internet access, crfm-helm's raft:subset=<s> run spec "
-                          "and `helmlite import helm RUN_DIR --split test --main-metric quasi_exact_match` give HELM's "
-                          "prompts and scores", "differs"),
+                          "the same: instructions and field order from the prompt settings file (oughtinc/raft-baselines' "
+                          "copy; crfm-helm downloads its own from PROMPT_SETTINGS_URL in raft_scenario.py — byte identity "
+                          "of the two files unverified), generation with 'Label:', 30 tokens, stop at a newline; "
+                          "crfm-helm's prompts byte for byte on five subsets (tests/test_helm_prompts.py)", "same"),
     },
     "boolq": {
         "dataset": ("BoolQ (Clark et al. 2019), train/dev (~12.7k); as contrasts, every perturbed question whose "
