@@ -118,8 +118,12 @@ def write_prod_env(folder: Path, model_dir: Path, max_sequence_length: int = 819
 
 
 def write_mmlu(output: Path, subjects) -> None:
-    """The mirror's MMLU files (header, answers 0-3) in HELM's layout (no header, letter answers)."""
+    """The mirror's MMLU files (header, answers 0-3) in HELM's layout (no header, letter answers), and its validation
+    files, already in that layout, as they are (HELM's MMLUScenario loads val beside test)."""
     for subject in subjects:
+        val = output / "scenarios" / "mmlu" / "data" / "val" / f"{subject}_val.csv"
+        val.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(data.fetch(f"helm/datasets/mmlu/val_raw/{subject}_val.csv"), val)
         for split in ("dev", "test"):
             target = output / "scenarios" / "mmlu" / "data" / split / f"{subject}_{split}.csv"
             target.parent.mkdir(parents=True, exist_ok=True)

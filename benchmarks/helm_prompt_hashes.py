@@ -47,6 +47,9 @@ ENTRIES = [("truthful_qa:task=mc_single,method=multiple_choice_joint", 1000, 1),
            ("bbq:subject=Age,method=multiple_choice_joint", 200, 1),
            ("bbq:subject=Religion,method=multiple_choice_joint", 200, 1),
            ("mmlu:subject=us_foreign_policy,method=multiple_choice_joint", 1000, 3),
+           # with the validation split HELM evaluates beside test: a CRLF file and questions over several lines
+           ("mmlu:subject=college_chemistry,method=multiple_choice_joint", 1000, 1),
+           ("mmlu:subject=econometrics,method=multiple_choice_joint", 1000, 1),
            # HELM's robustness perturbation (MildMixPerturbation) of the evaluated instances, seeded as HELM seeds it
            ("mmlu:subject=us_foreign_policy,method=multiple_choice_joint,data_augmentation=robustness", 1000, 1),
            ("bbq:subject=Age,method=multiple_choice_joint,data_augmentation=robustness", 200, 1),
@@ -61,7 +64,7 @@ def prompt_hash(prompts: list[str]) -> str:
 
 def place_data(output: Path) -> None:
     """The mirror's files where crfm-helm's scenarios look for their downloads."""
-    write_mmlu(output, ["us_foreign_policy"])
+    write_mmlu(output, ["us_foreign_policy", "college_chemistry", "econometrics"])
     truthful = output / "scenarios" / "truthful_qa" / "data" / "TruthfulQA.csv"
     truthful.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(data.fetch("helm/datasets/truthfulqa/TruthfulQA.csv"), truthful)

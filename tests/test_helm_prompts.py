@@ -23,16 +23,20 @@ CRFM_HELM = {
     ("truthfulqa", (), 1000, 0): (654, "22d2c1843a03c02d26d60fa2227ad065053c0c2e97c2d1d63c881fcb562f944f"),
     ("bbq", (("category", "Age"),), 200, 0): (200, "8835c176a048d57cd7f73816cf41cd241d3ba36749b9e1514a89748b65779f31"),
     ("bbq", (("category", "Religion"),), 200, 0): (200, "3140ce1b50fe001123390b6bcd2dc8b879919753175c703a595f24b7abe1282b"),
-    ("mmlu", (("subject", "us_foreign_policy"),), 1000, 0): (100, "acc7c482df5436ed26221c883ca8471c1607c15438bc18a4a30f94dda676c6ca"),
-    ("mmlu", (("subject", "us_foreign_policy"),), 1000, 1): (100, "2c24a3d568320d69103dff21b5159ca18d8c82df3bf596141459af07bc19353e"),
-    ("mmlu", (("subject", "us_foreign_policy"),), 1000, 2): (100, "d6cce5d0100177a135757e72b1b79f059531216171acf205ae7ce05f66d90c50"),
+    # MMLU with the validation split HELM evaluates beside test (val, then test: 11 + 100), 2026-12-05
+    ("mmlu", (("subject", "us_foreign_policy"),), 1000, 0): (111, "3d88c09d3bda74f3f385d36bcb98550b8e8bc148979279b830b04ab2f080c645"),
+    ("mmlu", (("subject", "us_foreign_policy"),), 1000, 1): (111, "ae29ae0a173aba2bcf7ea8785d7e6f434a84ba50897465898c460e97ebf2ff57"),
+    ("mmlu", (("subject", "us_foreign_policy"),), 1000, 2): (111, "edd68128068ade141433dd4d9b74a50feded21c97ce1f927d5052a8bd4cda5ad"),
+    # a validation file with CRLF line endings; questions spanning several lines (8 + 100, 12 + 114 evaluated)
+    ("mmlu", (("subject", "college_chemistry"),), 1000, 0): (108, "d162e007edf9b15dca27b47726304e9563fc87d001b7c9711dda4d5419597f0c"),
+    ("mmlu", (("subject", "econometrics"),), 1000, 0): (126, "15b2bc10ab8ffb1fc6cdce56903cf70c9dd68e5ca5989aad9e4f9409a84d919c"),
 }
 
 
 # HELM's robustness perturbation (``data_augmentation=robustness``: MildMixPerturbation of the evaluated instances),
 # the perturbed prompts alone, in crfm-helm's order: (prompts, sha256) from crfm-helm 0.5.16, 2026-12-02
 CRFM_HELM_ROBUSTNESS = {
-    ("mmlu", (("subject", "us_foreign_policy"),), 1000): (100, "035e055556a3680c9952cc20e4bd9f07c225e5d0d5ed54e43c66945f0a06601f"),
+    ("mmlu", (("subject", "us_foreign_policy"),), 1000): (111, "08442affd65df50f00070e0b123bb122336563bc80afad21d7f65dad6645348d"),  # with val, 2026-12-05
     ("bbq", (("category", "Age"),), 200): (200, "ff912db9abc929e07607fb2933adaff22342e4e1b17d67a5fa3bce5b6354a484"),
 }
 

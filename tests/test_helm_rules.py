@@ -137,12 +137,15 @@ def test_bold_samples_at_temperature_0_9(mirrored_cache):
 def test_helm_compat_subsample_keeps_helms_sampled_order(mirrored_cache):
     spec = RunSpec.from_dict({"scenario": "mmlu", "model": "m", "args": {"subject": "econometrics"}, "max_instances": 10})
     _, test = load_instances(spec, WordModel())
-    assert [i.id for i in test] == [f"mmlu/econometrics/test/{k}" for k in helm_eval_subsample(114, 10)]
-    # np.random.seed(0); np.random.choice(114 items, 10, replace=False) in crfm-helm's venv: 33, 10, 90, 7, 24, 73, 113, 22, 94, 2
-    assert [int(i.id.rsplit("/", 1)[1]) for i in test] == [33, 10, 90, 7, 24, 73, 113, 22, 94, 2]
+    # HELM's eval instances: econometrics' 12 validation questions, then its 114 test questions (MMLUScenario's load
+    # order); np.random.seed(0); np.random.choice(126, 10, replace=False) (numpy's legacy global stream, as HELM's
+    # downsample_eval_instances calls it): 8, 50, 43, 24, 63, 99, 54, 91, 7, 112
+    evaluated = [f"mmlu/econometrics/val/{k}" for k in range(12)] + [f"mmlu/econometrics/test/{k}" for k in range(114)]
+    assert [i.id for i in test] == [evaluated[k] for k in (8, 50, 43, 24, 63, 99, 54, 91, 7, 112)]
+    assert [i.id for i in test] == [evaluated[k] for k in helm_eval_subsample(126, 10)]
     hashed = RunSpec.from_dict({"scenario": "mmlu", "model": "m", "args": {"subject": "econometrics"}, "max_instances": 10,
                                 "adapter": {"selection": "hashed"}})
-    ids = [int(i.id.rsplit("/", 1)[1]) for i in load_instances(hashed, WordModel())[1]]
+    ids = [evaluated.index(i.id) for i in load_instances(hashed, WordModel())[1]]
     assert ids == sorted(ids)
 
 
@@ -166,7 +169,7 @@ def test_prompts_command_writes_jsonl_without_a_model(mirrored_cache, capsys):
     assert lines[0]["prompt"].startswith("The following are multiple choice questions (with answers) about computer security.\n\n")
     assert lines[0]["prompt"].endswith("\nAnswer:")
     assert cli.main(["prompts", "--scenario", "mmlu", "--arg", "subject=computer_security", "--selection", "hashed"]) == 0
-    assert len(capsys.readouterr().out.splitlines()) == 100  # every test item without --max-instances
+    assert len(capsys.readouterr().out.splitlines()) == 111  # every evaluated item without --max-instances: 11 val + 100 test
     assert cli.main(["prompts", "--scenario", "nope"]) == 2
     assert "unknown scenario 'nope'" in capsys.readouterr().err
 

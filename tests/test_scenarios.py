@@ -26,7 +26,7 @@ def split_counts(instances):
 
 # (scenario, args, (train, test), a known test instance: (id, substring of input, correct output))
 CASES = [
-    ("mmlu", {"subject": "abstract_algebra"}, (5, 100),
+    ("mmlu", {"subject": "abstract_algebra"}, (5, 111),  # dev; val (11, HELM evaluates it) + test (100)
      ("mmlu/abstract_algebra/test/0", "Q(sqrt(2), sqrt(3), sqrt(18))", "4")),
     ("boolq", {}, (21, 48), None),  # 69 passages after the file's template row
     ("imdb", {}, (100, 488), ("imdb/test/0", "What three words can guarantee you a terrible film?", "Negative")),
@@ -352,3 +352,26 @@ def test_niah_numbers_are_the_seeded_draw_of_seven_digit_numbers(mirrored_cache)
         instance = next(i for i in instances if i.metadata["context"] == context)
         assert instance.first_correct == drawn[0]
         assert {r.output for r in instance.references[1:]} <= set(drawn[1:])
+
+
+@pytest.mark.parametrize("subject, questions", [("abstract_algebra", 11), ("college_chemistry", 8),
+                                                ("computer_security", 11), ("econometrics", 12), ("us_foreign_policy", 11)])
+def test_mmlu_evaluates_the_validation_split_as_helm_does(mirrored_cache, subject, questions):
+    """HELM's MMLUScenario loads val beside test (its eval splits), in the order dev, val, test. The raw files (no
+    header, letter answers) are read as crfm-helm reads them: college_chemistry_val.csv has CRLF line endings and
+    econometrics_val.csv questions spanning several lines — no carriage return reaches an instance, and each file's
+    rows (counted by Python's csv module on the file in universal-newline mode) become one question each."""
+    import csv
+
+    from helmlite import data
+
+    instances = scenario("mmlu").load(subject=subject)
+    val = [i for i in instances if f"/{subject}/val/" in i.id]
+    with open(data.fetch(f"helm/datasets/mmlu/val_raw/{subject}_val.csv"), encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))
+    assert len(val) == len(rows) == questions and all(i.split == TEST for i in val)
+    assert [i.split for i in instances] == [TRAIN] * 5 + [TEST] * (len(instances) - 5)
+    first_test = next(k for k, i in enumerate(instances) if "/test/" in i.id)
+    assert instances[5:first_test] == val  # val before test, as HELM loads them
+    assert not any("\r" in i.input or any("\r" in r.output for r in i.references) for i in val)
+    assert [i.first_correct for i in val] == [row[1 + "ABCD".index(row[-1])] for row in rows]

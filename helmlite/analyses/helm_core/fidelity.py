@@ -36,13 +36,18 @@ HELM_METHOD = {"mmlu": "multiple_choice_joint", "truthfulqa": "multiple_choice_j
 # (HELM, helmlite, same) per scenario and aspect, for the aspects not read from the registry.
 ROWS: dict[str, dict[str, tuple[str, str, str]]] = {
     "mmlu": {
-        "dataset": ("MMLU (Hendrycks et al. 2021), five subjects", "the same CSVs (mirror)", "same"),
-        "split": ("in-context examples from dev; evaluates valid + test (EVAL_SPLITS)",
-                  "in-context examples from dev; evaluates test only (the mirror has no valid CSVs)", "partly"),
+        "dataset": ("MMLU (Hendrycks et al. 2021), five subjects", "the same questions (mirror: dev and test reformatted, "
+                    "val in the raw layout from a third-party copy of data/val, not checked against data.tar byte for "
+                    "byte)", "same"),
+        "split": ("in-context examples from dev; evaluates valid + test (EVAL_SPLITS), in that order, subsampled by "
+                  "np.random.choice when max_eval_instances is smaller",
+                  "the same: val then test evaluated, HELM's subsample and order under adapter.selection=helm_compat",
+                  "same"),
         "prompt layout": ("instructions naming the subject, 'Question: ', lettered options, 'Answer:'",
-                          "crfm-helm's, byte for byte with the joint method under adapter.selection=helm_compat (3 train "
-                          "trials hashed against helm-run --dry-run: tests/test_helm_prompts.py); the default config "
-                          "scores the answers separately", "same"),
+                          "crfm-helm's, byte for byte with the joint method under adapter.selection=helm_compat, val "
+                          "included (us_foreign_policy in 3 train trials and under the robustness perturbation, "
+                          "college_chemistry, econometrics, hashed against helm-run --dry-run: tests/test_helm_prompts.py); "
+                          "the default config scores the answers separately", "same"),
     },
     "truthfulqa": {
         "dataset": ("TruthfulQA (Lin et al. 2022) mc_single: the best answer vs all incorrect answers, each + '.'",
