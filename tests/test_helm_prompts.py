@@ -18,6 +18,12 @@ from helmlite.runspec import RunSpec
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from helm_prompt_hashes import prompt_hash  # noqa: E402
 
+def hashed_prompts(spec: RunSpec, variant: str = "identity") -> tuple[int, str]:
+    """(number, sha256) of ``helmlite prompts``' prompts for ``spec`` — what crfm-helm's values below count and hash."""
+    prompts = [prompt for _, prompt in adapted_prompts(spec, variant=variant)]
+    return len(prompts), prompt_hash(prompts)
+
+
 # (helmlite scenario, args, max instances, train trial) → (prompts, sha256) from crfm-helm 0.5.16, 2026-12-01
 CRFM_HELM = {
     ("truthfulqa", (), 1000, 0): (654, "22d2c1843a03c02d26d60fa2227ad065053c0c2e97c2d1d63c881fcb562f944f"),
@@ -48,8 +54,7 @@ def test_perturbed_prompts_are_crfm_helms(mirrored_cache, key):
     name, args, max_instances = key
     spec = RunSpec.from_dict({"scenario": name, "model": "smollm2-135m", "args": dict(args), "max_instances": max_instances,
                               "perturbations": ["robustness"], "adapter": {"method": "multiple_choice_joint", "selection": "helm_compat"}})
-    prompts = [prompt for _, prompt in adapted_prompts(spec, variant="robustness")]
-    assert (len(prompts), prompt_hash(prompts)) == CRFM_HELM_ROBUSTNESS[key]
+    assert hashed_prompts(spec, "robustness") == CRFM_HELM_ROBUSTNESS[key]
 
 
 @pytest.mark.parametrize("key", list(CRFM_HELM), ids=[f"{k[0]}-{dict(k[1])}-trial{k[3]}" for k in CRFM_HELM])
@@ -57,8 +62,7 @@ def test_prompts_are_crfm_helms(mirrored_cache, key):
     name, args, max_instances, trial = key
     spec = RunSpec.from_dict({"scenario": name, "model": "smollm2-135m", "args": dict(args), "max_instances": max_instances,
                               "adapter": {"method": "multiple_choice_joint", "selection": "helm_compat", "seed": trial}})
-    prompts = [prompt for _, prompt in adapted_prompts(spec)]
-    assert (len(prompts), prompt_hash(prompts)) == CRFM_HELM[key]
+    assert hashed_prompts(spec) == CRFM_HELM[key]
 
 
 # RAFT with HELM's task instructions and field order (the mirror's prompt_construction_settings.jsonl placed where
@@ -80,9 +84,8 @@ def test_raft_prompts_carry_helms_instructions(mirrored_cache, subset):
     instructions, five in-context examples, then the instance, fields in the settings file's order."""
     spec = RunSpec.from_dict({"scenario": "raft", "model": "smollm2-135m", "args": {"subset": subset}, "max_instances": 1000,
                               "adapter": {"selection": "helm_compat"}})
-    prompts = [prompt for _, prompt in adapted_prompts(spec)]
-    assert (len(prompts), prompt_hash(prompts)) == CRFM_HELM_RAFT[subset]
-    assert prompts[0].startswith(spec.adapter.instructions + "\n\n")
+    assert hashed_prompts(spec) == CRFM_HELM_RAFT[subset]
+    assert adapted_prompts(spec)[0][1].startswith(spec.adapter.instructions + "\n\n")
 
 
 def test_raft_adapter_spec_is_helms(mirrored_cache):

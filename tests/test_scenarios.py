@@ -375,3 +375,17 @@ def test_mmlu_evaluates_the_validation_split_as_helm_does(mirrored_cache, subjec
     assert instances[5:first_test] == val  # val before test, as HELM loads them
     assert not any("\r" in i.input or any("\r" in r.output for r in i.references) for i in val)
     assert [i.first_correct for i in val] == [row[1 + "ABCD".index(row[-1])] for row in rows]
+
+
+@pytest.mark.parametrize("answer", ["", "E", "b"])
+def test_a_raw_mmlu_row_without_a_valid_answer_letter_is_refused(tmp_path, monkeypatch, answer):
+    """One line naming the file and the row (an empty answer once slipped through: "" is in every string)."""
+    from helmlite import data
+    from helmlite._jsonl import DataFormatError
+    from helmlite.scenarios import mmlu
+
+    path = tmp_path / "x_val.csv"
+    path.write_text(f"Q?,a,b,c,d,{answer}\n", encoding="utf-8")
+    monkeypatch.setattr(data, "fetch", lambda name: path)
+    with pytest.raises(DataFormatError, match=r"x_val.csv, row 1: expected a question, its choices and the answer's letter"):
+        mmlu._read_raw("x", "val", TEST)

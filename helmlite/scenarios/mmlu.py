@@ -49,7 +49,7 @@ def _read_raw(subject: str, split: str, label: str) -> list[Instance]:
     out = []
     with open(path, encoding="utf-8") as handle:  # universal newlines, as crfm-helm opens it
         for number, row in enumerate(csv.reader(handle, delimiter=","), start=1):
-            if len(row) < 3 or row[-1] not in "ABCDE"[:len(row) - 2]:
+            if len(row) < 3 or row[-1] not in tuple("ABCDE"[:len(row) - 2]):  # a tuple: "" is in every string
                 raise DataFormatError(f"{path}, row {number}: expected a question, its choices and the answer's letter, "
                                       f"got {len(row)} fields ending in {row[-1] if row else ''!r}")
             choices = row[1:-1]
@@ -65,7 +65,7 @@ def _instructions(subject: str = "abstract_algebra") -> dict:
 
 
 @register("mmlu", main_metric="exact_match", default_method="multiple_choice_separate", methods="choices", data=_FILES, adapter_args=_instructions,
-          choices={"subject": SUBJECTS})  # TODO(#51): raise version (val added) with tests/test_runner.py updated
+          choices={"subject": SUBJECTS}, version=2)  # 2 (2026-12-05): validation evaluated beside test, as HELM
 def load(subject: str = "abstract_algebra") -> list[Instance]:
     """MMLU, one of HELM's five subjects (dev → train; val, then test → evaluated)."""
     if subject not in SUBJECTS:
