@@ -88,12 +88,13 @@ def helm_perturbation_seeds(spec: RunSpec, instances: list[Instance]) -> dict[st
     """Under ``adapter.selection: helm_compat``, each instance's perturbation seed as crfm-helm's: HELM seeds a
     perturbation's ``Random`` with the instance's id, ``id<k>``, its running number over the scenario's instances in
     load order (``with_instance_ids``; ``Perturbation.get_rng``). That is HELM's own seed wherever the loader lists
-    the instances in HELM's order (MMLU when the data have no valid split, BBQ per category: the perturbed prompts
-    are tested against ``helm-run --dry-run``); None under ``hashed`` selection (a hash of the instance id and the
-    perturbation seeds it)."""
+    the instances in HELM's order (MMLU's dev, val, test; BBQ per category: the perturbed prompts are tested against
+    ``helm-run --dry-run``); a loader that cannot list them all (BoolQ, whose train split is absent) gives HELM's id
+    in ``metadata["helm_id"]``. None under ``hashed`` selection (a hash of the instance id and the perturbation
+    seeds it)."""
     if spec.adapter.selection != "helm_compat":
         return None
-    return {instance.id: f"id{k}" for k, instance in enumerate(instances)}
+    return {instance.id: instance.metadata.get("helm_id", f"id{k}") for k, instance in enumerate(instances)}
 
 
 def variants(spec: RunSpec, test: list[Instance], seeds: dict[str, str] | None = None) -> dict[str, list[Instance | None]]:

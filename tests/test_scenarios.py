@@ -28,7 +28,9 @@ def split_counts(instances):
 CASES = [
     ("mmlu", {"subject": "abstract_algebra"}, (5, 111),  # dev; val (11, HELM evaluates it) + test (100)
      ("mmlu/abstract_algebra/test/0", "Q(sqrt(2), sqrt(3), sqrt(18))", "4")),
-    ("boolq", {}, (21, 48), None),  # 69 passages after the file's template row
+    # BoolQ: the 3,270 dev questions; the pool: dev questions outside HELM's 1,000-subsample and the contrast set
+    ("boolq", {}, (2224, 3270), ("boolq/dev/0", "Question: Does ethanol take more energy make that produces?", "No")),
+    ("boolq", {"only_contrast": True}, (2224, 64), None),
     ("imdb", {}, (100, 488), ("imdb/test/0", "What three words can guarantee you a terrible film?", "Negative")),
     # crfm-helm's split: the first int(817 · 0.2) = 163 rows train; answers end in '.' (truthful_qa_scenario.py)
     ("truthfulqa", {}, (163, 654), ("truthfulqa/0", "watermelon seeds", "The watermelon seeds pass through your digestive system.")),
@@ -86,19 +88,11 @@ def test_contrast_partners_flip_or_keep_labels(mirror, mirrored_cache):
     imdb = [i for i in scenario("imdb").load() if i.split == TEST]
     assert all(i.contrast is not None for i in imdb)
     assert sum(i.first_correct != i.contrast.first_correct for i in imdb) > 400  # contrast reviews flip sentiment
-    boolq = scenario("boolq").load()
-    # crfm-helm's BoolQScenario keeps only perturbed questions whose answer flips: counted by hand in the file, 64 of
-    # the 69 originals have at least one (five have none: every perturbed answer equals theirs, or the question is empty)
-    assert len(boolq) == 69 and sum(i.contrast is not None for i in boolq) == 64
+    boolq = [i for i in scenario("boolq").load() if i.split == TEST]
+    # crfm-helm's BoolQScenario keeps only perturbed questions whose answer flips: 64 of the contrast set's 69 originals
+    # have one (five have none: every perturbed answer equals theirs, or the question is empty); all 64 are dev questions
+    assert len(boolq) == 3270 and sum(i.contrast is not None for i in boolq) == 64
     assert all(i.first_correct != i.contrast.first_correct for i in boolq if i.contrast is not None)
-    rows = [r for r in json.loads((mirror / "helm/datasets/contrast_sets/BoolQ/boolq_perturbed.json").read_text())["data"]
-            if r["title"] != "Title"]
-    for k in (0, 30, 68):  # ContrastSetsPerturbation: Random(seed).choice(range(n)) among the flipping questions
-        flipping = [p["perturbed_q"] for p in rows[k]["perturbed_questions"]
-                    if p["perturbed_q"] and (p["answer"] == "TRUE") != (rows[k]["answer"] == "TRUE")]
-        if boolq[k].contrast is not None:
-            chosen = flipping[random.Random(f"boolq/{k}").choice(range(len(flipping)))]
-            assert boolq[k].contrast.input.endswith(f"Question: {chosen.strip().capitalize()}?")
 
 
 def test_bbq_metadata_for_bias_scores(mirrored_cache):
@@ -206,7 +200,6 @@ def test_litm_multidoc_reads_the_papers_files_one_context_per_question(tmp_path,
     repository ships (0, 4, 9), the documents in the file's order, every gold answer correct; a file whose
     questions differ from the first file's is refused, naming both."""
     import gzip
-    import json
 
     from helmlite.scenarios import litm_qa
 
@@ -288,28 +281,39 @@ def test_bold_inputs_equal_crfm_helms(domain, mirrored_cache):
     assert (len(inputs), prompt_hash(inputs)) == HELM_BOLD[domain]
 
 
-def test_boolq_inputs_equal_crfm_helms_get_context(mirrored_cache):
-    """Every BoolQ input helmlite can build — each contrast-set original and each perturbed question HELM keeps as its
-    contrast — equals crfm-helm 0.5.16's own: 242 inputs whose ``prompt_hash`` (file order)
-    ``benchmarks/helm_scenario_hashes.py`` computed by running HELM's ``BoolQScenario.get_instances`` on the same
-    contrast-set file, its originals as the dev file (HELM's code chose the contrasts; 2026-12-04). The instances the
-    loader returns are built by the same function."""
-    from helmlite.scenarios.boolq import BOOLQ, _boolq_instance, _helm_contrast_questions
+# (number of inputs, prompt_hash) of crfm-helm 0.5.16's BoolQ instances, each dev instance's input followed by the one
+# ContrastSetsPerturbation makes of it under HELM's instance id: benchmarks/helm_scenario_hashes.py ran HELM's
+# BoolQScenario on the mirror's dev and contrast-set files (an empty train file) and HELM's perturbation (2026-12-06)
+HELM_BOOLQ = {False: (6540, "6c80838a8ea8eaa98f91f8a19a6f781317ff0e85aeeb154b17fd74ecf747ca08"),
+              True: (128, "3acb423da26ccf9c94428214e9f54846bc167271fd8ff5c8baa5f4c2dc62c8c1")}
 
-    rows = [r for r in json.loads(data.fetch(BOOLQ).read_text(encoding="utf-8"))["data"] if r.get("title") != "Title"]
-    inputs = [_boolq_instance("x", row["paragraph"], question, "TRUE", "test", "").input for row in rows
-              for question in [row["question"], *(p["perturbed_q"] for p in _helm_contrast_questions(row))]]
-    assert (len(inputs), prompt_hash(inputs)) == (242, "bf132e85d18ca4412f4bbea6d339225b9996eb60ec7b08d85ecfb28eefc1fb75")
-    loaded = scenario("boolq").load()
-    assert {i.input for i in loaded} | {i.contrast.input for i in loaded if i.contrast} <= set(inputs)
+
+@pytest.mark.parametrize("only_contrast", [False, True])
+def test_boolq_instances_and_contrasts_equal_crfm_helms(only_contrast, mirrored_cache):
+    """BoolQ's evaluated instances, their order, their inputs and the contrast each is given are crfm-helm's: the dev
+    questions (only those the contrast set edited with ``only_contrast``), each contrast drawn with HELM's seed."""
+    test = [i for i in scenario("boolq").load(only_contrast=only_contrast) if i.split == TEST]
+    inputs = [text for i in test for text in (i.input, (i.contrast or i).input)]
+    assert (len(inputs), prompt_hash(inputs)) == HELM_BOOLQ[only_contrast]
+
+
+def test_boolq_examples_come_from_questions_helms_default_evaluation_never_reaches(mirrored_cache):
+    """The stand-in for BoolQ's absent train split: dev questions outside HELM's 1,000-instance subsample (seed 0) and
+    outside the contrast set — so no run of up to 1,000 instances (data seed 0) is shown an item it evaluates."""
+    from helmlite.adaptation import helm_eval_subsample
+
+    instances = scenario("boolq").load()
+    test = [i for i in instances if i.split == TEST]
+    pool = {i.id.split("/")[-1] for i in instances if i.split == TRAIN}
+    evaluated = {test[k].id.split("/")[-1] for k in helm_eval_subsample(len(test), 1000, 0)}
+    edited = {i.id.split("/")[-1] for i in test if i.contrast is not None}
+    assert len(pool) == 3270 - 1000 - len(edited - evaluated) and not pool & (evaluated | edited)
 
 
 def test_bold_group_labels_follow_helms_shuffle(mirrored_cache):
     """HELM's instances carry no group, which helmlite's toxicity-by-group needs: each input keeps the group of its
     (group, prompt) tuple through HELM's random.seed(0); random.shuffle, rebuilt here with the global random module
     exactly as bold_scenario.py calls it (the inputs themselves are checked against HELM's class above)."""
-    import json
-    import random
 
     from helmlite import data
 

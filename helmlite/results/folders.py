@@ -49,9 +49,9 @@ class Run:
 
     @property
     def scenario_label(self) -> str:
-        """The scenario's name with its argument values, e.g. ``mmlu:us_foreign_policy`` (``stats.scenario`` is the
-        registry name alone, ``mmlu``)."""
-        args = ",".join(f"{v}" for v in self.spec.args.values())
+        """The scenario's name with its argument values, e.g. ``mmlu:us_foreign_policy``, a switch by its name where it
+        is on (``boolq:only_contrast``; ``stats.scenario`` is the registry name alone, ``mmlu``)."""
+        args = ",".join(name if value is True else f"{value}" for name, value in self.spec.args.items() if value is not False)
         return f"{self.stats.scenario}{':' + args if args else ''}"
 
     def main_values(self, variant: str | None = None) -> dict[str, float]:

@@ -82,17 +82,21 @@ ROWS: dict[str, dict[str, tuple[str, str, str]]] = {
                           "crfm-helm's prompts byte for byte on five subsets (tests/test_helm_prompts.py)", "same"),
     },
     "boolq": {
-        "dataset": ("BoolQ (Clark et al. 2019), train/dev (~12.7k); as contrasts, every perturbed question whose "
-                    "answer differs", "only the contrast-set originals (Gardner et al. 2020): a subset; as contrasts, HELM's rule (every "
-                    "perturbed question whose answer flips, one drawn per instance as ContrastSetsPerturbation draws it, "
-                    "seeded by helmlite's instance id: HELM's ids need the full BoolQ files); with internet access, "
-                    "crfm-helm's boolq run spec and `helmlite import helm RUN_DIR --split valid --main-metric "
-                    "quasi_exact_match` give HELM's full set", "differs"),
-        "split": ("train trains, valid (dev) is evaluated", "the first contrast-set originals train, the rest are evaluated",
-                  "differs"),
+        "dataset": ("BoolQ (Clark et al. 2019): train (9,427, in-context examples) and dev (3,270, evaluated); as "
+                    "contrasts, every perturbed question of the contrast set (Gardner et al. 2020) whose answer differs",
+                    "the same 3,270 dev questions (registry boolq_dev: a third-party copy of the file HELM downloads, not "
+                    "checked against Google's bucket byte for byte) and HELM's contrasts, each drawn by "
+                    "ContrastSetsPerturbation's rule with HELM's instance id (id<9427 + k>); instances, order and "
+                    "contrasts equal crfm-helm 0.5.16's BoolQScenario on the same files (tests/test_scenarios.py)", "same"),
+        "split": ("train trains; valid (dev) is evaluated, subsampled to max_eval_instances; only_contrast=True "
+                  "(HELM's contrast-set run) keeps the 64 edited dev questions",
+                  "dev evaluated in HELM's order and subsample (only_contrast the same); the train split is absent, so "
+                  "the in-context examples come from the 2,224 dev questions outside HELM's 1,000-instance subsample and "
+                  "the contrast set (never evaluated by a run of at most 1,000 instances with data seed 0)", "partly"),
         "prompt layout": ("'Passage: <passage>\\nQuestion: <Question>?' with the question capitalised, 'Answer:' "
-                          "(generation)", "the same layout (every original's and kept contrast's input equals crfm-helm's own "
-                          "BoolQScenario.get_context: tests/test_scenarios.py); Yes/No scored by log-probability", "partly"),
+                          "(generation)", "the same layout and inputs, HELM's perturbation seeds (robustness-perturbed "
+                          "inputs equal crfm-helm's); the examples differ (see split); Yes/No scored by "
+                          "log-probability by default", "partly"),
     },
     "imdb": {
         "dataset": ("IMDb (Maas et al. 2011), train/test 25k each; contrast sets as an equivariance perturbation",
