@@ -20,7 +20,12 @@ def test_live_claims_follow_the_schema_and_small_n_is_inconclusive():
                          {"scenario": "nq", "method": "generation", "difference": 0.01, "ci_low": -0.2, "ci_high": 0.2,
                           "n": 8, "p_value": 0.9, "discordance": math.nan, "test": "paired-bootstrap"}])
     deltas = pd.DataFrame([{"model": "m", "scenario": "mmlu", "perturbation": "robustness", "delta": -0.02, "ci_low": -0.1,
-                            "ci_high": 0.05, "n": 50, "p_value": 0.6, "discordance": 0.1, "test": "newcombe-score/mcnemar-exact"}])
+                            "ci_high": 0.05, "n": 50, "p_value": 0.6, "discordance": 0.1, "test": "newcombe-score/mcnemar-exact"},
+                           # HELM's fairness perturbations are claimed as robustness is; "contrast" is not a headline claim
+                           {"model": "m", "scenario": "mmlu", "perturbation": "dialect", "delta": -0.3, "ci_low": -0.42,
+                            "ci_high": -0.18, "n": 50, "p_value": 2 * 0.5**15, "discordance": 0.3, "test": "newcombe-score/mcnemar-exact"},
+                           {"model": "m", "scenario": "boolq", "perturbation": "contrast", "delta": -0.3, "ci_low": -0.42,
+                            "ci_high": -0.18, "n": 50, "p_value": 2 * 0.5**15, "discordance": 0.3, "test": "newcombe-score/mcnemar-exact"}])
     calibration = pd.DataFrame([{"model": "m", "scenario": "mmlu", "ece_10": 0.30, "n": 200, "ece_if_calibrated": 0.08,
                                  "ece_if_calibrated_q95": 0.11, "p_calibrated": 1 / 2001, "p_two_sided": 2 / 2001,
                                  "p_floor": 2 / 2001, "direction": "overconfident", "calibration_error": 0.21,
@@ -28,8 +33,11 @@ def test_live_claims_follow_the_schema_and_small_n_is_inconclusive():
     table = claims.claims_table(helm_claims.live_claims(diff, deltas, calibration))
     claims.check_claims_table(table)
     verdicts = dict(zip(table["quantity"], table["verdict"]))
-    assert "live:model_difference:nq" not in verdicts and len(table) == 4
-    # 18 discordant pairs all one way: Holm over 4 claims keeps p far below 0.05
+    assert "live:model_difference:nq" not in verdicts and len(table) == 5
+    # 15 discordant pairs all one way (p = 2 · 0.5^15, Holm over 5 claims: far below 0.05)
+    assert verdicts["live:dialect_delta:m:mmlu"] == "supported"
+    assert "dialect (fairness) perturbation" in table.set_index("quantity").loc["live:dialect_delta:m:mmlu", "claim"]
+    # 18 discordant pairs all one way: Holm over 5 claims keeps p far below 0.05
     assert verdicts["live:model_difference:mmlu"] == "supported"
     assert verdicts["live:model_difference:boolq"] == "inconclusive"  # n = 3: no verdict possible
     assert "MDE at n = 3" in table.set_index("quantity").loc["live:model_difference:boolq", "evidence"]

@@ -262,6 +262,11 @@ def test_headline_claims_follow_the_runs():
     claim = "robustness perturbation lowers a's accuracy on its 2 perturbed multiple-choice runs, pooled"
     assert pooled[claim]["n"] == 200 and "robustness perturbation lowers a's accuracy on mmlu" not in pooled
     assert pooled[claim]["mde"] == pytest.approx(planned_claims.paired(200)[0])
+    # a fairness perturbation (HELM's dialect) gets its own claim, per scenario or pooled, beside robustness's
+    fair = {row["claim"]: row for row in planned_claims.headline_claims(
+        both + [run("helm_core", "b", "bbq", perturbations=["dialect"], n=80)])}
+    assert fair["dialect perturbation lowers b's accuracy on bbq"]["n"] == 80 and claim in fair
+    assert not any(name.startswith("dialect perturbation lowers a") for name in fair)
     # shots: 0 → 1 always; "the 0 → 1 step is the largest" only with a later level, its MDE by hand:
     # by hand: var((x1 − x0) − (x2 − x1)) = ψ + ψ − 2·(−ψ/2) = 3ψ when every pair of levels disagrees on a share ψ,
     # (1.9600 + 0.8416)·√(3·0.25)/√100 = 0.2426 (undecidable at 100 items); seeds: Cochran's Q on the SD scale

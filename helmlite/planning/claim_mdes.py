@@ -40,6 +40,7 @@ from scipy.special import ndtri
 
 from ..adaptation import MULTIPLE_CHOICE_METHODS as MC_METHODS
 from ..metrics import calibration_error_test
+from ..perturbations import PERTURBATIONS
 from ..stats import power
 
 PLANNING_DISCORDANCE = 0.25
@@ -103,9 +104,9 @@ def _label(run: dict) -> str:
     return run["scenario_label"]
 
 
-def _perturbed(core: list[dict], model: str) -> list[dict]:
-    """``model``'s multiple-choice runs under HELM's robustness perturbation."""
-    return [r for r in core if r["model"] == model and "robustness" in r["perturbations"]]
+def _perturbed(core: list[dict], model: str, name: str) -> list[dict]:
+    """``model``'s multiple-choice runs under HELM's perturbation ``name`` (robustness, dialect, gender, race)."""
+    return [r for r in core if r["model"] == model and name in r["perturbations"]]
 
 
 def headline_claims(runs: list[dict]) -> list[dict]:
@@ -128,18 +129,20 @@ def headline_claims(runs: list[dict]) -> list[dict]:
             add("helm_core", f"instruct vs base differ on {label}", min(r["instances"] for r in members),
                 paired(min(r["instances"] for r in members)))
         for run in sorted(members, key=lambda r: r["model"]):
-            if "robustness" in run["perturbations"] and _perturbed(core, run["model"]) == [run]:
-                add("helm_core", f"robustness perturbation lowers {run['model']}'s accuracy on {label}", run["instances"],
-                    paired(run["instances"]))
+            for name in PERTURBATIONS:
+                if name in run["perturbations"] and _perturbed(core, run["model"], name) == [run]:
+                    add("helm_core", f"{name} perturbation lowers {run['model']}'s accuracy on {label}", run["instances"],
+                        paired(run["instances"]))
             if sum(r["model"] == run["model"] for r in core) < 2:
                 add("helm_core", f"{run['model']} is miscalibrated on {label} (ECE test)", run["instances"],
                     calibration([(run["instances"], run["choices"])]))
     for model in sorted({r["model"] for r in core}):
-        perturbed = _perturbed(core, model)
-        if len(perturbed) >= 2:  # notebook 01's headline robustness claim pools a model's perturbed multiple-choice runs
-            n = sum(r["instances"] for r in perturbed)
-            add("helm_core", f"robustness perturbation lowers {model}'s accuracy on its {len(perturbed)} perturbed "
-                             "multiple-choice runs, pooled", n, paired(n))
+        for name in PERTURBATIONS:
+            perturbed = _perturbed(core, model, name)
+            if len(perturbed) >= 2:  # notebook 01's headline perturbation claims pool a model's perturbed multiple-choice runs
+                n = sum(r["instances"] for r in perturbed)
+                add("helm_core", f"{name} perturbation lowers {model}'s accuracy on its {len(perturbed)} perturbed "
+                                 "multiple-choice runs, pooled", n, paired(n))
         pooled = [r for r in core if r["model"] == model]
         if len(pooled) >= 2:  # notebook 01's headline calibration claim pools a model's multiple-choice runs
             add("helm_core", f"{model} is miscalibrated on its {len(pooled)} multiple-choice runs, pooled (ECE test)",

@@ -3,9 +3,9 @@
 Live runs (the embedded models): the instruction-tuned model differs from the base model per multiple-choice
 scenario (paired, exact McNemar on 0/1 metrics). In every profile, generation and ranking scenarios (NQ, BOLD,
 ``nq_ranking``) stay in the model-difference table and out of the claims and their Holm family: notebook 01's headline
-claims are the multiple-choice ones, which the configs size; HELM's robustness perturbation lowers accuracy (paired on the
-same instances; one claim per model on its perturbed multiple-choice runs pooled, per scenario when it has one
-such run); the model is miscalibrated beyond what a perfectly calibrated model shows at the same n — the test of perfect calibration by its ECE-10 (Monte-Carlo p, doubled: two-sided) on the
+claims are the multiple-choice ones, which the configs size; HELM's robustness perturbation, and each of its fairness
+perturbations a config runs (dialect, gender, race), lowers accuracy (paired on the same instances; one claim per model
+and perturbation on its perturbed multiple-choice runs pooled, per scenario when it has one such run); the model is miscalibrated beyond what a perfectly calibrated model shows at the same n — the test of perfect calibration by its ECE-10 (Monte-Carlo p, doubled: two-sided) on the
 model's multiple-choice runs pooled (one claim per model; per scenario when it has one such run), with the
 calibration error θ = mean |P(correct | c) − c| and the two-sided interval dual to that test, so interval
 and verdict cannot disagree (:func:`helmlite.metrics.calibration.calibration_error_test`).
@@ -25,6 +25,7 @@ import pandas as pd
 from ... import stats
 from ...adaptation import MULTIPLE_CHOICE_METHODS
 from ...claims import Claim, observed_discordance
+from ...perturbations import PERTURBATIONS
 from ...seeds import rng
 from .live import PERTURBED_POOLED, POOLED
 from .published import RELATED
@@ -42,15 +43,17 @@ def live_claims(model_differences: pd.DataFrame, perturbation_deltas: pd.DataFra
                             row.difference, row.ci_low, row.ci_high, 0.0, int(row.n), "two-sided", p_value=row.p_value,
                             scale="paired-proportion" if "mcnemar" in row.test else "difference",
                             discordance=observed_discordance(row.discordance, int(row.n))))
-    robustness = perturbation_deltas[perturbation_deltas["perturbation"] == "robustness"]
-    pooled_robustness = robustness["scenario"].str.startswith(PERTURBED_POOLED)
-    # a model with a pooled row gets that one claim (its per-scenario rows stay in the deltas table)
-    for row in robustness[pooled_robustness | ~robustness["model"].isin(robustness.loc[pooled_robustness, "model"])].itertuples():
-        claims.append(Claim(f"HELM's robustness perturbation lowers {row.model}'s accuracy on {row.scenario}",
-                            f"live:robustness_delta:{row.model}:{row.scenario}", row.delta, row.ci_low, row.ci_high, 0.0,
-                            int(row.n), "less", p_value=row.p_value,
-                            scale="paired-proportion" if "mcnemar" in row.test else "difference",
-                            discordance=observed_discordance(row.discordance, int(row.n))))
+    for name, perturbation in PERTURBATIONS.items():  # robustness, then the fairness perturbations (dialect, ...)
+        deltas = perturbation_deltas[perturbation_deltas["perturbation"] == name]
+        pooled_deltas = deltas["scenario"].str.startswith(PERTURBED_POOLED)
+        # a model with a pooled row gets that one claim (its per-scenario rows stay in the deltas table)
+        for row in deltas[pooled_deltas | ~deltas["model"].isin(deltas.loc[pooled_deltas, "model"])].itertuples():
+            label = "robustness" if name == "robustness" else f"{name} ({perturbation.kind})"
+            claims.append(Claim(f"HELM's {label} perturbation lowers {row.model}'s accuracy on {row.scenario}",
+                                f"live:{name}_delta:{row.model}:{row.scenario}", row.delta, row.ci_low, row.ci_high, 0.0,
+                                int(row.n), "less", p_value=row.p_value,
+                                scale="paired-proportion" if "mcnemar" in row.test else "difference",
+                                discordance=observed_discordance(row.discordance, int(row.n))))
     pooled = calibration["scenario"].str.startswith(POOLED)
     for row in calibration[pooled | ~calibration["model"].isin(calibration.loc[pooled, "model"])].itertuples():
         # the test of perfect calibration (ECE against calibrated simulations) and the interval dual to it; a model
