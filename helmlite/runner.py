@@ -114,5 +114,6 @@ def execute(spec: RunSpec, model: LanguageModel, *, results_dir: str | Path = RE
                 "in_context_examples": [e.id for e in examples], "packages": package_versions(), "git": git_state(),
                 "data_files": list(info.data), "versions": {**spec.versions, "backend": getattr(model, "code_version", 1)},
                 "perturbation_resources": resources_used(spec.perturbations),
-                "toxicity_scorer": {"name": scorer.name, "proxy": scorer.proxy} if scorer else None}
+                "toxicity_scorer": {"name": scorer.name, "proxy": scorer.proxy} if scorer else None,
+                "hardware": getattr(model, "hardware", None)}
     return write_run(Path(results_dir) / spec.run_id, records, stats, manifest, timings)

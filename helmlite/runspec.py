@@ -18,6 +18,7 @@ from .adaptation import AdapterSpec
 from .errors import UserError
 from .metrics.selection import VERSIONS as FAMILY_VERSIONS
 from .metrics.selection import check_families, default_families
+from .models.devices import DEFAULT_DTYPE, DTYPES
 from .perturbations import perturbation
 from .scenarios import SCENARIO_VARIANTS, scenario
 
@@ -36,6 +37,7 @@ class RunSpec:
     data_seed: int = 0
     perturbations: tuple[str, ...] = ()  # "robustness", "dialect", "gender", "race", "contrast", "baseline"
     metrics: tuple[str, ...] = ()  # metric families (helmlite.metrics.selection); from_dict fills the defaults
+    dtype: str = DEFAULT_DTYPE  # the transformers backend's precision: part of the run's identity (it changes scores)
 
     def __post_init__(self):
         """Instance count, data seed and the scenario's support for the method checked; metric families validated
@@ -46,6 +48,8 @@ class RunSpec:
                            f"got {count!r}")
         if isinstance(self.data_seed, bool) or not isinstance(self.data_seed, int) or self.data_seed < 0:
             raise RunError(f"run spec: data_seed must be a whole number >= 0, got {self.data_seed!r}")
+        if self.dtype not in DTYPES:
+            raise RunError(f"run spec: dtype must be one of {', '.join(DTYPES)}, got {self.dtype!r}")
         info = scenario(self.scenario)
         info.check_method(self.adapter.method)
         families = check_families(self.metrics) if self.metrics else default_families(
@@ -55,8 +59,9 @@ class RunSpec:
     @classmethod
     def from_dict(cls, spec: dict) -> "RunSpec":
         """From a config mapping: scenario, model, args (mapping), adapter (mapping), max_instances, data_seed,
-        perturbations, metrics (family names; default: the scenario's and method's, see ``default_families``)."""
-        known = {"scenario", "model", "args", "adapter", "max_instances", "data_seed", "perturbations", "metrics"}
+        perturbations, metrics (family names; default: the scenario's and method's, see ``default_families``), dtype
+        (``float32``, ``bfloat16``, ``float16``; default float32)."""
+        known = {"scenario", "model", "args", "adapter", "max_instances", "data_seed", "perturbations", "metrics", "dtype"}
         unknown = set(spec) - known
         if unknown:
             raise RunError(f"run spec: unknown field(s) {sorted(unknown)}; expected {sorted(known)}")
@@ -79,7 +84,7 @@ class RunSpec:
             if name not in SCENARIO_VARIANTS:
                 perturbation(name)  # validates the name
         return cls(spec["scenario"], spec["model"], args, adapter_spec, spec.get("max_instances"), spec.get("data_seed", 0),
-                   perturbations, tuple(spec.get("metrics") or ()))
+                   perturbations, tuple(spec.get("metrics") or ()), spec.get("dtype", DEFAULT_DTYPE))
 
     def as_dict(self) -> dict:
         out = {"scenario": self.scenario, "model": self.model, "args": dict(self.args), "adapter": self.adapter.as_dict(),
@@ -87,6 +92,8 @@ class RunSpec:
         if self.perturbations:
             out["perturbations"] = list(self.perturbations)
         out["metrics"] = list(self.metrics)
+        if self.dtype != DEFAULT_DTYPE:  # only then: the ids of float32 runs stay those made before dtype existed
+            out["dtype"] = self.dtype
         return out
 
     @property
@@ -120,5 +127,7 @@ class RunSpec:
         text = json.dumps(identity, sort_keys=True, default=list)
         digest = hashlib.sha256(text.encode()).hexdigest()[:10]
         args = ",".join(f"{k}={v}" for k, v in self.args if not isinstance(v, tuple))
-        readable = re.sub(r"[^A-Za-z0-9_.=,-]+", "_", f"{self.scenario}{':' + args if args else ''}-{self.model}-{self.adapter.method}")
+        precision = f"-{self.dtype}" if self.dtype != DEFAULT_DTYPE else ""
+        readable = re.sub(r"[^A-Za-z0-9_.=,-]+", "_",
+                          f"{self.scenario}{':' + args if args else ''}-{self.model}{precision}-{self.adapter.method}")
         return f"{readable[:90]}-{digest}"

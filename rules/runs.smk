@@ -42,6 +42,7 @@ for batch_id, batch in BATCHES.items():
             "../environment.yml"
         threads: ENGINE["threads"]
         resources:
+            **hw.run_job_gpu_resources(config, batch[0].model),
             mem_mb=hw.run_job_mem_mb(PLANNED_MB.get(batch_id)),
             runtime=hw.run_job_runtime_min(PLANNED_S.get(batch_id)),
         params:
@@ -50,11 +51,12 @@ for batch_id, batch in BATCHES.items():
             cache=ENGINE["cache"],
             batch_size=ENGINE["batch_size"],
             chunk_size=ENGINE["chunk_size"],
+            device=hw.model_placement(config, batch[0].model)["device"],
             n_resamples=config["bootstrap"]["n_resamples"],
             seed=config["bootstrap"]["seed"],
         shell:
             ": > {log:q}; helmlite run --spec-json {params.specs} --threads {threads} --batch-size {params.batch_size} "
-            "--chunk-size {params.chunk_size} --n-resamples {params.n_resamples} --bootstrap-seed {params.seed} "
+            "--chunk-size {params.chunk_size} --device {params.device} --n-resamples {params.n_resamples} --bootstrap-seed {params.seed} "
             "--results-dir {params.results_dir:q} --cache {params.cache:q} --progress lines 2>> {log:q} | tee -a {log:q} "
             "|| (tail -n 20 {log:q} >&2; exit 1)"
 

@@ -8,6 +8,7 @@ import os
 import sys
 
 from ..errors import UserError
+from ..models.devices import DTYPES
 from .options import bootstrap_options, int_at_least, key_value, read_spec_file, renamed_option, writable_folder
 
 PROMPTS_DESCRIPTION = (
@@ -35,6 +36,12 @@ def register(sub) -> None:
     run_cmd.add_argument("--batch-size", type=int_at_least(1), default=8,
                          help="one-row scoring requests (joint multiple-choice letters) per forward pass; changes no stored value (tested bit for bit: fp32, CPU, one thread)")
     run_cmd.add_argument("--chunk-size", type=int_at_least(1), default=32, help="requests per cache commit (the unit of resumption)")
+    run_cmd.add_argument("--device", default="auto",
+                         help="where a transformers model runs: auto (CUDA when torch sees it, else CPU), cpu, cuda, cuda:N "
+                              "or mps; recorded in the manifest, not part of the run id")
+    run_cmd.add_argument("--dtype", choices=DTYPES,
+                         help="a transformers model's precision (default float32; a spec file's own dtype otherwise); part of "
+                              "the run id. bfloat16/float16 change scores, even between batched and single requests")
     bootstrap_options(run_cmd)
     run_cmd.add_argument("--progress", choices=["bar", "lines", "none"], default="bar",
                          help="per-request progress with an ETA: a terminal bar, or a line every 30 s (what run jobs print)")
@@ -81,6 +88,8 @@ def _specs(args) -> list:
     items = raw if isinstance(raw, list) else [raw]
     if not items or not all(isinstance(item, dict) for item in items):
         raise UserError("run spec: expected a mapping (scenario, model, ...) or a non-empty list of them")
+    if args.dtype:
+        items = [{**item, "dtype": args.dtype} for item in items]
     return [RunSpec.from_dict(item) for item in items]
 
 
@@ -100,23 +109,25 @@ def execute(args) -> None:
     from ..metrics import families
     from ..models import load_model
     from ..models.cache import CachedModel, RequestCache
+    from ..models.devices import resolve_device
     from ..results import read_run
     from ..runner import execute as execute_spec
 
     specs = _specs(args)
+    device = resolve_device(args.device)  # an unavailable device: one error line before anything is written
     writable_folder(args.results_dir, "--results-dir")  # before any model loads, not after the first run
     _quiet_transformers(args)
     cache = RequestCache(args.cache)
     families.import_libraries(specs)  # the job's start-up pays the metrics' imports, not its first run
-    for name in dict.fromkeys(spec.model for spec in specs):  # each model is loaded once for all its runs
-        model = CachedModel(load_model(name, threads=args.threads, batch_size=args.batch_size), cache,
-                            chunk_size=args.chunk_size, progress="none" if args.quiet else args.progress)
+    for name, dtype in dict.fromkeys((spec.model, spec.dtype) for spec in specs):  # each model loaded once for its runs
+        model = CachedModel(load_model(name, threads=args.threads, batch_size=args.batch_size, device=device, dtype=dtype),
+                            cache, chunk_size=args.chunk_size, progress="none" if args.quiet else args.progress)
         # what is alive now (torch, transformers, the model) moves to the collector's permanent generation, so its
         # full passes during the runs do not walk it: a BBQ run's preparation 0.74 -> 0.39 s (side by side, 2026-12-02);
         # unfrozen after this model's runs, so the next model's load can collect what this one leaves
         gc.collect()
         gc.freeze()
-        for spec in (s for s in specs if s.model == name):
+        for spec in (s for s in specs if (s.model, s.dtype) == (name, dtype)):
             calls, hits = model.calls, model.hits
             model.label = spec.run_id
             out = execute_spec(spec, model, results_dir=args.results_dir, n_resamples=args.n_resamples,

@@ -6,38 +6,43 @@ from pathlib import Path
 from ._base import (Generation, GenerationRequest, LanguageModel, ModelError, Scores, ScoreRequest,
                     apply_stop)
 from .._names import did_you_mean
+from .devices import DEFAULT_DTYPE, check_dtype
 from .embedded import EMBEDDED, model_dir, prepare, status
 
 #: The public surface: the protocol and records, the loaders, and the submodules other packages use (the request cache,
 #: the embedded models, the transformers backend with its packing and prefix-cache halves, whitespace tokens).
 __all__ = ["EMBEDDED", "Generation", "GenerationRequest", "LanguageModel", "ModelError", "Scores", "ScoreRequest",
            "apply_stop", "load_model", "model_dir", "prepare", "status", "unknown_model_message",
-           "cache", "embedded", "openai_backend", "packing", "prefix_cache", "transformers_backend", "whitespace"]
+           "cache", "devices", "embedded", "openai_backend", "packing", "prefix_cache", "transformers_backend", "whitespace"]
 
 
-def load_model(name: str, *, threads: int = 1, batch_size: int = 8) -> LanguageModel:
+def load_model(name: str, *, threads: int = 1, batch_size: int = 8, device: str = "cpu",
+               dtype: str = DEFAULT_DTYPE) -> LanguageModel:
     """An embedded model name (must be prepared), ``openai:<model>`` for a server named by
-    ``$HELMLITE_OPENAI_BASE_URL``, or a local transformers model directory."""
+    ``$HELMLITE_OPENAI_BASE_URL``, or a local transformers model directory; ``device`` and ``dtype`` place a
+    transformers model (:mod:`helmlite.models.devices`; a server keeps its own)."""
+    check_dtype(dtype)
+    if name.startswith("openai:"):
+        if dtype != DEFAULT_DTYPE:
+            raise ModelError(f"dtype {dtype!r}: a server model ({name}) runs in the server's own precision; set it there")
+        from .openai_backend import OpenAIModel
+
+        return OpenAIModel.from_env(name.split(":", 1)[1])
     if name in EMBEDDED:
         path = model_dir() / name
         if not path.is_dir():
             raise ModelError(f"embedded model {name!r} is not prepared in {model_dir()}; run `helmlite models prepare {name}` "
                              "(or point $HELMLITE_HOME or $HELMLITE_MODEL_DIR at the folder that holds it)")
-        from .transformers_backend import TransformersModel
-
-        return TransformersModel(path, name=name, threads=threads, batch_size=batch_size)
-    if name.startswith("openai:"):
-        from .openai_backend import OpenAIModel
-
-        return OpenAIModel.from_env(name.split(":", 1)[1])
-    path = Path(name)
-    if path.is_dir():
+    else:
+        path = Path(name)
+        if not path.is_dir():
+            raise ModelError(unknown_model_message(name))
         if not any(path.glob("*.safetensors")) and not any(path.glob("*.bin")):
             raise ModelError(f"model directory {path} has no weights (*.safetensors or *.bin)")
-        from .transformers_backend import TransformersModel
+    from .transformers_backend import TransformersModel
 
-        return TransformersModel(path, threads=threads, batch_size=batch_size)
-    raise ModelError(unknown_model_message(name))
+    return TransformersModel(path, name=name if name in EMBEDDED else None, threads=threads, batch_size=batch_size,
+                             device=device, dtype=dtype)
 
 
 def unknown_model_message(name: str) -> str | None:

@@ -39,6 +39,7 @@ import torch
 from ._base import (Generation, GenerationRequest, ModelError, Scores, ScoreRequest, apply_stop, helm_kept_tokens,
                     split_context)
 from ._identity import IDENTITY_FILE, weights_sha256
+from .devices import device_record, resolve_device, torch_dtype
 from .packing import PACKED_MODEL_TYPES, ROWS_ATTENTION, merge_one_token_rows, packing, read_positions, rows_attention
 from .prefix_cache import PrefixLevels, fork_cache, pool_key
 
@@ -67,20 +68,27 @@ class TransformersModel(PrefixLevels):
     code_version = 5  # raise when a change alters the answer to the same request (helmlite.models.cache)
 
     def __init__(self, path: str | Path, *, name: str | None = None, threads: int = 1, batch_size: int = 8,
-                 dtype: torch.dtype = torch.float32, device: str = "cpu", reuse_prefixes: bool = True,
+                 dtype: str | torch.dtype = "float32", device: str = "cpu", reuse_prefixes: bool = True,
                  min_group_tokens: int = 16):
+        """``device``: ``auto``, ``cpu``, ``cuda[:N]`` or ``mps`` (:func:`~helmlite.models.devices.resolve_device`);
+        ``dtype``: ``float32``, ``bfloat16``, ``float16`` (or a ``torch.dtype``). Packed attention and prefix reuse
+        are proven bit-exact against whole-prompt forwards in fp32/fp64 on the CPU only (tests/test_models.py); on
+        other devices and in half precision every request runs as a plain padded batch."""
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         self.path = Path(path)
+        self.device = resolve_device(device)
+        weights_dtype = torch_dtype(dtype) if isinstance(dtype, str) else dtype
         torch.set_num_threads(threads)
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(str(path))
-            self.model = AutoModelForCausalLM.from_pretrained(str(path), dtype=dtype).to(device).eval()
+            self.model = AutoModelForCausalLM.from_pretrained(str(path), dtype=weights_dtype).to(self.device).eval()
         except OSError as error:
             raise ModelError(f"could not load a transformers model from {path}: {error}") from None
-        self.device = device
+        self.exact_paths = self.device == "cpu" and weights_dtype in (torch.float32, torch.float64)
         self.batch_size = batch_size
-        self.reuse_prefixes = reuse_prefixes  # False: every prompt encoded whole (the plain path tests compare with)
+        # False: every prompt encoded whole (the plain path tests compare with; also wherever exact_paths is False)
+        self.reuse_prefixes = reuse_prefixes and self.exact_paths
         self.min_group_tokens = min_group_tokens  # nested scoring groups (one query's candidates) share at least this many
         self.encoded_tokens = 0  # tokens actually run through the model (prefix reuse makes this smaller)
         self.on_progress = None  # called with the share of the current call done, after every forward batch
@@ -90,7 +98,7 @@ class TransformersModel(PrefixLevels):
         self._prefix_token = self.tokenizer.bos_token_id if self.tokenizer.bos_token_id is not None else self.tokenizer.eos_token_id
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
-        self._packs_rows = self._serves_rows_attention(self.model.config)
+        self._packs_rows = self.exact_paths and self._serves_rows_attention(self.model.config)
         if self._packs_rows:
             from transformers import AttentionInterface
 
@@ -128,6 +136,11 @@ class TransformersModel(PrefixLevels):
             self._identity = {"backend": "transformers", "name": self.name, "weights_sha256": sha,
                               "dtype": str(self.model.dtype)}
         return self._identity
+
+    @property
+    def hardware(self) -> dict:
+        """Where the model runs, for the manifest (not part of the identity: see :mod:`helmlite.models.devices`)."""
+        return device_record(self.device, str(self.model.dtype).removeprefix("torch."))
 
     @property
     def max_context(self) -> int:

@@ -203,6 +203,8 @@ class SpecRecord:
     """Perturbations and scenario-supplied variants the run also evaluated."""
     metrics: tuple[str, ...] = ()
     """The metric families computed (:mod:`helmlite.metrics.selection`)."""
+    dtype: str = "float32"
+    """The transformers backend's precision (written only when it is not float32)."""
     source: str | None = None
     """The tool that made an imported run (``crfm-helm``, ``lm-eval``); None for a native run."""
     helm_run_name: str | None = None
@@ -288,6 +290,9 @@ class Manifest:
     """Which file served each run-time perturbation word list (HELM's own or a stand-in)."""
     toxicity_scorer: dict | None = None
     """The toxicity classifier used (name, whether it is an offline proxy); None when toxicity was not computed."""
+    hardware: dict | None = None
+    """Where the model ran (device, its name, dtype, torch and CUDA versions: :func:`helmlite.models.devices.device_record`);
+    None for a server or an imported run."""
     imported_from: dict | None = None
     """An imported run: its tool, version, files with sha256 and the tool's own aggregate."""
     imported_by: dict | None = None
@@ -305,14 +310,14 @@ _FIELD_TYPES = {  # per record and field, the JSON types accepted (a list read a
                  "metric_families": (list, tuple), "n_instances": (int,), "n_train_examples": (int,), "metrics": (dict,),
                  "efficiency": (dict,), "bootstrap": (dict,), "format_version": (int,), "decision": (dict,)},
     "SpecRecord": {"scenario": (str,), "model": (str,), "adapter": (dict,), "args": (dict,), "max_instances": (int, type(None)),
-                   "data_seed": (int,), "perturbations": (list, tuple), "metrics": (list, tuple),
+                   "data_seed": (int,), "perturbations": (list, tuple), "metrics": (list, tuple), "dtype": (str,),
                    "source": (str, type(None)), "helm_run_name": (str, type(None)), "task_version": (int, float, str, type(None))},
     "Timings": {**{name: (float, int, type(None)) for name in ("wall_s", "prepare_s", "model_s", "metrics_s", "overhead_s")},
                 "latency_s": (list, tuple), "model_calls": (int, type(None)), "cache_hits": (int, type(None)),
                 "source": (str, type(None))},
     "Manifest": {"run_id": (str,), "spec": (dict,), "model_identity": (dict,), "in_context_examples": (list, tuple),
                  "packages": (dict,), "git": (dict,), "data_files": (list, tuple), "versions": (dict,),
-                 "perturbation_resources": (dict,), "toxicity_scorer": (dict, type(None)),
+                 "perturbation_resources": (dict,), "toxicity_scorer": (dict, type(None)), "hardware": (dict, type(None)),
                  "imported_from": (dict, type(None)), "imported_by": (dict, type(None))},
 }
 

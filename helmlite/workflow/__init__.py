@@ -6,8 +6,9 @@ The Snakefile and the ``helmlite`` CLI both go through here, so the two never di
 from .config import (SCHEMA, ConfigError, check_names, load_config, parse_config, validate_config,
                      validated_for_snakemake)
 from .job_resources import (DEFAULT_MEM_MB, DEFAULT_RUNTIME_MIN, MIN_MEM_MB, PLANNED_JOBS_DIR, planned_job_memory_mb,
-                            planned_job_seconds, planned_jobs_file, run_job_mem_mb, run_job_priorities, run_job_runtime_min)
-from .jobs import (GRID_KEYS, analysis_runs, grid_runs, notebook_parameters, plan_summary, required_data, run_batches,
+                            planned_job_seconds, planned_jobs_file, run_job_gpu_resources, run_job_mem_mb,
+                            run_job_priorities, run_job_runtime_min)
+from .jobs import (GRID_KEYS, analysis_runs, grid_runs, model_placement, notebook_parameters, plan_summary, required_data, run_batches,
                    run_data, run_job_marker, run_job_waits, run_specs, runs_by_analysis, shared_request_waits)
 from . import config, job_resources, jobs
 from .outputs import enabled, output_dirs, outputs, record_start, workflow_start
@@ -16,6 +17,7 @@ __all__ = ["DEFAULT_MEM_MB", "DEFAULT_RUNTIME_MIN", "GRID_KEYS", "MIN_MEM_MB", "
            "config", "job_resources", "jobs",
            "analysis_runs", "check_names", "enabled", "grid_runs", "load_config", "notebook_parameters", "output_dirs",
            "outputs", "parse_config", "plan_summary", "planned_job_memory_mb", "planned_job_seconds", "planned_jobs_file",
-           "record_start", "required_data", "run_batches", "run_data", "run_job_marker", "run_job_mem_mb",
+           "model_placement", "record_start", "required_data", "run_batches", "run_data", "run_job_gpu_resources",
+           "run_job_marker", "run_job_mem_mb",
            "run_job_priorities", "run_job_runtime_min", "run_job_waits", "run_specs", "runs_by_analysis",
            "shared_request_waits", "validate_config", "validated_for_snakemake", "workflow_start"]

@@ -7,7 +7,7 @@ import math
 import os
 from pathlib import Path
 
-from .jobs import run_batches, shared_request_waits
+from .jobs import model_placement, run_batches, shared_request_waits
 
 PLANNED_JOBS_DIR = Path("results/planner")  # beside the planner's rates (results/planner/rates.json)
 
@@ -86,3 +86,14 @@ def run_job_runtime_min(predicted_s: float | None) -> int:
     if predicted_s is None or not predicted_s == predicted_s:
         return DEFAULT_RUNTIME_MIN
     return max(15, math.ceil(2 * predicted_s / 60) + 10)
+
+
+
+def run_job_gpu_resources(config: dict, model: str) -> dict:
+    """What a run job of ``model`` adds to its Snakemake ``resources`` for a GPU: where the config puts the model on
+    ``cuda``/``cuda:N`` (``engine.models`` or ``engine.device``), ``gpu: 1`` (the SLURM executor plugin's resource,
+    which it turns into ``--gpus``) and ``slurm_partition: engine.gpu_partition``; else ``gpu: 0`` and the profile's
+    partition. ``auto`` asks for no GPU, since the submitting host cannot tell what a node has."""
+    if not model_placement(config, model)["device"].startswith("cuda"):
+        return {"gpu": 0}
+    return {"gpu": 1, "slurm_partition": config.get("engine", {}).get("gpu_partition", "gpu")}

@@ -20,7 +20,23 @@ def grid_runs(config: dict, analysis: Analysis) -> list[tuple[str, object]]:
 
     if analysis.key not in config.get("analyses", []) or not analysis.grid:
         return []
-    return [(RunSpec.from_dict(item.spec).run_id, item) for item in analysis.grid(config.get(analysis.key, {}))]
+    items = [item._replace(spec=with_precision(config, item.spec)) for item in analysis.grid(config.get(analysis.key, {}))]
+    return [(RunSpec.from_dict(item.spec).run_id, item) for item in items]
+
+
+def model_placement(config: dict, model: str) -> dict:
+    """``{"device", "dtype"}`` of ``model`` in this config: ``engine.models[model]`` over ``engine.device`` and
+    ``engine.dtype`` (schema defaults: auto, float32)."""
+    engine = config.get("engine", {})
+    own = engine.get("models", {}).get(model, {})
+    return {"device": own.get("device", engine.get("device", "auto")), "dtype": own.get("dtype", engine.get("dtype", "float32"))}
+
+
+def with_precision(config: dict, spec: dict) -> dict:
+    """``spec`` with its model's dtype from the config (:func:`model_placement`), where it is not float32 (a float32
+    spec stays as it was, so its run id does too) and the spec does not set one itself."""
+    dtype = model_placement(config, spec["model"])["dtype"]
+    return spec if dtype == "float32" or "dtype" in spec else {**spec, "dtype": dtype}
 
 
 def analysis_runs(config: dict, analysis: Analysis) -> dict:
@@ -36,7 +52,7 @@ def runs_by_analysis(config: dict) -> dict[str, dict]:
     two analyses share (the 5-shot MMLU run of several sensitivity studies) appears once."""
     from ..runspec import RunSpec
 
-    groups = {"runs": {s.run_id: s for s in (RunSpec.from_dict(run) for run in config.get("runs", []))}}
+    groups = {"runs": {s.run_id: s for s in (RunSpec.from_dict(with_precision(config, run)) for run in config.get("runs", []))}}
     seen = set(groups["runs"])
     for analysis in enabled(config):
         mine = {run_id: spec for run_id, spec in analysis_runs(config, analysis).items() if run_id not in seen}
