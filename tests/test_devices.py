@@ -129,3 +129,14 @@ def test_gpu_check_skips_cleanly_without_cuda():
     script = Path(__file__).resolve().parents[1] / "benchmarks" / "gpu_check.sh"
     out = subprocess.run(["bash", str(script), "--max-instances", "2"], capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.startswith("gpu_check: skipped, torch") and "no CUDA device" in out.stdout
+
+
+@NO_CUDA
+def test_the_plan_prices_only_what_this_machines_cpu_rates_hold_for():
+    """This machine's rates are measured on its CPU in float32: a model placed on cuda or in bf16 is counted, not
+    priced (NaN seconds); auto prices on a machine without CUDA (it resolves to the CPU)."""
+    from helmlite.planning import priced_here
+
+    config = _config({"models": {"smollm2-135m": {"device": "cuda"}, "gemma3-270m": {"dtype": "bfloat16"}}})
+    assert not priced_here(config, "smollm2-135m") and not priced_here(config, "gemma3-270m")
+    assert priced_here(_config({}), "smollm2-135m") and priced_here(_config({"device": "cpu"}), "gemma3-270m")

@@ -21,7 +21,8 @@ show there.
 
 Runs of a model that is not a local transformers model (``openai:<model>``), or an embedded model not yet
 prepared (``helmlite models prepare``; ``make plan`` prepares them), are listed with their instances but NaN
-tokens and seconds, and the terminal output says which models those are.
+tokens and seconds, and the terminal output says which models those are. Runs of a model the config places on a
+GPU or in half precision are counted but not priced (:func:`priced_here`).
 """
 from __future__ import annotations
 
@@ -58,6 +59,17 @@ class Plan:
     claims: pd.DataFrame    # one row per headline claim
     calibrated: list[str]   # models whose rates were measured now (not read from the cache)
     jobs: dict              # run job id → its run specs, as the workflow groups them
+
+
+def priced_here(config: dict, model: str) -> bool:
+    """Whether this machine's rates price ``model``'s runs: they are measured on its CPU in float32, so a model the
+    config places on a GPU (``cuda``, ``mps``, or ``auto`` where torch sees CUDA here) or in half precision is counted
+    (tokens) but not priced (NaN seconds)."""
+    from ..models.devices import resolve_device
+
+    placement = workflow.model_placement(config, model)
+    device = resolve_device("auto") if placement["device"] == "auto" else placement["device"]
+    return device == "cpu" and placement["dtype"] == "float32"
 
 
 def _model_path(name: str) -> Path | None:
@@ -105,7 +117,7 @@ def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool
                 path = _model_path(spec.model)
                 counters[spec.model] = WorkCounter(path, name=spec.model, batch_size=engine["batch_size"]) if path else None
                 rates[spec.model] = None
-                if path:
+                if path and priced_here(config, spec.model):
                     rates[spec.model], measured = model_rates(spec.model, path, threads=engine["threads"],
                                                               batch_size=engine["batch_size"], rates_file=rates_file,
                                                               recalibrate=recalibrate)
@@ -117,9 +129,10 @@ def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool
                 new = list(dict.fromkeys(r for a in adapted for r in a.requests if r not in seen))
                 seen.update(new)
                 work = counter.count(new, engine["chunk_size"])
-                seconds = rates[spec.model].seconds(work) * slowdown + PER_RUN_OVERHEAD_S
                 encoded, generated = work.encoded_tokens, work.decode_steps
-                loaded = rates[spec.model].loaded_mb
+                model_rates_here = rates[spec.model]
+                seconds = model_rates_here.seconds(work) * slowdown + PER_RUN_OVERHEAD_S if model_rates_here else math.nan
+                loaded = model_rates_here.loaded_mb if model_rates_here else None
                 peak_mb = math.nan if loaded is None else loaded + memory.work_mb(work, memory.model_shape(counter.model.config))
             else:
                 from ..models.whitespace import WhitespaceTokens
@@ -229,9 +242,13 @@ def render(result: Plan, cores: int) -> str:
     lines += ["", "Every run (slowest first within each analysis; run ids: --format csv --table runs)", "",
               runs[["analysis", "model", "scenario_label", "method", "setting", "perturbations", "instances", "tokens_to_encode",
                     "tokens_to_generate", "predicted_s"]].to_string(index=False, float_format=lambda v: f"{v:,.1f}")]
-    uncounted = sorted(set(result.runs.loc[result.runs["predicted_s"].isna(), "model"]))
+    uncounted = sorted(set(result.runs.loc[result.runs["tokens_to_encode"].isna(), "model"]))
     if uncounted:
         lines += ["", f"(not counted — no local weights or tokenizer: {', '.join(uncounted)}; their runs show NaN tokens and seconds)"]
+    unpriced = sorted(set(result.runs.loc[result.runs["predicted_s"].isna() & result.runs["tokens_to_encode"].notna(), "model"]))
+    if unpriced:
+        lines += ["", f"(counted, not priced — placed on a GPU or in half precision, where this machine's CPU float32 rates "
+                      f"do not hold: {', '.join(unpriced)}; their runs show tokens and NaN seconds)"]
     if result.calibrated:
         lines += ["", f"(measured this machine's rates for {', '.join(result.calibrated)}; cached for the next plan)"]
     for check in check_against_measured(result.runs).itertuples():
