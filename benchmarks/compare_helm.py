@@ -1,7 +1,7 @@
 """Side by side with crfm-helm: the same MMLU run spec through crfm-helm and through helmlite, same machine.
 
 Workload: HELM's own run spec ``mmlu:subject=<s>,method=multiple_choice_joint`` for the five HELM subjects
-(514 test items; 5-shot, ``num_train_trials=1``, ``max_tokens=1``), the prepared ``smollm2-135m`` directory
+(567 items: val and test, as HELM evaluates them; 5-shot, ``num_train_trials=1``, ``max_tokens=1``), the prepared ``smollm2-135m`` directory
 (SmolLM2-135M-Instruct dequantised to fp32) as a local Hugging Face model with the chat template **off**, on
 the CPU. helmlite runs the same spec with ``adapter.selection=helm_compat`` (crfm-helm's example selection,
 order and test subsampling, MMLU's "about <subject>" instructions) and, by default, HELM's joint decision rule
@@ -31,7 +31,7 @@ Set-up (measured on this machine with crfm-helm 0.5.16; the benchmark installs n
   ``pretrained_model_name_or_path``, ``apply_chat_template: false`` (HELM turns the chat template on for any
   tokenizer that has one, and SmolLM2-Instruct's has) and ``max_sequence_length``, because
   ``--enable-local-huggingface-models`` fails on SmolLM2's tokenizer config.
-* MMLU goes under ``benchmark_output/scenarios/mmlu/data/{dev,test}/<subject>_<split>.csv`` without a header
+* MMLU goes under ``benchmark_output/scenarios/mmlu/data/{dev,val,test}/<subject>_<split>.csv`` without a header
   and with letter answers (:func:`write_mmlu`, from the data mirror); HELM then does not download it.
 * Threads: both processes get ``OMP_NUM_THREADS`` / ``MKL_NUM_THREADS`` = ``--threads`` (crfm-helm's
   HuggingFaceClient never sets torch's thread count) and helmlite also ``--threads``; crfm-helm runs with
@@ -42,7 +42,9 @@ Usage::
     HELMLITE_DATA_MIRROR=../shared/data .venv/bin/python benchmarks/compare_helm.py --threads 2 --repeats 3
     HELMLITE_DATA_MIRROR=../shared/data .venv/bin/python benchmarks/compare_helm.py --max-eval-instances 10  # quick
 
-Measured on the 2-core development machine (2026-12-04 00:26, 2 threads, 514 items, 3 alternating repeats, quiet
+With MMLU's validation split (2026-12-06, one repeat, 567 items: 53 val + 514 test, HELM's order): identical prompts
+567/567 and identical predictions 567/567 (accuracy 0.2310 both); its times were taken on a busy machine. Before the
+validation split was added, measured on the 2-core development machine (2026-12-04 00:26, 2 threads, 514 items, 3 alternating repeats, quiet
 machine): identical prompts 514/514 (from ``helmlite run`` and from ``helmlite prompts``), identical predictions 514/514
 with ``helm_greedy`` (accuracy 0.2393 both), wall median 280.3 s (crfm-helm) vs 59.2 s (helmlite); median of the
 per-repeat ratios 4.81x (range 4.38-5.06x); peak RSS median 1,213 vs 1,198 MiB (helmlite above in one repeat: 1,201 vs 1,165). One repeat at 2026-12-04 03:00: 271.8 vs 59.0 s (4.61x), 514/514 identical
@@ -149,8 +151,8 @@ def timed(command: list[str], cwd: Path, env: dict, log: Path) -> tuple[float, f
 def helm_results(run_dir: Path) -> dict[int, dict]:
     """Test index → prompt, prediction, correct from crfm-helm's scenario_state.json and per_instance_stats.json.
 
-    HELM numbers every instance of the scenario in load order (``id0`` … over dev, then test), so test item k
-    of a subject with d dev items is ``id{d + k}``."""
+    HELM numbers every instance of the scenario in load order (``id0`` … over dev, then val, then test): helmlite's
+    MMLU loader lists them in that order, so an instance's HELM number is its position there."""
     state = json.loads((run_dir / "scenario_state.json").read_text())
     em = {}
     for item in json.loads((run_dir / "per_instance_stats.json").read_text()):
@@ -171,10 +173,13 @@ def main() -> None:
     parser.add_argument("--helm-venv", default="/tmp/helm-venv")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--subjects", nargs="+", default=list(SUBJECTS))
-    parser.add_argument("--max-eval-instances", type=int, default=1000, help="per subject (HELM's flag; default: all 514 items)")
+    parser.add_argument("--max-eval-instances", type=int, default=1000, help="per subject (HELM's flag; default: all 567 val + test items)")
     parser.add_argument("--joint-decision", default="helm_greedy", choices=["helm_greedy", "letter_logprob"])
     parser.add_argument("--repeats", type=int, default=1, help="runs per tool, alternating which tool goes first")
     parser.add_argument("--workdir", help="where both tools write (default: a fresh temporary folder)")
+    parser.add_argument("--compare-only", action="store_true",
+                        help="run neither tool: compare the outputs of an earlier invocation in --workdir (the last repeat "
+                             "of its --repeats)")
     args = parser.parse_args()
     work = Path(args.workdir or tempfile.mkdtemp(prefix="helmlite-vs-helm-")).absolute()
     work.mkdir(parents=True, exist_ok=True)
@@ -207,7 +212,9 @@ def main() -> None:
 
     walls = {"crfm-helm": [], "helmlite": []}
     rss = {"crfm-helm": [], "helmlite": []}
-    for repeat in range(args.repeats):
+    if args.compare_only and not args.workdir:
+        parser.error("--compare-only needs the --workdir of an earlier invocation")
+    for repeat in range(0 if args.compare_only else args.repeats):
         order = [("crfm-helm", run_helm), ("helmlite", run_helmlite)]
         for tool, run in (order if repeat % 2 == 0 else order[::-1]):  # alternate who goes first
             wall, peak = run(repeat)
@@ -219,6 +226,7 @@ def main() -> None:
 
     from helmlite.results import read_run
     from helmlite.instances import adapted_prompts
+    from helmlite.scenarios import scenario
     from helmlite.runspec import RunSpec
 
     totals = {"items": 0, "prompts": 0, "dry_prompts": 0, "predictions": 0, "helm_correct": 0, "ours_correct": 0}
@@ -226,11 +234,11 @@ def main() -> None:
         run_id = RunSpec.from_dict(spec).run_id
         ours = read_run(results, run_id).records
         theirs = helm_results(runs[subject])
-        n_dev = sum(1 for _ in csv.DictReader(open(data.fetch(f"helm/datasets/mmlu/dev/{subject}_dev.csv"), encoding="utf-8")))
+        helm_number = {instance.id: k for k, instance in enumerate(scenario("mmlu").load(subject=subject))}
         dry = dict(adapted_prompts(RunSpec.from_dict(spec)))  # what `helmlite prompts` prints (no model)
         same_prompt = same_dry = same_prediction = 0
         for record in ours:
-            helm = theirs.get(n_dev + int(record.id.rsplit("/", 1)[1]))
+            helm = theirs.get(helm_number[record.id])
             if helm is None:
                 continue
             same_prompt += helm["prompt"] == record.prompt
@@ -251,11 +259,12 @@ def main() -> None:
     print(f"identical predictions:    {totals['predictions']}/{n}")
     print(f"accuracy: crfm-helm {totals['helm_correct'] / max(1, n):.4f}, helmlite {totals['ours_correct'] / max(1, n):.4f}")
     ratios = [h / o for h, o in zip(walls["crfm-helm"], walls["helmlite"])]
-    for tool in walls:
+    for tool in walls if ratios else ():
         print(f"wall (whole process), {tool}: median {statistics.median(walls[tool]):.1f} s "
               f"({', '.join(f'{w:.1f}' for w in walls[tool])}); peak RSS median {statistics.median(rss[tool]):.0f} MiB")
-    print(f"ratio crfm-helm / helmlite: median {statistics.median(ratios):.2f}x, range {min(ratios):.2f}-{max(ratios):.2f}x "
-          f"over {len(ratios)} alternating repeats")
+    if ratios:
+        print(f"ratio crfm-helm / helmlite: median {statistics.median(ratios):.2f}x, range {min(ratios):.2f}-{max(ratios):.2f}x "
+              f"over {len(ratios)} alternating repeats")
     print(f"outputs under {work}")
 
 

@@ -535,3 +535,19 @@ def test_the_paper_plan_lists_exactly_the_workflow_runs(monkeypatch):
     result = planning.plan(config)
     assert sorted(result.runs["run_id"]) == sorted(workflow.run_specs(config)) and len(result.runs) > 100
     assert result.runs["predicted_s"].isna().all()
+
+
+def test_large_runs_are_counted_on_a_sample_and_scaled():
+    """Runs of more than SAMPLE_INSTANCES test instances are counted on that many (the first draws of the run's own
+    subsample) and their sums scaled: hand-derived on a Work of known sums; peaks stay the sample's."""
+    from helmlite.planning import SAMPLE_INSTANCES, sampled_spec
+    from helmlite.planning.counting import Work
+    from helmlite.runspec import RunSpec
+
+    spec = RunSpec.from_dict({"scenario": "mmlu", "model": "m", "args": {"subject": "econometrics"}, "max_instances": 1000})
+    assert sampled_spec(spec, SAMPLE_INSTANCES) is spec
+    sample = sampled_spec(spec, 1000)
+    assert sample.max_instances == SAMPLE_INSTANCES and sample.run_id != spec.run_id
+    work = Work(requests=200, score_positions=3001, encoded_tokens=1500, peak_row_positions=77)
+    scaled = work.scaled(1000 / 200)
+    assert (scaled.requests, scaled.score_positions, scaled.encoded_tokens, scaled.peak_row_positions) == (1000, 15005, 7500, 77)

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
+from tqdm.auto import tqdm
 
 from .. import workflow
 from ..results import read_timings
@@ -49,6 +50,9 @@ PER_RUN_OVERHEAD_S = 0.12  # all but model calls per run: the median measured by
 #: How far a model's median predicted / measured run seconds may stray before the plan says its rates no longer fit
 #: (the goal of issue 24: ±25%).
 CHECK_TOLERANCE = 0.25
+#: Runs of more test instances are counted on a subsample of this many and scaled (:func:`sampled_spec`): a
+#: paper-scale plan in about a minute instead of a quarter of an hour.
+SAMPLE_INSTANCES = 200
 IMPORT_S = 4.0  # a run job's Python start-up (torch, transformers, helmlite) before the model loads (measured here: 3-5 s)
 
 
@@ -59,6 +63,19 @@ class Plan:
     claims: pd.DataFrame    # one row per headline claim
     calibrated: list[str]   # models whose rates were measured now (not read from the cache)
     jobs: dict              # run job id → its run specs, as the workflow groups them
+
+
+def sampled_spec(spec, n_instances: int):
+    """The spec whose requests the plan counts for a run of ``n_instances`` test instances: the run itself up to
+    :data:`SAMPLE_INSTANCES`, else the same spec subsampled to that many (the first draws of the run's own subsample
+    under helm_compat: ``np.random.choice`` without replacement draws a prefix of one permutation), whose work is then
+    scaled by ``n_instances / SAMPLE_INSTANCES``. The scaled count repeats the run's shared few-shot prefix with every
+    scaled question, so it errs on the long side by about the prefix's share of a sample's tokens."""
+    import dataclasses
+
+    if n_instances <= SAMPLE_INSTANCES:
+        return spec
+    return dataclasses.replace(spec, max_instances=SAMPLE_INSTANCES)
 
 
 def priced_here(config: dict, model: str) -> bool:
@@ -99,6 +116,7 @@ def _labels(config: dict) -> dict[str, list[tuple[str, str]]]:
 def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool = False, cores: int = 1) -> Plan:
     """The plan of a validated config (see the module docstring); with ``cores`` ≥ 2 and several run jobs,
     each run's seconds include :data:`CONCURRENT_SLOWDOWN`."""
+    from ..instances import load_instances
     from ..runner import prepare_requests
     from .counting import WorkCounter
 
@@ -111,8 +129,12 @@ def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool
     slowdown = CONCURRENT_SLOWDOWN if cores >= 2 and len(batches) >= 2 else 1.0
     asked: dict[str, set] = {}  # per model, the requests an earlier run of the plan already counts
     rows = []
-    for key, runs in workflow.runs_by_analysis(config).items():
+    grouped = workflow.runs_by_analysis(config)
+    progress = tqdm(total=sum(len(runs) for runs in grouped.values()), desc="planning runs", unit="run", leave=False,
+                    disable=None)  # on an interactive terminal only
+    for key, runs in grouped.items():
         for run_id, spec in sorted(runs.items()):
+            progress.update()
             if spec.model not in counters:
                 path = _model_path(spec.model)
                 counters[spec.model] = WorkCounter(path, name=spec.model, batch_size=engine["batch_size"]) if path else None
@@ -124,11 +146,15 @@ def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool
                     calibrated += [spec.model] if measured else []
             counter = counters[spec.model]
             if counter is not None:
-                test, _, _, _, adapted = prepare_requests(spec, counter)
+                test = load_instances(spec, counter)[1]
+                sample = sampled_spec(spec, len(test))
+                adapted = prepare_requests(sample, counter)[4]
                 seen = asked.setdefault(spec.model, set())
                 new = list(dict.fromkeys(r for a in adapted for r in a.requests if r not in seen))
                 seen.update(new)
                 work = counter.count(new, engine["chunk_size"])
+                if sample is not spec:
+                    work = work.scaled(len(test) / sample.max_instances)
                 encoded, generated = work.encoded_tokens, work.decode_steps
                 model_rates_here = rates[spec.model]
                 seconds = model_rates_here.seconds(work) * slowdown + PER_RUN_OVERHEAD_S if model_rates_here else math.nan
@@ -136,7 +162,6 @@ def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool
                 peak_mb = math.nan if loaded is None else loaded + memory.work_mb(work, memory.model_shape(counter.model.config))
             else:
                 from ..models.whitespace import WhitespaceTokens
-                from ..instances import load_instances
 
                 test = load_instances(spec, WhitespaceTokens())[1]
                 seconds = encoded = generated = peak_mb = math.nan
@@ -149,6 +174,7 @@ def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool
                          "choices": len(test[0].references) if test else 0, "perturbations": list(spec.perturbations),
                          "labels": labels.get(run_id, []), "tokens_to_encode": encoded, "tokens_to_generate": generated,
                          "predicted_s": seconds, "peak_mb": peak_mb})
+    progress.close()
     runs = pd.DataFrame(rows)
     runs["measured_s"] = [_measured_s(engine["results_dir"], run_id) for run_id in runs["run_id"]]
     return Plan(runs, _summary(runs, config, rates, batches), pd.DataFrame(headline_claims(rows)), calibrated, batches)

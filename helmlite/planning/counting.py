@@ -55,6 +55,12 @@ class Work:
         return Work(**{f.name: (max if f.name.startswith("peak_") else operator.add)(getattr(self, f.name), getattr(other, f.name))
                        for f in fields(self)})
 
+    def scaled(self, factor: float) -> "Work":
+        """This work with every sum multiplied by ``factor`` (rounded) and the peaks as they are: the work of a run
+        whose counted sample is ``1/factor`` of its instances (:data:`helmlite.planning.SAMPLE_INSTANCES`)."""
+        return Work(**{f.name: getattr(self, f.name) if f.name.startswith("peak_") else round(getattr(self, f.name) * factor)
+                       for f in fields(self)})
+
     def _forward(self, rows: int, start: int, width: int, *, over_prefix: bool, projected: int = 1) -> None:
         """Record one forward of ``rows`` rows of ``width`` new positions after ``start`` cached ones. Over a prefix
         (a scoring forward) only one layer at a time holds the rows' concatenation; otherwise every layer keeps
