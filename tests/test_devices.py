@@ -140,3 +140,23 @@ def test_the_plan_prices_only_what_this_machines_cpu_rates_hold_for():
     config = _config({"models": {"smollm2-135m": {"device": "cuda"}, "gemma3-270m": {"dtype": "bfloat16"}}})
     assert not priced_here(config, "smollm2-135m") and not priced_here(config, "gemma3-270m")
     assert priced_here(_config({}), "smollm2-135m") and priced_here(_config({"device": "cpu"}), "gemma3-270m")
+
+
+def test_plan_takes_a_placement_from_the_command_line(tmp_path, mirrored_cache, capsys, monkeypatch):
+    """``helmlite plan --device cuda`` plans the config's models on a GPU (no GPU needed here): tokens counted, seconds
+    NaN; a malformed device is one error line (the schema's), exit 2."""
+    import io
+
+    import pandas as pd
+
+    monkeypatch.chdir(tmp_path)
+    prepare("smollm2-135m")
+    path = tmp_path / "c.yaml"
+    path.write_text(json.dumps({"output_dir": str(tmp_path), "analyses": ["helmet"], "runs": [{**SPEC, "max_instances": 3}]}))
+    assert main(["plan", "--configfile", str(path), "--device", "cuda", "--dtype", "bfloat16", "--format", "csv",
+                 "--table", "runs"]) == 0
+    runs = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert runs["predicted_s"].isna().all() and (runs["tokens_to_encode"] > 0).all() and runs["run_id"].str.contains("bfloat16").all()
+    assert main(["plan", "--configfile", str(path), "--device", "tpu"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "tpu" in err

@@ -6,6 +6,7 @@ import os
 import sys
 
 from .. import workflow
+from ..models.devices import DTYPES
 from .options import int_at_least
 
 PLAN_DESCRIPTION = ("Every run of a config with its instances, the prompt tokens the backend will encode (after prefix "
@@ -28,6 +29,9 @@ def register(sub) -> None:
     plan.add_argument("--rates-file", default="results/planner/rates.json",
                       help="where measured rates are cached (keyed by machine, threads, library versions, weights)")
     plan.add_argument("--recalibrate", action="store_true", help="measure the rates once more; the plan uses each rate's median over the last five calibrations")
+    plan.add_argument("--device", help="plan the config's transformers models on this device (engine.device: auto, cpu, "
+                                       "cuda, cuda:N, mps); this machine's rates price CPU float32 runs only")
+    plan.add_argument("--dtype", choices=DTYPES, help="plan them in this precision (engine.dtype; part of the run ids)")
     plan.set_defaults(func=run)
 
 
@@ -50,6 +54,13 @@ def show_plan(args) -> None:
 
     config = workflow.load_config(args.configfile)
     workflow.check_names(config, args.configfile)
+    placement = {key: value for key, value in (("device", args.device), ("dtype", args.dtype)) if value}
+    if placement:  # a command-line placement overrides the config's, every model's own included (a GPU need not be here)
+        engine = config["engine"]
+        config = workflow.validate_config(
+            {**config, "engine": {**engine, **placement,
+                                  "models": {m: {**own, **placement} for m, own in engine.get("models", {}).items()}}},
+            "--device/--dtype")
     cores = args.cores or os.cpu_count() or 1
     result = plan(config, rates_file=args.rates_file, recalibrate=args.recalibrate, cores=cores)
     write_csv(workflow.planned_jobs_file(args.configfile), job_plan(result))  # the workflow's cluster time and memory limits

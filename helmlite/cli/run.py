@@ -114,7 +114,9 @@ def execute(args) -> None:
     from ..runner import execute as execute_spec
 
     specs = _specs(args)
-    device = resolve_device(args.device)  # an unavailable device: one error line before anything is written
+    # an unavailable device: one error line before anything is written (servers need no torch: not resolved for them)
+    local = any(not spec.model.startswith("openai:") for spec in specs)
+    device = resolve_device(args.device) if local else args.device
     writable_folder(args.results_dir, "--results-dir")  # before any model loads, not after the first run
     _quiet_transformers(args)
     cache = RequestCache(args.cache)

@@ -101,3 +101,12 @@ def merge_one_token_rows(rows: list[tuple[list[int], int]]):
             unique.append((ids, n))
             alternatives.append(None)
     return unique, [tuple(a) if a is not None else None for a in alternatives], where
+
+
+def serves_rows_attention(config) -> bool:
+    """Whether a model's one-row requests can run packed (:func:`rows_attention`): a model type that attention was
+    checked on (:data:`PACKED_MODEL_TYPES`), with scaled-dot-product attention (or none set yet: a config the planner
+    reads without weights, for which ``from_pretrained`` picks it on these types) and no attention-logit
+    soft-capping (which that kernel cannot apply)."""
+    return (config.model_type in PACKED_MODEL_TYPES and config._attn_implementation in ("sdpa", None)
+            and getattr(config, "attn_logit_softcapping", None) is None)

@@ -1,6 +1,5 @@
-"""Local causal LMs through Hugging Face ``transformers``: the embedded models and any HF model directory.
-
-Runs fp32 on CPU by default (bf16 changed log-probabilities between batched and single requests).
+"""Local causal LMs through Hugging Face ``transformers``: the embedded models and any HF model directory; fp32 on
+the CPU by default (other devices and dtypes: :mod:`helmlite.models.devices`).
 Scoring follows lm-evaluation-harness's ``loglikelihood``: trailing spaces of the context move to the
 continuation, the pair is encoded whole and the continuation's tokens are those after the context's
 encoding. Only the continuation positions are projected to the vocabulary (``logits_to_keep``), so a
@@ -40,7 +39,7 @@ from ._base import (Generation, GenerationRequest, ModelError, Scores, ScoreRequ
                     split_context)
 from ._identity import IDENTITY_FILE, weights_sha256
 from .devices import device_record, resolve_device, torch_dtype
-from .packing import PACKED_MODEL_TYPES, ROWS_ATTENTION, merge_one_token_rows, packing, read_positions, rows_attention
+from .packing import ROWS_ATTENTION, merge_one_token_rows, packing, read_positions, rows_attention, serves_rows_attention
 from .prefix_cache import PrefixLevels, fork_cache, pool_key
 
 #: A request's rows go through the model in slices of at most this many, in the request's order — a constant, not
@@ -70,10 +69,8 @@ class TransformersModel(PrefixLevels):
     def __init__(self, path: str | Path, *, name: str | None = None, threads: int = 1, batch_size: int = 8,
                  dtype: str | torch.dtype = "float32", device: str = "cpu", reuse_prefixes: bool = True,
                  min_group_tokens: int = 16):
-        """``device``: ``auto``, ``cpu``, ``cuda[:N]`` or ``mps`` (:func:`~helmlite.models.devices.resolve_device`);
-        ``dtype``: ``float32``, ``bfloat16``, ``float16`` (or a ``torch.dtype``). Packed attention and prefix reuse
-        are proven bit-exact against whole-prompt forwards in fp32/fp64 on the CPU only (tests/test_models.py); on
-        other devices and in half precision every request runs as a plain padded batch."""
+        """``device``, ``dtype``: :mod:`helmlite.models.devices` (or a ``torch.dtype``). Packing and prefix reuse are
+        proven exact in fp32/fp64 on the CPU only; elsewhere every request runs in a plain padded batch."""
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         self.path = Path(path)
@@ -87,8 +84,7 @@ class TransformersModel(PrefixLevels):
             raise ModelError(f"could not load a transformers model from {path}: {error}") from None
         self.exact_paths = self.device == "cpu" and weights_dtype in (torch.float32, torch.float64)
         self.batch_size = batch_size
-        # False: every prompt encoded whole (the plain path tests compare with; also wherever exact_paths is False)
-        self.reuse_prefixes = reuse_prefixes and self.exact_paths
+        self.reuse_prefixes = reuse_prefixes and self.exact_paths  # False: every prompt whole (the plain path tests use)
         self.min_group_tokens = min_group_tokens  # nested scoring groups (one query's candidates) share at least this many
         self.encoded_tokens = 0  # tokens actually run through the model (prefix reuse makes this smaller)
         self.on_progress = None  # called with the share of the current call done, after every forward batch
@@ -98,20 +94,11 @@ class TransformersModel(PrefixLevels):
         self._prefix_token = self.tokenizer.bos_token_id if self.tokenizer.bos_token_id is not None else self.tokenizer.eos_token_id
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
-        self._packs_rows = self.exact_paths and self._serves_rows_attention(self.model.config)
+        self._packs_rows = self.exact_paths and serves_rows_attention(self.model.config)
         if self._packs_rows:
             from transformers import AttentionInterface
 
             AttentionInterface.register(ROWS_ATTENTION, rows_attention)
-
-    @staticmethod
-    def _serves_rows_attention(config) -> bool:
-        """Whether one-row requests run packed (:meth:`_forward_packed`): a model type :func:`rows_attention` was
-        checked on, with scaled-dot-product attention (or none set yet: a config the planner reads without weights,
-        for which ``from_pretrained`` picks it on these types) and no attention-logit soft-capping (which that kernel
-        cannot apply)."""
-        return (config.model_type in PACKED_MODEL_TYPES and config._attn_implementation in ("sdpa", None)
-                and getattr(config, "attn_logit_softcapping", None) is None)
 
     def _start_progress(self, total: int) -> None:
         self._progress_total, self._progress_done = max(total, 1), 0

@@ -26,7 +26,7 @@ from typing import Sequence
 import torch
 
 from ..models import Generation, GenerationRequest, ScoreRequest
-from ..models.packing import packing, read_positions
+from ..models.packing import packing, read_positions, serves_rows_attention
 from ..models.transformers_backend import NEXT_TOKEN, TransformersModel
 
 
@@ -116,7 +116,7 @@ class WorkCounter(TransformersModel):
         self.work = Work()
         self.on_progress = None
         self.release_prefixes()
-        self._packs_rows = self._serves_rows_attention(config)
+        self._packs_rows = serves_rows_attention(config)
 
     def _forward_logprobs(self, rows, prefix=None, alternatives=None):
         start = prefix[0] if prefix else 0
