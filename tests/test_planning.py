@@ -538,14 +538,14 @@ def test_the_paper_plan_lists_exactly_the_workflow_runs(monkeypatch):
 
 
 def test_large_runs_are_counted_on_a_sample_and_scaled():
-    """Runs of more than SAMPLE_INSTANCES test instances are counted on that many (the first draws of the run's own
+    """Runs of more than SAMPLE_ABOVE test instances are counted on SAMPLE_INSTANCES (the first draws of the run's own
     subsample) and their sums scaled: hand-derived on a Work of known sums; peaks stay the sample's."""
-    from helmlite.planning import SAMPLE_INSTANCES, sampled_spec
+    from helmlite.planning import SAMPLE_ABOVE, SAMPLE_INSTANCES, sampled_spec
     from helmlite.planning.counting import Work
     from helmlite.runspec import RunSpec
 
     spec = RunSpec.from_dict({"scenario": "mmlu", "model": "m", "args": {"subject": "econometrics"}, "max_instances": 1000})
-    assert sampled_spec(spec, SAMPLE_INSTANCES) is spec
+    assert sampled_spec(spec, SAMPLE_ABOVE) is spec
     sample = sampled_spec(spec, 1000)
     assert sample.max_instances == SAMPLE_INSTANCES and sample.run_id != spec.run_id
     work = Work(requests=200, score_positions=3001, encoded_tokens=1500, peak_row_positions=77)

@@ -30,6 +30,9 @@ from ..models.packing import packing, read_positions, serves_rows_attention
 from ..models.transformers_backend import NEXT_TOKEN, TransformersModel
 
 
+ENCODED_MEMO = 20_000  # texts whose token ids a WorkCounter keeps
+
+
 @dataclass
 class Work:
     """Counted model work of a set of requests."""
@@ -117,6 +120,18 @@ class WorkCounter(TransformersModel):
         self.on_progress = None
         self.release_prefixes()
         self._packs_rows = serves_rows_attention(config)
+        self._encoded: dict[str, list[int]] = {}
+
+    def _encode(self, text: str) -> list[int]:
+        """The backend's encoding, memoised by text: a plan asks for a context's tokens once per answer choice and
+        once more for its length, and tokenizing is most of a plan's time. The memo is emptied when it holds
+        :data:`ENCODED_MEMO` texts (the ids are never modified by their users)."""
+        ids = self._encoded.get(text)
+        if ids is None:
+            if len(self._encoded) >= ENCODED_MEMO:
+                self._encoded.clear()
+            ids = self._encoded[text] = super()._encode(text)
+        return ids
 
     def _forward_logprobs(self, rows, prefix=None, alternatives=None):
         start = prefix[0] if prefix else 0
