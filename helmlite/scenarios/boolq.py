@@ -59,7 +59,7 @@ def _dev_rows(path) -> list[dict]:
 
 @register("boolq", main_metric="quasi_exact_match", default_method="multiple_choice_separate", methods="choices",
           data=(BOOLQ_DEV, BOOLQ), adapter={"input_prefix": "Passage: "}, choices={"only_contrast": (False, True)}, version=3)
-# 3 (2026-12-06): BoolQ's dev questions (was the 69 contrast-set originals); 2: HELM's contrasts
+# 3 (2026-12-06): BoolQ's dev questions (was the contrast set's 69 originals, 48 evaluated); 2: HELM's contrasts
 def load_boolq(only_contrast: bool = False) -> list[Instance]:
     """BoolQ's dev questions in file order as the evaluated instances, as HELM's valid split; with ``only_contrast``
     (HELM's argument, which its contrast-set run sets) only those the contrast set edited — 64 of them.

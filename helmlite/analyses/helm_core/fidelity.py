@@ -47,7 +47,8 @@ ROWS: dict[str, dict[str, tuple[str, str, str]]] = {
                           "crfm-helm's, byte for byte with the joint method under adapter.selection=helm_compat, val "
                           "included (us_foreign_policy in 3 train trials and under the robustness perturbation, "
                           "college_chemistry, econometrics, hashed against helm-run --dry-run: tests/test_helm_prompts.py); "
-                          "the default config scores the answers separately", "same"),
+                          "the default config scores the answers separately (its prompts then differ: see method)",
+                          "partly"),
     },
     "truthfulqa": {
         "dataset": ("TruthfulQA (Lin et al. 2022) mc_single: the best answer vs all incorrect answers, each + '.'",
