@@ -45,8 +45,6 @@ Methods (HELM §7 "adaptation"; lm-eval's ``loglikelihood`` for the scoring ones
 """
 from __future__ import annotations
 
-import os
-
 import random
 from dataclasses import asdict, dataclass, field
 from itertools import cycle
@@ -55,6 +53,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ._common_prefix import common_prefix
 from .models import GenerationRequest, LanguageModel, ModelError, ScoreRequest
 from .scenarios import Instance
 from ._names import did_you_mean
@@ -336,7 +335,7 @@ def _shared(prompt: str, prefix: str, spec: AdapterSpec, model: LanguageModel) -
     the instructions and in-context examples make, wrapped as the prompt is (a chat template's head included)."""
     if not prefix:
         return ()
-    return (len(os.path.commonprefix([prompt, _wrap(prefix, spec, model)])),)
+    return (common_prefix(prompt, _wrap(prefix, spec, model)),)
 
 
 def _wrap(prompt: str, spec: AdapterSpec, model: LanguageModel) -> str:

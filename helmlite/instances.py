@@ -25,8 +25,9 @@ from .scenarios import SCENARIO_VARIANTS, TEST, TRAIN, Instance, scenario
 from .seeds import rng
 
 
-def _load_all(spec: RunSpec, model: LanguageModel) -> list[Instance]:
-    """Every instance of the run's scenario, in its loader's order."""
+def load_all(spec: RunSpec, model: LanguageModel) -> list[Instance]:
+    """Every instance of the run's scenario, in its loader's order (the model counts tokens for scenarios that size
+    their inputs in tokens)."""
     info = scenario(spec.scenario)
     kwargs = dict(spec.args)
     info.check_args(kwargs)
@@ -38,10 +39,10 @@ def _load_all(spec: RunSpec, model: LanguageModel) -> list[Instance]:
 
 def load_instances(spec: RunSpec, model: LanguageModel) -> tuple[list[Instance], list[Instance]]:
     """The run's training pool and its (subsampled) test instances."""
-    return _split(spec, _load_all(spec, model))
+    return split(spec, load_all(spec, model))
 
 
-def _split(spec: RunSpec, instances: list[Instance]) -> tuple[list[Instance], list[Instance]]:
+def split(spec: RunSpec, instances: list[Instance]) -> tuple[list[Instance], list[Instance]]:
     train = [i for i in instances if i.split == TRAIN]
     test = [i for i in instances if i.split == TEST]
     if not test:
@@ -76,11 +77,14 @@ def adapted_prompts(spec: RunSpec, model: LanguageModel | None = None, variant: 
             if instance is not None]
 
 
-def test_examples_variants(spec: RunSpec, model: LanguageModel) -> tuple[list[Instance], list[Instance], dict]:
+def test_examples_variants(spec: RunSpec, model: LanguageModel, instances: list[Instance] | None = None
+                           ) -> tuple[list[Instance], list[Instance], dict]:
     """The run's test instances, its in-context examples and the test set's variants (perturbations seeded by
-    :func:`helm_perturbation_seeds` over the scenario's whole load order)."""
-    instances = _load_all(spec, model)
-    train, test = _split(spec, instances)
+    :func:`helm_perturbation_seeds` over the scenario's whole load order); ``instances``: the scenario's instances
+    as :func:`load_all` gives them, when the caller has them already (the planner, which plans many runs of one
+    scenario)."""
+    instances = load_all(spec, model) if instances is None else instances
+    train, test = split(spec, instances)
     return test, in_context_examples(spec, train), variants(spec, test, helm_perturbation_seeds(spec, instances))
 
 

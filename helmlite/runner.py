@@ -28,11 +28,13 @@ from .shared_prefixes import declare_shared_prefixes
 RESULTS_DIR = Path("results/runs")
 
 
-def prepare_requests(spec: RunSpec, model: LanguageModel) -> tuple[list[Instance], list[Instance], dict, list, list[Adapted]]:
+def prepare_requests(spec: RunSpec, model: LanguageModel, instances: list[Instance] | None = None
+                     ) -> tuple[list[Instance], list[Instance], dict, list, list[Adapted]]:
     """Everything a run sends to the model, without sending it: the test instances, the in-context examples,
     the variants (perturbations), the (variant, index, instance) jobs and each job's adapted requests.
-    :func:`execute` runs these; the planner (:mod:`helmlite.planning`) counts their tokens."""
-    test, examples, variant_sets = test_examples_variants(spec, model)
+    :func:`execute` runs these; the planner (:mod:`helmlite.planning`) counts their tokens, passing the scenario's
+    ``instances`` it has loaded already (:func:`helmlite.instances.test_examples_variants`)."""
+    test, examples, variant_sets = test_examples_variants(spec, model, instances)
     # instance by instance, each with its variants: a perturbed or baseline prompt follows the prompt it varies, so
     # the prefix they declare shared (shared_prefixes) is still in the backend's prefix cache when it is asked again
     jobs = [(name, k, items[k]) for k in range(len(test)) for name, items in variant_sets.items() if items[k] is not None]

@@ -13,10 +13,10 @@ shared with the query's baseline variant (issue 24 §5).
 """
 from __future__ import annotations
 
-import os
 from dataclasses import replace
 from typing import Sequence
 
+from ._common_prefix import common_prefix
 from .adaptation import Adapted
 from .models import GenerationRequest, ScoreRequest
 
@@ -33,7 +33,7 @@ def _branch_points(prompts: list[str], floor: dict[str, int]) -> dict[str, list[
     """Per prompt of ``prompts`` (sorted), its longest common prefixes with the others that reach
     ``floor[prompt] + GROUP_MIN_CHARS``: in sorted order, the running minima of the neighbours' common prefixes
     to its left and to its right (scanned until they fall below that)."""
-    adjacent = [len(os.path.commonprefix(pair)) for pair in zip(prompts, prompts[1:])]
+    adjacent = [common_prefix(*pair) for pair in zip(prompts, prompts[1:])]
     points: dict[str, list[int]] = {}
     for i, prompt in enumerate(prompts):
         least, found = floor[prompt] + GROUP_MIN_CHARS, set()

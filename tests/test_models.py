@@ -507,6 +507,25 @@ def test_a_pooled_forward_keeps_no_copy_of_the_prefix(tiny_model_dir):
     assert torch.equal(logits[True], logits[False])
 
 
+def test_common_prefix_agrees_with_the_standard_librarys():
+    """The prefix levels' token-list common prefix (bisection on slice equality) against ``os.path.commonprefix``
+    (an independent implementation) on random lists and strings that share prefixes of every length, empty ones
+    included."""
+    import os
+    import random
+
+    from helmlite._common_prefix import common_prefix
+
+    rng = random.Random(0)
+    for _ in range(500):
+        shared = [rng.randrange(5) for _ in range(rng.randrange(40))]
+        a = shared + [rng.randrange(5) for _ in range(rng.randrange(8))]
+        b = shared + [rng.randrange(5) for _ in range(rng.randrange(8))]
+        assert common_prefix(a, b) == len(os.path.commonprefix([a, b]))
+        text_a, text_b = "".join(map(str, a)), "".join(map(str, b))
+        assert common_prefix(text_a, text_b) == len(os.path.commonprefix([text_a, text_b]))
+
+
 def test_a_forward_over_a_forked_prefix_cache_leaves_the_cache_as_it_was(tiny_model_dir):
     """The prefix cache is forked, not copied (its tensors shared, expanded to the batch as views): after a
     three-row forward and a generation over forks of it, its layers hold the same tensors, values and lengths,

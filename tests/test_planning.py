@@ -79,6 +79,40 @@ def test_counter_counts_the_positions_each_forward_projects():
     assert (levelled.score_forwards, levelled.projected_positions) == (2, 1 + 6)
 
 
+@pytest.mark.parametrize("model", ["smollm2-135m", "gemma3-270m"])
+def test_the_counters_fast_encodings_are_the_tokenizers_on_real_prompts(mirrored_cache, model):
+    """The counter tokenizes each new text after the previous one's shared part, and each scored context once for
+    all its continuations (:mod:`helmlite.planning.encodings`). On real prompts — MMLU's separately scored answers
+    with five shots, BoolQ's, JSON KV's ten candidate values after a 1,024-token dictionary (its size searched by
+    counting) — every prompt's count and every pair's ids equal the tokenizer's on the whole text (the independent
+    reference: the tokenizer called directly), and the counter tokenized less than a third of the characters."""
+    from helmlite.models import ScoreRequest, prepare
+    from helmlite.models._base import split_context
+    from helmlite.runner import prepare_requests
+    from helmlite.runspec import RunSpec
+
+    counter = counting.WorkCounter(prepare(model))
+    reference = counting.WorkCounter(prepare(model)).tokenizer
+    tokenized = []
+    tokenizer = counter._encodings.tokenizer
+    counter._encodings.tokenizer = lambda text, **kwargs: tokenized.append(len(text)) or tokenizer(text, **kwargs)
+    specs = [{"scenario": "mmlu", "args": {"subject": "us_foreign_policy"}, "adapter": {"method": "multiple_choice_separate"}},
+             {"scenario": "boolq", "adapter": {"method": "multiple_choice_separate"}},
+             {"scenario": "json_kv", "args": {"target_tokens": 1024, "n_contexts": 2}, "adapter": {"method": "multiple_choice_separate"}}]
+    pairs, fast, characters = 0, 0, 0
+    for spec in specs:
+        adapted = prepare_requests(RunSpec.from_dict({"model": model, "max_instances": 6, **spec}), counter)[4]
+        for request in (r for a in adapted for r in a.requests if isinstance(r, ScoreRequest)):
+            assert counter.count_tokens(request.prompt) == len(reference(request.prompt)["input_ids"])
+            characters += len(request.prompt)
+            for continuation in request.continuations:
+                context, rest = split_context(request.prompt, continuation)
+                assert counter._encode_pair(context, rest) == reference(context + rest)["input_ids"]
+                pairs, fast, characters = pairs + 1, fast + (counter._encodings.pair(context, rest) is not None), characters + len(context + rest)
+    assert pairs >= 80 and fast == pairs  # a boundary was found in every context
+    assert sum(tokenized) < characters / 3
+
+
 def test_counted_projections_are_what_the_model_projects(tiny_model_dir):
     """The counter's projected positions equal what the real backend's vocabulary projection receives (a forward hook
     on the model's output embedding, rows × positions of every call) on the same scoring requests and chunks."""
@@ -530,7 +564,7 @@ def test_the_paper_plan_lists_exactly_the_workflow_runs(monkeypatch):
     from helmlite.scenarios import TEST, Instance, Reference
 
     monkeypatch.setattr(planning, "_model_path", lambda name: None)
-    monkeypatch.setattr(instances, "load_instances", lambda spec, model: ([], [Instance("x", "q", (Reference("a", True),), TEST)]))
+    monkeypatch.setattr(instances, "load_all", lambda spec, model: [Instance("x", "q", (Reference("a", True),), TEST)])
     config = workflow.load_config(REPO / "config" / "paper.yaml")
     result = planning.plan(config)
     assert sorted(result.runs["run_id"]) == sorted(workflow.run_specs(config)) and len(result.runs) > 100

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import random
 import sys
 from pathlib import Path
@@ -130,6 +131,21 @@ def test_synthetic_depth_and_length(mirrored_cache, name):
             assert len({m.first_correct for m in members}) == len(members)
         else:  # the same gold item moved to each depth
             assert len({m.first_correct for m in members}) == 1
+
+
+@pytest.mark.parametrize("grow", [lambda n: 40 + 23 * n, lambda n: 40 + 23 * n + (n % 3), lambda n: n * n, lambda n: 2 ** n,
+                                  lambda n: 10 * (n // 50)])
+@pytest.mark.parametrize("target", [10, 500, 8000])
+def test_fitting_a_context_finds_the_largest_size_that_fits_in_few_probes(grow, target):
+    """The sized contexts' search (:func:`helmlite.scenarios.synthetic._fit`) against brute force — the largest n in
+    [2, upper] whose count fits, 2 when none does — on counts linear, jagged, quadratic, exponential and flat in
+    steps; probes at most its interpolated ones plus bisection's."""
+    from helmlite.scenarios.synthetic import INTERPOLATED_PROBES, _fit
+
+    upper, probed = 4000, []
+    expected = max([n for n in range(2, upper + 1) if grow(n) <= target], default=2)
+    assert _fit(lambda n: probed.append(n) or n, target, grow, upper) == expected
+    assert len(probed) <= INTERPOLATED_PROBES + 1 + math.ceil(math.log2(upper))
 
 
 def test_multidoc_qa_has_ten_documents_and_records_the_gold_position(mirrored_cache):

@@ -29,7 +29,11 @@ READ_TIMEOUT_S = 120
 
 
 class FetchError(DataError, RuntimeError):
-    """A registered file could not be obtained or failed verification."""
+    """A registered file could not be obtained or failed verification; ``name``: the registered file's name."""
+
+    def __init__(self, message: str, name: str | None = None):
+        super().__init__(message)
+        self.name = name
 
 
 def cache_dir() -> Path:
@@ -84,7 +88,7 @@ def _install(item: DataFile, target: Path, produce) -> Path:
         produce(tmp)
         got = sha256_of(tmp)
         if item.sha256 and got != item.sha256:
-            raise FetchError(f"{item.name}: sha256 mismatch (expected {item.sha256}, got {got}); the file was not used")
+            raise FetchError(f"{item.name}: sha256 mismatch (expected {item.sha256}, got {got}); the file was not used", item.name)
         if not item.sha256:
             write_text(_sidecar(target), got + "\n")
     return target
@@ -122,7 +126,7 @@ def _download(item: DataFile, target: Path, mirror: Path | None) -> Path:
         return _install(item, target, produce)
     except requests.RequestException as error:
         raise FetchError(f"could not download {item.name} from {item.url} ({type(error).__name__}), and "
-                         f"{_missing(item, mirror)}; or place the file at {target}") from None
+                         f"{_missing(item, mirror)}; or place the file at {target}", item.name) from None
 
 
 def fetch(name: str) -> Path:
@@ -137,10 +141,10 @@ def fetch(name: str) -> Path:
         return path
     if item.mirror_only:
         raise FetchError(f"{item.name} is mirror-only ({item.note.split(':')[0]}; canonical source: {item.canonical}), "
-                         f"and {_missing(item, mirror)}")
+                         f"and {_missing(item, mirror)}", item.name)
     if os.environ.get("HELMLITE_OFFLINE") == "1":
         raise FetchError(f"{item.name} is not cached, HELMLITE_OFFLINE=1 forbids downloading {item.url}, and "
-                         f"{_missing(item, mirror)}")
+                         f"{_missing(item, mirror)}", item.name)
     return _download(item, target, mirror)
 
 

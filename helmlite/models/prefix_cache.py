@@ -11,6 +11,7 @@ from collections import OrderedDict
 
 import torch
 
+from .._common_prefix import common_prefix
 from ._base import ScoreRequest
 from .packing import row_mask
 
@@ -51,11 +52,6 @@ def read_through(layer, key_states: torch.Tensor, value_states: torch.Tensor, *a
 def pool_key(levels: list[int], ids: list[int]) -> tuple:
     """What one-row requests must share to be pooled: their prefix levels and the deepest level's tokens."""
     return tuple(levels), tuple(ids[:levels[-1]]) if levels else ()
-
-
-def common_prefix(a: list[int], b: list[int]) -> int:
-    """Length of the longest common prefix of two token lists."""
-    return next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
 
 
 class PrefixLevels:

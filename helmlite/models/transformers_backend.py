@@ -152,13 +152,18 @@ class TransformersModel(PrefixLevels):
                                                   add_generation_prompt=True)
 
     # --- scoring ------------------------------------------------------------------------------------
+    def _encode_pair(self, context: str, continuation: str) -> list[int]:
+        """Token ids of a context and its continuation, encoded together (the merges at their boundary as the model
+        sees them)."""
+        return self._encode(context + continuation)
+
     def _pair_tokens(self, context: str, continuation: str) -> tuple[list[int], int]:
         """Token ids of context+continuation and the number that belong to the context."""
         context, continuation = split_context(context, continuation)
         if not context:
             cont = self.tokenizer(continuation, add_special_tokens=False)["input_ids"]
             return [self._prefix_token] + cont, 1
-        whole = self._encode(context + continuation)
+        whole = self._encode_pair(context, continuation)
         n_context = len(self._encode(context))
         if n_context >= len(whole):
             raise ModelError(f"{self.name}: continuation {continuation!r} adds no tokens to its context")

@@ -22,7 +22,9 @@ show there.
 Runs of a model that is not a local transformers model (``openai:<model>``), or an embedded model not yet
 prepared (``helmlite models prepare``; ``make plan`` prepares them), are listed with their instances but NaN
 tokens and seconds, and the terminal output says which models those are. Runs of a model the config places on a
-GPU or in half precision are counted but not priced (:func:`priced_here`).
+GPU or in half precision are counted but not priced (:func:`priced_here`). Runs whose scenario's data cannot be
+obtained here (offline, and absent from the mirror) are listed with NaN instances, tokens and seconds, and the plan
+names the missing file: it still answers for every other run.
 """
 from __future__ import annotations
 
@@ -90,6 +92,29 @@ def priced_here(config: dict, model: str) -> bool:
     return device == "cpu" and placement["dtype"] == "float32"
 
 
+class _LoadedScenarios:
+    """The instances of the scenarios the plan has loaded, by (model, scenario, arguments): a config runs each
+    scenario under many settings (seeds, shots, methods, perturbations), and loading is a large part of a plan's time
+    (synthetic contexts are sized by the model's tokenizer). The plan visits runs in run-id order — scenario and
+    arguments first, then model — so the few most recent loads are kept (:data:`KEEP`)."""
+
+    KEEP = 4
+
+    def __init__(self):
+        self._kept: dict[tuple, list] = {}
+
+    def __call__(self, spec, counter) -> list:
+        from ..instances import load_all
+        from ..models.whitespace import WhitespaceTokens
+
+        key = (spec.model, spec.scenario, repr(spec.args))  # an argument may be a list
+        if key not in self._kept:
+            if len(self._kept) >= self.KEEP:
+                del self._kept[next(iter(self._kept))]
+            self._kept[key] = load_all(spec, counter if counter is not None else WhitespaceTokens())
+        return self._kept[key]
+
+
 def _model_path(name: str) -> Path | None:
     from ..models.embedded import EMBEDDED, model_dir
 
@@ -117,7 +142,8 @@ def _labels(config: dict) -> dict[str, list[tuple[str, str]]]:
 def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool = False, cores: int = 1) -> Plan:
     """The plan of a validated config (see the module docstring); with ``cores`` ≥ 2 and several run jobs,
     each run's seconds include :data:`CONCURRENT_SLOWDOWN`."""
-    from ..instances import load_instances
+    from ..data import FetchError
+    from ..instances import split
     from ..runner import prepare_requests
     from .counting import WorkCounter
 
@@ -129,6 +155,7 @@ def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool
     batches = workflow.run_batches(config)
     slowdown = CONCURRENT_SLOWDOWN if cores >= 2 and len(batches) >= 2 else 1.0
     asked: dict[str, set] = {}  # per model, the requests an earlier run of the plan already counts
+    loaded = _LoadedScenarios()
     rows = []
     grouped = workflow.runs_by_analysis(config)
     progress = tqdm(total=sum(len(runs) for runs in grouped.values()), desc="planning runs", unit="run", leave=False,
@@ -143,13 +170,27 @@ def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool
                 if path and priced_here(config, spec.model):
                     rates[spec.model], measured = model_rates(spec.model, path, threads=engine["threads"],
                                                               batch_size=engine["batch_size"], rates_file=rates_file,
-                                                              recalibrate=recalibrate)
+                                                              recalibrate=recalibrate, counter=counters[spec.model])
                     calibrated += [spec.model] if measured else []
             counter = counters[spec.model]
+            row = {"analysis": key, "run_id": run_id, "model": spec.model, "scenario": spec.scenario,
+                   "scenario_label": _scenario_label(spec), "method": spec.adapter.method,
+                   "length": dict(spec.args).get("target_tokens"), "perturbations": list(spec.perturbations),
+                   "labels": labels.get(run_id, []), "absent_data": ""}
+            try:
+                everything = loaded(spec, counter)
+            except FetchError as error:  # a data file absent here: unknown, the plan still answers for every other run
+                if error.name is None:  # not a file's absence (the mirror setting itself is wrong)
+                    raise
+                rows.append({**row, "instances": math.nan, "contexts": math.nan, "positions": math.nan, "choices": math.nan,
+                             "tokens_to_encode": math.nan, "tokens_to_generate": math.nan, "predicted_s": math.nan,
+                             "peak_mb": math.nan, "absent_data": error.name})
+                continue
+            test = split(spec, everything)[1]
+            seconds = encoded = generated = peak_mb = math.nan
             if counter is not None:
-                test = load_instances(spec, counter)[1]
                 sample = sampled_spec(spec, len(test))
-                adapted = prepare_requests(sample, counter)[4]
+                adapted = prepare_requests(sample, counter, everything)[4]
                 seen = asked.setdefault(spec.model, set())
                 new = list(dict.fromkeys(r for a in adapted for r in a.requests if r not in seen))
                 seen.update(new)
@@ -158,23 +199,14 @@ def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool
                     work = work.scaled(len(test) / sample.max_instances)
                 encoded, generated = work.encoded_tokens, work.decode_steps
                 model_rates_here = rates[spec.model]
-                seconds = model_rates_here.seconds(work) * slowdown + PER_RUN_OVERHEAD_S if model_rates_here else math.nan
-                loaded = model_rates_here.loaded_mb if model_rates_here else None
-                peak_mb = math.nan if loaded is None else loaded + memory.work_mb(work, memory.model_shape(counter.model.config))
-            else:
-                from ..models.whitespace import WhitespaceTokens
-
-                test = load_instances(spec, WhitespaceTokens())[1]
-                seconds = encoded = generated = peak_mb = math.nan
-            rows.append({"analysis": key, "run_id": run_id, "model": spec.model, "scenario": spec.scenario,
-                         "scenario_label": _scenario_label(spec), "method": spec.adapter.method,
-                         "length": dict(spec.args).get("target_tokens"), "instances": len(test),
-                         "contexts": len({i.metadata.get("context", i.id) for i in test}),
+                if model_rates_here:
+                    seconds = model_rates_here.seconds(work) * slowdown + PER_RUN_OVERHEAD_S
+                    peak_mb = model_rates_here.loaded_mb + memory.work_mb(work, memory.model_shape(counter.model.config))
+            rows.append({**row, "instances": len(test), "contexts": len({i.metadata.get("context", i.id) for i in test}),
                          "positions": len({i.metadata.get("position") for i in test
-                                           if i.metadata.get("context") == test[0].metadata.get("context")}) if test else 0,
-                         "choices": len(test[0].references) if test else 0, "perturbations": list(spec.perturbations),
-                         "labels": labels.get(run_id, []), "tokens_to_encode": encoded, "tokens_to_generate": generated,
-                         "predicted_s": seconds, "peak_mb": peak_mb})
+                                           if i.metadata.get("context") == test[0].metadata.get("context")}),
+                         "choices": len(test[0].references), "tokens_to_encode": encoded,
+                         "tokens_to_generate": generated, "predicted_s": seconds, "peak_mb": peak_mb})
     progress.close()
     runs = pd.DataFrame(rows)
     runs["measured_s"] = [_measured_s(engine["results_dir"], run_id) for run_id in runs["run_id"]]
@@ -269,7 +301,12 @@ def render(result: Plan, cores: int) -> str:
     lines += ["", "Every run (slowest first within each analysis; run ids: --format csv --table runs)", "",
               runs[["analysis", "model", "scenario_label", "method", "setting", "perturbations", "instances", "tokens_to_encode",
                     "tokens_to_generate", "predicted_s"]].to_string(index=False, float_format=lambda v: f"{v:,.1f}")]
-    uncounted = sorted(set(result.runs.loc[result.runs["tokens_to_encode"].isna(), "model"]))
+    absent = result.runs[result.runs["absent_data"] != ""]
+    for (label, why), part in absent.groupby(["scenario_label", "absent_data"], sort=True):
+        lines += ["", f"(not counted — {len(part)} run(s) of {label}: {why} cannot be obtained here (`helmlite fetch "
+                      f"{why}` says why); they show NaN instances, tokens and seconds)"]
+    uncounted = sorted(set(result.runs.loc[result.runs["tokens_to_encode"].isna() & (result.runs["absent_data"] == ""),
+                                           "model"]))
     if uncounted:
         lines += ["", f"(not counted — no local weights or tokenizer: {', '.join(uncounted)}; their runs show NaN tokens and seconds)"]
     unpriced = sorted(set(result.runs.loc[result.runs["predicted_s"].isna() & result.runs["tokens_to_encode"].notna(), "model"]))

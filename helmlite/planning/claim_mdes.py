@@ -52,7 +52,7 @@ POWER, LEVEL = 0.8, 0.95
 
 def paired(n: int) -> tuple[float, float]:
     """(MDE, n needed for :data:`EFFECT`) of a paired 0/1 difference (exact McNemar) at the planning ψ."""
-    if n < 1:
+    if not n >= 1:  # no items, or unknown (NaN: the run's data are absent here)
         return math.nan, math.nan
     return (power.mde_proportion(n, paired=True, discordance=PLANNING_DISCORDANCE),
             float(power.required_n(EFFECT, paired=True, discordance=PLANNING_DISCORDANCE)))
@@ -62,7 +62,7 @@ def calibration(parts: list[tuple[int, int]], seed: int = 0) -> tuple[float, flo
     """(MDE, n needed for :data:`EFFECT`) of the ECE test on the items of ``parts`` — (n items, k choices) per
     run, pooled — with planning confidences U(1/k, 1)."""
     n = sum(count for count, _ in parts)
-    if n < 2:
+    if not n >= 2:  # NaN: a run's data are absent here
         return math.nan, math.nan
     rng = np.random.default_rng(seed)
     confidence = np.concatenate([rng.uniform(1 / max(k, 2), 1.0, size=count) for count, k in parts])
@@ -73,6 +73,8 @@ def calibration(parts: list[tuple[int, int]], seed: int = 0) -> tuple[float, flo
 def seed_sd(n: int, seeds: int) -> tuple[float, float]:
     """(MDE, n needed for :data:`EFFECT`) of the between-seed SD of accuracy under Cochran's Q with ``seeds`` seeds
     on ``n`` items, at the within-item variance two seeds have at the planning ψ (ψ/2; :func:`helmlite.stats.mde_seed_sd`)."""
+    if not n >= 2:
+        return math.nan, math.nan
     mde = power.mde_seed_sd(n, seeds, PLANNING_DISCORDANCE / 2)
     return mde, (math.ceil(n * (mde / EFFECT) ** 2) if math.isfinite(mde) else math.nan)
 
@@ -80,7 +82,7 @@ def seed_sd(n: int, seeds: int) -> tuple[float, float]:
 def _normal(n: int, sd: float, one_sided: bool) -> tuple[float, float]:
     """(MDE, n needed for :data:`EFFECT`) of a mean of ``n`` paired per-unit scores of SD ``sd``: (z_α + z₀.₈)·sd/√n,
     z_α one-sided at :data:`LEVEL` or two-sided (the interval a claim reads)."""
-    if n < 2:
+    if not n >= 2:
         return math.nan, math.nan
     z = float(ndtri(LEVEL if one_sided else 1 - (1 - LEVEL) / 2) + ndtri(POWER))
     return z * sd / math.sqrt(n), math.ceil((z * sd / EFFECT) ** 2)

@@ -28,9 +28,9 @@ import torch
 from ..models import Generation, GenerationRequest, ScoreRequest
 from ..models.packing import packing, read_positions, serves_rows_attention
 from ..models.transformers_backend import NEXT_TOKEN, TransformersModel
+from .encodings import Encodings
 
 
-ENCODED_MEMO = 20_000  # texts whose token ids a WorkCounter keeps
 
 
 @dataclass
@@ -120,18 +120,25 @@ class WorkCounter(TransformersModel):
         self.on_progress = None
         self.release_prefixes()
         self._packs_rows = serves_rows_attention(config)
-        self._encoded: dict[str, list[int]] = {}
+        self._encodings = Encodings(self.tokenizer)
 
     def _encode(self, text: str) -> list[int]:
-        """The backend's encoding, memoised by text: a plan asks for a context's tokens once per answer choice and
-        once more for its length, and tokenizing is most of a plan's time. The memo is emptied when it holds
-        :data:`ENCODED_MEMO` texts (the ids are never modified by their users)."""
-        ids = self._encoded.get(text)
-        if ids is None:
-            if len(self._encoded) >= ENCODED_MEMO:
-                self._encoded.clear()
-            ids = self._encoded[text] = super()._encode(text)
-        return ids
+        """The backend's encoding, without tokenizing what was tokenized before (:class:`.encodings.Encodings`)."""
+        return self._encodings.ids(text)
+
+    def count_tokens(self, text: str) -> int:
+        """The backend's count, a text's trailing whitespace encoded after its stripped part (adaptation counts a
+        prompt that scoring then encodes without its trailing space)."""
+        stripped = text.rstrip()
+        if not stripped or stripped == text:
+            return len(self._encode(text))
+        return len(self._encode_pair(stripped, text[len(stripped):]))
+
+    def _encode_pair(self, context: str, continuation: str) -> list[int]:
+        """A context's ids reused for each of its continuations (:meth:`.encodings.Encodings.pair`): ten candidate
+        values after an 8,000-token JSON dictionary tokenize the dictionary once."""
+        ids = self._encodings.pair(context, continuation)
+        return super()._encode_pair(context, continuation) if ids is None else ids
 
     def _forward_logprobs(self, rows, prefix=None, alternatives=None):
         start = prefix[0] if prefix else 0

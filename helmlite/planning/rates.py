@@ -232,7 +232,7 @@ def median_rates(calibrations: list[Rates]) -> Rates:
 
 
 def model_rates(name: str, path: str | Path, *, threads: int, batch_size: int, rates_file: str | Path = RATES_FILE,
-                recalibrate: bool = False) -> tuple[Rates, bool]:
+                recalibrate: bool = False, counter: WorkCounter | None = None) -> tuple[Rates, bool]:
     """This machine's rates for a model directory: the median (:func:`median_rates`) of the calibrations
     ``rates_file`` holds for this machine, model weights, threads and batch size and the planner's source
     (:func:`planner_source_sha`: a backend that computes differently, e.g. packs rows it used to pad, runs at other
@@ -241,8 +241,9 @@ def model_rates(name: str, path: str | Path, *, threads: int, batch_size: int, r
     here differed by up to ~25%) stops setting the plan once two more have been added. The medians are taken rate by
     rate, so the forward and position costs (which trade off in one calibration's fit) may come from different
     calibrations; the plan's check against measured runs (:func:`helmlite.planning.check_against_measured`) shows
-    whether the combination still fits. Returns (rates, measured now)."""
-    counter = WorkCounter(path, name=name)
+    whether the combination still fits. ``counter``: the model's counter, when the caller has one (for the model's
+    identity; loading a tokenizer takes seconds). Returns (rates, measured now)."""
+    counter = counter or WorkCounter(path, name=name)
     key = json.dumps({"machine": machine_identity(threads), "model": counter.identity, "batch_size": batch_size,
                       "source": planner_source_sha()}, sort_keys=True)
     rates_file = Path(rates_file)

@@ -79,16 +79,47 @@ def kv_prompt(pairs: list[tuple[str, str]], key: str) -> str:
     return f"{KV_INSTRUCTION}\n\nJSON data:\n{body}\n\nKey: \"{key}\"\nCorresponding value:"
 
 
+INTERPOLATED_PROBES = 6  # :func:`_fit`'s probes by interpolation before it bisects
+
+
 def _fit(build: Callable[[int], str], target_tokens: int, count: TokenCounter, upper: int) -> int:
-    """Largest n ≤ upper whose ``build(n)`` fits ``target_tokens`` (binary search; at least 2)."""
-    low, high = 2, upper
+    """Largest n ≤ upper whose ``build(n)`` fits ``target_tokens`` (at least 2).
+
+    The prompt's token count grows with n, so the answer is bracketed by the sizes probed so far. The first
+    :data:`INTERPOLATED_PROBES` probes land where a straight line through the two nearest probed sizes meets the
+    target (counts grow almost linearly in n: the answer is usually found in three or four), later ones bisect, so
+    a count far from linear costs at most that many probes more than bisection. Bisection's own first probes are
+    prompts many times the target's length (the pools are far larger than what fits), and counting them was most of
+    the time a long-context scenario took to load; the answer is the same, since the count is monotone in n."""
+    counts: dict[int, int] = {}
+
+    def fits(n: int) -> bool:
+        counts[n] = count(build(n))
+        return counts[n] <= target_tokens
+
+    low, high = 2, upper  # the answer lies in [low, high]
+    if low >= high or not fits(low):
+        return low
     while low < high:
-        mid = (low + high + 1) // 2
-        if count(build(mid)) <= target_tokens:
-            low = mid
+        interpolate = len(counts) <= INTERPOLATED_PROBES
+        guess = _interpolated(counts, low, high, target_tokens) if interpolate else (low + high + 1) // 2
+        if fits(guess):
+            low = guess
         else:
-            high = mid - 1
+            high = guess - 1
     return low
+
+
+def _interpolated(counts: dict[int, int], low: int, high: int, target_tokens: int) -> int:
+    """The size in (low, high] where the line through ``low``'s count and the nearest other probed count (above
+    the bracket if one is probed, else below) reaches ``target_tokens``; a short step when only ``low`` is probed."""
+    above = [n for n in counts if n > high]
+    other = min(above) if above else max((n for n in counts if n < low), default=None)
+    if other is None or counts[other] == counts[low]:
+        return min(high, low + 8)
+    slope = (counts[other] - counts[low]) / (other - low)
+    step = int((target_tokens - counts[low]) // slope) if slope > 0 else 1
+    return min(high, max(low + 1, low + step))
 
 
 def _absent_key(seed: int, pairs: list[tuple[str, str]]) -> str:
