@@ -12,8 +12,8 @@ turn, until ``max_train_instances`` are picked. Two implementations (``AdapterSp
   correct reference's **text** for every method (for multiple choice: the answer text, not its
   letter), labels sorted, grouped by count, each group shuffled with ``random.shuffle``, one
   ``random.randrange`` pick per label in ``itertools.cycle`` order, the rest from the unlabelled
-  instances with ``random.sample``. With the test-set subsampling of :func:`helm_eval_subsample` and
-  HELM's prompt layout this gives crfm-helm's prompts byte for byte (``helmlite prompts``).
+  instances with ``random.sample``. With the test-set subsampling of
+  :func:`helmlite.helm_subsample.helm_eval_subsample` and HELM's prompt layout this gives crfm-helm's prompts byte for byte (``helmlite prompts``).
 * ``hashed`` — helmlite's variant with a numpy generator derived with hashlib from (scenario,
   arguments, seed), and multiple-choice-joint examples balanced by their correct **letter**. It exists
   because HELM's rule has known flaws: on MMLU every answer text is unique, so "class balance" is a
@@ -175,17 +175,6 @@ def helm_sample_examples(train: Sequence[Instance], max_train_instances: int, se
         remaining -= 1
     examples += rng.sample(unlabeled, min(remaining, len(unlabeled)))
     return examples
-
-
-def helm_eval_subsample(n: int, size: int, seed: int = 0) -> list[int]:
-    """Indices of the evaluation instances HELM keeps when there are more than ``max_eval_instances``:
-    ``downsample_eval_instances`` (``src/helm/benchmark/runner.py``) calls ``np.random.seed(0)`` and
-    ``np.random.choice(all_eval_instances, max_eval_instances, replace=False)`` and keeps the sampled
-    order. ``np.random.RandomState(seed)`` is the same legacy stream without touching numpy's global
-    state; HELM always uses seed 0 (helmlite's ``data_seed``, default 0)."""
-    if size >= n:
-        return list(range(n))
-    return [int(i) for i in np.random.RandomState(seed).choice(n, size, replace=False)]
 
 
 def _hashed_examples(train: Sequence[Instance], spec: AdapterSpec, rng: np.random.Generator) -> list[Instance]:

@@ -20,6 +20,7 @@ class GridRun(NamedTuple):
     spec: dict
     study: str | None = None
     level: str | None = None
+    source: tuple = ()  # where in the config section the run's entry is: (list key, index), e.g. ("scenarios", 0)
 
 
 def run_spec(entry: dict, model: str, section: dict, **adapter) -> dict:
@@ -39,8 +40,8 @@ def run_spec(entry: dict, model: str, section: dict, **adapter) -> dict:
 
 def helm_core(section: dict) -> list[GridRun]:
     """Notebook 01: every model × scenario entry × in-context selection seed (HELM's core grid)."""
-    return [GridRun(run_spec(entry, model, section, seed=seed))
-            for entry in section["scenarios"] for model in section["models"] for seed in section["seeds"]]
+    return [GridRun(run_spec(entry, model, section, seed=seed), source=("scenarios", k))
+            for k, entry in enumerate(section["scenarios"]) for model in section["models"] for seed in section["seeds"]]
 
 
 def sensitivity(section: dict) -> list[GridRun]:
@@ -48,16 +49,18 @@ def sensitivity(section: dict) -> list[GridRun]:
     default format and shots, the scenario's default method)."""
     out = []
     for model in section["models"]:
-        for entry in section["seed_scenarios"]:
-            out += [GridRun(run_spec(entry, model, section, seed=s), "seeds", f"seed {s}") for s in section["seeds"]]
-        for entry in section["shot_scenarios"]:
+        for i, entry in enumerate(section["seed_scenarios"]):
+            out += [GridRun(run_spec(entry, model, section, seed=s), "seeds", f"seed {s}", ("seed_scenarios", i))
+                    for s in section["seeds"]]
+        for i, entry in enumerate(section["shot_scenarios"]):
             out += [GridRun(run_spec({k: v for k, v in entry.items() if k != "shots"}, model, section, max_train_instances=k),
-                            "shots", str(k)) for k in entry.get("shots", section["shots"])]
-        for entry in section["format_scenarios"]:
-            out += [GridRun(run_spec(entry, model, section, **fmt), "formats", name) for name, fmt in section["formats"].items()
-                    if not fmt.get("chat_template") or model in section["chat_models"]]
-        for entry in section["method_scenarios"]:
-            out += [GridRun(run_spec(entry, model, section, method=method), "methods", method) for method in section["methods"]]
+                            "shots", str(k), ("shot_scenarios", i)) for k in entry.get("shots", section["shots"])]
+        for i, entry in enumerate(section["format_scenarios"]):
+            out += [GridRun(run_spec(entry, model, section, **fmt), "formats", name, ("format_scenarios", i))
+                    for name, fmt in section["formats"].items() if not fmt.get("chat_template") or model in section["chat_models"]]
+        for i, entry in enumerate(section["method_scenarios"]):
+            out += [GridRun(run_spec(entry, model, section, method=method), "methods", method, ("method_scenarios", i))
+                    for method in section["methods"]]
     return out
 
 
@@ -66,12 +69,12 @@ def depth(section: dict) -> list[GridRun]:
     the section's). Log-probability runs also score each instance's baseline (the same candidates under a
     query the context cannot answer: ``perturbations: [baseline]``), which the analysis subtracts."""
     out = []
-    for task in section["tasks"]:
+    for i, task in enumerate(section["tasks"]):
         for length in task.get("lengths", section["lengths"]):
             entry = {**task, "args": {**task.get("args", {}), "target_tokens": length}}
             entry.pop("lengths", None)
             entry.pop("methods", None)
             for method in task.get("methods", section["methods"]):
                 entry["perturbations"] = ["baseline"] if method == "multiple_choice_separate" else []
-                out += [GridRun(run_spec(entry, model, {}, method=method)) for model in section["models"]]
+                out += [GridRun(run_spec(entry, model, {}, method=method), source=("tasks", i)) for model in section["models"]]
     return out

@@ -53,10 +53,17 @@ def test_dtype_is_part_of_the_run_id_and_float32_keeps_the_old_id():
 
 
 def test_the_device_does_not_change_the_run_id():
-    """Where the model ran is recorded (manifest ``hardware``), not part of the identity: fp32 gives the same answers on
-    any device up to summation order, so a cached CPU answer stands for a GPU run of the same spec."""
+    """Where the model runs is recorded (manifest ``hardware``), not part of the identity: fp32 gives the same answers on
+    any device up to summation order, so a cached CPU answer stands for a GPU run of the same spec. The same config
+    with its models on cpu, cuda or auto makes the same run ids; changing a model's dtype changes that model's."""
     spec = RunSpec.from_dict(SPEC)
     assert "device" not in json.dumps(spec.as_dict())
+    ids = {device: sorted(s.run_id for batch in run_batches(_config({"device": device})).values() for s in batch)
+           for device in ("cpu", "cuda", "cuda:1", "auto")}
+    assert len({tuple(v) for v in ids.values()}) == 1 and spec.run_id in ids["cpu"]
+    bf16 = sorted(s.run_id for batch in run_batches(_config({"device": "cuda", "dtype": "bfloat16"})).values()
+                  for s in batch)
+    assert not set(bf16) & set(ids["cpu"])
 
 
 def test_bf16_on_the_cpu_runs_differs_from_fp32_by_a_bounded_amount_and_is_recorded(tmp_path, mirrored_cache):

@@ -11,7 +11,8 @@ import pytest
 
 from helmlite import cli
 from helmlite import perturbations as P
-from helmlite.adaptation import AdapterSpec, Adapted, helm_eval_subsample
+from helmlite.adaptation import AdapterSpec, Adapted
+from helmlite.helm_subsample import helm_eval_subsample
 from helmlite.metrics.calibration import expected_calibration_error, selective_accuracy
 from helmlite.metrics.outcomes import outcome
 from helmlite.models import Generation, Scores

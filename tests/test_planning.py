@@ -571,17 +571,52 @@ def test_the_paper_plan_lists_exactly_the_workflow_runs(monkeypatch):
     assert result.runs["predicted_s"].isna().all()
 
 
+def test_a_run_whose_data_file_is_absent_is_listed_unknown_and_the_plan_goes_on(monkeypatch):
+    """A scenario whose registered file cannot be obtained (offline, not in the mirror: Lost in the Middle's
+    multi-document files here) gives its runs NaN instances, tokens and seconds and names the file once per
+    scenario; every other run is planned, and no claim is computed from the unknown n."""
+    from helmlite import instances, planning
+    from helmlite.data import FetchError
+    from helmlite.scenarios import TEST, Instance, Reference
+
+    def load_all(spec, model):
+        if spec.scenario == "litm_multidoc":
+            raise FetchError("long reason", f"litm/data/nq-open-{dict(spec.args)['n_documents']}.jsonl.gz")
+        return [Instance("x", "q", (Reference("a", True),), TEST)]
+
+    monkeypatch.setattr(planning, "_model_path", lambda name: None)
+    monkeypatch.setattr(instances, "load_all", load_all)
+    result = planning.plan(workflow.load_config(REPO / "config" / "paper.yaml"))
+    absent = result.runs[result.runs["scenario"] == "litm_multidoc"]
+    assert len(absent) == 6 and absent["instances"].isna().all() and absent["tokens_to_encode"].isna().all()
+    assert set(absent["absent_data"]) == {f"litm/data/nq-open-{n}.jsonl.gz" for n in (10, 20, 30)}
+    assert (result.runs.loc[result.runs["scenario"] != "litm_multidoc", "instances"] == 1).all()
+    text = planning.render(result, cores=2)
+    assert text.count("cannot be obtained here") == 3 and "litm/data/nq-open-20.jsonl.gz" in text
+    unknown = result.claims[result.claims["claim"].str.contains("litm_multidoc")]
+    assert len(unknown) == 6 + 2 and unknown["mde"].isna().all() and not unknown["decidable"].any()  # 6 curves, 2 lengths
+
+
 def test_large_runs_are_counted_on_a_sample_and_scaled():
-    """Runs of more than SAMPLE_ABOVE test instances are counted on SAMPLE_INSTANCES (the first draws of the run's own
-    subsample) and their sums scaled: hand-derived on a Work of known sums; peaks stay the sample's."""
-    from helmlite.planning import SAMPLE_ABOVE, SAMPLE_INSTANCES, sampled_spec
+    """Runs of more than SAMPLE_ABOVE test instances are counted on about SAMPLE_INSTANCES and their sums scaled
+    (hand-derived on a Work of known sums; peaks stay the sample's): a subsampled run on the first draws of its own
+    subsample; a depth sweep (instances sharing a context) on whole contexts, the first in load order."""
     from helmlite.planning.counting import Work
+    from helmlite.planning.sampling import SAMPLE_ABOVE, SAMPLE_INSTANCES, counted_sample
     from helmlite.runspec import RunSpec
+    from helmlite.scenarios import TEST, TRAIN, Instance, Reference
 
     spec = RunSpec.from_dict({"scenario": "mmlu", "model": "m", "args": {"subject": "econometrics"}, "max_instances": 1000})
-    assert sampled_spec(spec, SAMPLE_ABOVE) is spec
-    sample = sampled_spec(spec, 1000)
-    assert sample.max_instances == SAMPLE_INSTANCES and sample.run_id != spec.run_id
+    plain = [Instance(f"q{k}", "q", (Reference("a", True),), TRAIN if k < 5 else TEST) for k in range(1005)]
+    whole = counted_sample(spec, plain, plain[5:5 + SAMPLE_ABOVE])
+    assert (whole.spec, whole.factor) == (spec, 1.0) and whole.instances is plain
+    sample = counted_sample(spec, plain, plain[5:])
+    assert sample.spec.max_instances == SAMPLE_INSTANCES and sample.spec.run_id != spec.run_id
+    assert sample.factor == 1000 / SAMPLE_INSTANCES and sample.instances is plain
+    sweep = [Instance(f"c{c}/{d}", "q", (Reference("a", True),), TEST, {"context": c}) for c in range(50) for d in range(6)]
+    depth = counted_sample(RunSpec.from_dict({"scenario": "json_kv", "model": "m"}), plain[:5] + sweep, sweep)
+    assert depth.instances == plain[:5] + sweep[:9 * 6]  # ceil(50 · 50 / 300) = 9 whole contexts and the training pool
+    assert depth.factor == 300 / 54 and depth.spec.max_instances is None
     work = Work(requests=200, score_positions=3001, encoded_tokens=1500, peak_row_positions=77)
     scaled = work.scaled(1000 / 200)
     assert (scaled.requests, scaled.score_positions, scaled.encoded_tokens, scaled.peak_row_positions) == (1000, 15005, 7500, 77)

@@ -316,7 +316,7 @@ def test_boolq_instances_and_contrasts_equal_crfm_helms(only_contrast, mirrored_
 def test_boolq_examples_come_from_questions_helms_default_evaluation_never_reaches(mirrored_cache):
     """The stand-in for BoolQ's absent train split: dev questions outside HELM's 1,000-instance subsample (seed 0) and
     outside the contrast set — so no run of up to 1,000 instances (data seed 0) is shown an item it evaluates."""
-    from helmlite.adaptation import helm_eval_subsample
+    from helmlite.helm_subsample import helm_eval_subsample
 
     instances = scenario("boolq").load()
     test = [i for i in instances if i.split == TEST]
@@ -409,3 +409,19 @@ def test_a_raw_mmlu_row_without_a_valid_answer_letter_is_refused(tmp_path, monke
     monkeypatch.setattr(data, "fetch", lambda name: path)
     with pytest.raises(DataFormatError, match=r"x_val.csv, row 1: expected a question, its choices and the answer's letter"):
         mmlu._read_raw("x", "val", TEST)
+
+
+def test_json_kv_uuids_are_the_uuid_modules_and_leave_the_generator_where_one_at_a_time_draws_do():
+    """JSON KV's dictionary drawn in one call (:func:`uuid4_pairs`) against the standard library's
+    ``str(uuid.UUID(int=high << 64 | low, version=4))`` with the four 63-bit draws made one at a time (the code before)."""
+    import uuid
+
+    import numpy as np
+
+    from helmlite.scenarios.synthetic import uuid4_pairs
+
+    one_at_a_time, in_one_call = np.random.default_rng(11), np.random.default_rng(11)
+    expected = [tuple(str(uuid.UUID(int=int(one_at_a_time.integers(2**63)) << 64 | int(one_at_a_time.integers(2**63)),
+                                    version=4)) for _ in range(2)) for _ in range(3000)]
+    assert uuid4_pairs(in_one_call, 3000) == expected
+    assert one_at_a_time.integers(10**9, size=5).tolist() == in_one_call.integers(10**9, size=5).tolist()

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 from .. import workflow
+from ..errors import UserError
 from ..models.devices import DTYPES
 from .options import int_at_least
 
@@ -32,6 +34,12 @@ def register(sub) -> None:
     plan.add_argument("--device", help="plan the config's transformers models on this device (engine.device: auto, cpu, "
                                        "cuda, cuda:N, mps); this machine's rates price CPU float32 runs only")
     plan.add_argument("--dtype", choices=DTYPES, help="plan them in this precision (engine.dtype; part of the run ids)")
+    plan.add_argument("--target-mde", type=float, metavar="D",
+                      help="design for a decision: the items each headline claim needs for a minimum detectable effect "
+                           "of D (e.g. 0.05) at 80%% power, and what that design costs here")
+    plan.add_argument("--claims", nargs="+", metavar="NAME",
+                      help="with --target-mde: size only the claims whose text contains one of these (case-insensitive)")
+    plan.add_argument("--write-config", metavar="OUT.yaml", help="with --target-mde: write the sized config here")
     plan.set_defaults(func=run)
 
 
@@ -48,20 +56,60 @@ def check(args) -> None:
     print(f"{args.file}: valid; analyses: {', '.join(config['analyses'])}; {workflow.plan_summary(config)}")
 
 
+def _placed(config: dict, args, validate: bool = True) -> dict:
+    """``config`` with the command line's ``--device``/``--dtype``, which override the config's placement, every model's
+    own included (a GPU need not be here); validated again unless ``validate`` is false (the config as written)."""
+    placement = {key: value for key, value in (("device", args.device), ("dtype", args.dtype)) if value}
+    if not placement:
+        return config
+    engine = config.get("engine", {})
+    placed = {**config, "engine": {**engine, **placement}}
+    if "models" in engine:
+        placed["engine"]["models"] = {m: {**own, **placement} for m, own in engine["models"].items()}
+    return workflow.validate_config(placed, "--device/--dtype") if validate else placed
+
+
+def show_design(args, config: dict, cores: int) -> None:
+    """``plan --target-mde D``: the design's claims table (:mod:`helmlite.planning.design`), and the sized config."""
+    from datetime import datetime, timezone
+
+    import yaml
+
+    from .._io import write_csv, write_text
+    from ..planning import job_plan
+    from ..planning.design import COLUMNS, design, render
+
+    raw = _placed(yaml.safe_load(Path(args.configfile).read_text(encoding="utf-8")) or {}, args, validate=False)
+    result = design(config, raw, args.target_mde, args.claims, rates_file=args.rates_file, recalibrate=args.recalibrate,
+                    cores=cores)
+    if args.write_config:
+        stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d")
+        header = (f"# Sized by `helmlite plan --configfile {args.configfile} --target-mde {args.target_mde:g}"
+                  f"{' --claims ' + ' '.join(args.claims) if args.claims else ''}` on {stamp}: each headline claim's "
+                  "planned n and MDE are in `helmlite plan --configfile` of this file.\n")
+        write_text(args.write_config, header + yaml.safe_dump(result.config, sort_keys=False, allow_unicode=True))
+        write_csv(workflow.planned_jobs_file(args.write_config), job_plan(result.after))
+    if args.format == "csv":
+        tables = {"runs": result.after.runs, "analyses": result.after.analyses, "claims": result.claims[COLUMNS]}
+        sys.stdout.write(tables[args.table].to_csv(index=False))
+    else:
+        print(render(result, cores))
+        if args.write_config:
+            print(f"\nwrote {args.write_config} (run it: snakemake --cores all --configfile {args.write_config})")
+
+
 def show_plan(args) -> None:
     from .._io import write_csv
     from ..planning import job_plan, plan, render
 
     config = workflow.load_config(args.configfile)
     workflow.check_names(config, args.configfile)
-    placement = {key: value for key, value in (("device", args.device), ("dtype", args.dtype)) if value}
-    if placement:  # a command-line placement overrides the config's, every model's own included (a GPU need not be here)
-        engine = config["engine"]
-        config = workflow.validate_config(
-            {**config, "engine": {**engine, **placement,
-                                  "models": {m: {**own, **placement} for m, own in engine.get("models", {}).items()}}},
-            "--device/--dtype")
+    config = _placed(config, args)
     cores = args.cores or os.cpu_count() or 1
+    if args.target_mde is not None:
+        return show_design(args, config, cores)
+    if args.claims or args.write_config:
+        raise UserError("plan: --claims and --write-config size a design: give --target-mde D with them")
     result = plan(config, rates_file=args.rates_file, recalibrate=args.recalibrate, cores=cores)
     write_csv(workflow.planned_jobs_file(args.configfile), job_plan(result))  # the workflow's cluster time and memory limits
     if args.format == "csv":

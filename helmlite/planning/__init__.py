@@ -5,7 +5,7 @@ its instances, the prompt tokens the backend will encode after prefix reuse and 
 generate (counted by the backend itself with its forward passes replaced, :mod:`.counting`), and its
 predicted seconds from this machine's measured rates (:mod:`.rates`, calibrated once per model and cached
 with the machine's identity). Sums per analysis and in total, with the run jobs' start-up. And, for each
-headline claim the notebooks will test, the n it gets and its minimum detectable effect (:mod:`.claims`).
+headline claim the notebooks will test, the n it gets and its minimum detectable effect (:mod:`.claim_mdes`).
 
 A request that several runs ask for (the unperturbed 5-shot MMLU requests of notebook 01's run with a
 perturbation and of notebook 02's base configuration) is answered by the shared request cache when one run
@@ -38,8 +38,11 @@ from tqdm.auto import tqdm
 from .. import workflow
 from ..results import read_timings
 from . import memory
-from .claim_mdes import TARGET_MDE, headline_claims
+from ..scenarios import TEST
+from .claim_mdes import EFFECT, TARGET_MDE, headline_claims
+from .pilot import Pilot
 from .rates import RATES_FILE, Rates, model_rates
+from .sampling import counted_sample
 
 #: Run jobs that share the machine slow each other (memory bandwidth, caches): the rates are measured one job at a
 #: time, and two run jobs on this 2-core machine took longer than that by a factor that varied between runs of
@@ -52,10 +55,6 @@ PER_RUN_OVERHEAD_S = 0.12  # all but model calls per run: the median measured by
 #: How far a model's median predicted / measured run seconds may stray before the plan says its rates no longer fit
 #: (the goal of issue 24: ±25%).
 CHECK_TOLERANCE = 0.25
-#: Runs of more than SAMPLE_ABOVE test instances are counted on a subsample of SAMPLE_INSTANCES and scaled
-#: (:func:`sampled_spec`): paper scale without tokenizing every prompt (tokenization is most of a plan's time); the
-#: default config's runs (at most 200 instances) are counted whole.
-SAMPLE_ABOVE, SAMPLE_INSTANCES = 200, 50
 IMPORT_S = 4.0  # a run job's Python start-up (torch, transformers, helmlite) before the model loads (measured here: 3-5 s)
 
 
@@ -66,19 +65,6 @@ class Plan:
     claims: pd.DataFrame    # one row per headline claim
     calibrated: list[str]   # models whose rates were measured now (not read from the cache)
     jobs: dict              # run job id → its run specs, as the workflow groups them
-
-
-def sampled_spec(spec, n_instances: int):
-    """The spec whose requests the plan counts for a run of ``n_instances`` test instances: the run itself up to
-    :data:`SAMPLE_ABOVE`, else the same spec subsampled to :data:`SAMPLE_INSTANCES` (the first draws of the run's own subsample
-    under helm_compat: ``np.random.choice`` without replacement draws a prefix of one permutation), whose work is then
-    scaled by ``n_instances / SAMPLE_INSTANCES``. The scaled count repeats the run's shared few-shot prefix with every
-    scaled question, so it errs on the long side by about the prefix's share of a sample's tokens."""
-    import dataclasses
-
-    if n_instances <= SAMPLE_ABOVE:
-        return spec
-    return dataclasses.replace(spec, max_instances=SAMPLE_INSTANCES)
 
 
 def priced_here(config: dict, model: str) -> bool:
@@ -139,9 +125,25 @@ def _labels(config: dict) -> dict[str, list[tuple[str, str]]]:
     return out
 
 
-def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool = False, cores: int = 1) -> Plan:
+def _sources(config: dict) -> dict[str, tuple]:
+    """Run id → where in the config its entry is: ``("runs", i)``, or (analysis key, list key, i) for a grid's entry
+    (the first, where several entries make one run): what a design resizes (:mod:`.design`)."""
+    from ..runspec import RunSpec
+
+    out = {RunSpec.from_dict(workflow.with_precision(config, run)).run_id: ("runs", i)
+           for i, run in enumerate(config.get("runs", []))}
+    for analysis in workflow.enabled(config):
+        for run_id, item in workflow.grid_runs(config, analysis):
+            out.setdefault(run_id, (analysis.key, *item.source))
+    return out
+
+
+def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool = False, cores: int = 1,
+         effect: float = EFFECT, pilot: Pilot | None = None) -> Plan:
     """The plan of a validated config (see the module docstring); with ``cores`` ≥ 2 and several run jobs,
-    each run's seconds include :data:`CONCURRENT_SLOWDOWN`."""
+    each run's seconds include :data:`CONCURRENT_SLOWDOWN`. The claims' ``n_needed`` is for a difference ``effect``;
+    their planning values come from ``pilot`` (default: the runs already in the config's results folder,
+    :mod:`.pilot`) where it has them."""
     from ..data import FetchError
     from ..instances import split
     from ..runner import prepare_requests
@@ -151,7 +153,7 @@ def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool
     counters: dict[str, WorkCounter | None] = {}
     rates: dict[str, Rates | None] = {}
     calibrated = []
-    labels = _labels(config)
+    labels, sources = _labels(config), _sources(config)
     batches = workflow.run_batches(config)
     slowdown = CONCURRENT_SLOWDOWN if cores >= 2 and len(batches) >= 2 else 1.0
     asked: dict[str, set] = {}  # per model, the requests an earlier run of the plan already counts
@@ -176,33 +178,36 @@ def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool
             row = {"analysis": key, "run_id": run_id, "model": spec.model, "scenario": spec.scenario,
                    "scenario_label": _scenario_label(spec), "method": spec.adapter.method,
                    "length": dict(spec.args).get("target_tokens"), "perturbations": list(spec.perturbations),
-                   "labels": labels.get(run_id, []), "absent_data": ""}
+                   "labels": labels.get(run_id, []), "source": sources.get(run_id, ()), "absent_data": ""}
             try:
                 everything = loaded(spec, counter)
             except FetchError as error:  # a data file absent here: unknown, the plan still answers for every other run
                 if error.name is None:  # not a file's absence (the mirror setting itself is wrong)
                     raise
-                rows.append({**row, "instances": math.nan, "contexts": math.nan, "positions": math.nan, "choices": math.nan,
+                rows.append({**row, "instances": math.nan, "available": math.nan, "contexts": math.nan, "positions": math.nan,
+                             "choices": math.nan,
                              "tokens_to_encode": math.nan, "tokens_to_generate": math.nan, "predicted_s": math.nan,
                              "peak_mb": math.nan, "absent_data": error.name})
                 continue
             test = split(spec, everything)[1]
             seconds = encoded = generated = peak_mb = math.nan
             if counter is not None:
-                sample = sampled_spec(spec, len(test))
-                adapted = prepare_requests(sample, counter, everything)[4]
+                sample = counted_sample(spec, everything, test)
+                adapted = prepare_requests(sample.spec, counter, sample.instances)[4]
                 seen = asked.setdefault(spec.model, set())
                 new = list(dict.fromkeys(r for a in adapted for r in a.requests if r not in seen))
                 seen.update(new)
                 work = counter.count(new, engine["chunk_size"])
-                if sample is not spec:
-                    work = work.scaled(len(test) / sample.max_instances)
+                if sample.factor != 1.0:
+                    work = work.scaled(sample.factor)
                 encoded, generated = work.encoded_tokens, work.decode_steps
                 model_rates_here = rates[spec.model]
                 if model_rates_here:
                     seconds = model_rates_here.seconds(work) * slowdown + PER_RUN_OVERHEAD_S
-                    peak_mb = model_rates_here.loaded_mb + memory.work_mb(work, memory.model_shape(counter.model.config))
-            rows.append({**row, "instances": len(test), "contexts": len({i.metadata.get("context", i.id) for i in test}),
+                    if model_rates_here.loaded_mb is not None:  # calibrations before memory was measured lack it
+                        peak_mb = model_rates_here.loaded_mb + memory.work_mb(work, memory.model_shape(counter.model.config))
+            rows.append({**row, "instances": len(test), "available": sum(i.split == TEST for i in everything),
+                         "contexts": len({i.metadata.get("context", i.id) for i in test}),
                          "positions": len({i.metadata.get("position") for i in test
                                            if i.metadata.get("context") == test[0].metadata.get("context")}),
                          "choices": len(test[0].references), "tokens_to_encode": encoded,
@@ -210,7 +215,8 @@ def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool
     progress.close()
     runs = pd.DataFrame(rows)
     runs["measured_s"] = [_measured_s(engine["results_dir"], run_id) for run_id in runs["run_id"]]
-    return Plan(runs, _summary(runs, config, rates, batches), pd.DataFrame(headline_claims(rows)), calibrated, batches)
+    claims = headline_claims(rows, effect, pilot if pilot is not None else Pilot(engine["results_dir"]))
+    return Plan(runs, _summary(runs, config, rates, batches), pd.DataFrame(claims), calibrated, batches)
 
 
 def _measured_s(results_dir: str, run_id: str) -> float:

@@ -39,6 +39,7 @@ import numpy as np
 from scipy.special import ndtri
 
 from ..adaptation import MULTIPLE_CHOICE_METHODS as MC_METHODS
+from ..errors import UserError
 from ..metrics import calibration_error_test
 from ..perturbations import PERTURBATIONS
 from ..stats import power
@@ -50,16 +51,35 @@ PLANNING_SCORE_SD = 0.1  # per-row SD of a log-probability depth score, P(gold) 
 POWER, LEVEL = 0.8, 0.95
 
 
-def paired(n: int) -> tuple[float, float]:
-    """(MDE, n needed for :data:`EFFECT`) of a paired 0/1 difference (exact McNemar) at the planning ψ."""
+def _needed(effect: float, required) -> float:
+    """``required()``, the n needed for ``effect``, or NaN where the planning values cannot give that effect (a paired
+    difference larger than the discordance)."""
+    try:
+        return float(required())
+    except UserError:
+        return math.nan
+
+
+def paired(n: int, effect: float = EFFECT, base_discordance: float | None = None) -> tuple[float, float]:
+    """(MDE, n needed for ``effect``) of a paired 0/1 difference (exact McNemar): at the planning ψ held fixed, or,
+    with a pilot's ``base_discordance`` ψ0, with the discordance growing with the effect (ψ0 + |δ|), as the notebooks
+    and ``helmlite compare`` report it (:mod:`.pilot`)."""
     if not n >= 1:  # no items, or unknown (NaN: the run's data are absent here)
         return math.nan, math.nan
-    return (power.mde_proportion(n, paired=True, discordance=PLANNING_DISCORDANCE),
-            float(power.required_n(EFFECT, paired=True, discordance=PLANNING_DISCORDANCE)))
+    if base_discordance is None:
+        return (power.mde_proportion(n, paired=True, discordance=PLANNING_DISCORDANCE),
+                _needed(effect, lambda: power.required_n(effect, paired=True, discordance=PLANNING_DISCORDANCE)))
+    return (power.mde_paired_growing(int(n), base_discordance),
+            _needed(effect, lambda: power.required_n(effect, paired=True, discordance=min(1.0, base_discordance + effect))))
 
 
-def calibration(parts: list[tuple[int, int]], seed: int = 0) -> tuple[float, float]:
-    """(MDE, n needed for :data:`EFFECT`) of the ECE test on the items of ``parts`` — (n items, k choices) per
+def _scaled_n(n: int, mde: float, effect: float) -> float:
+    """The n at which an MDE that scales as 1/√n reaches ``effect``."""
+    return math.ceil(n * (mde / effect) ** 2) if math.isfinite(mde) else math.nan
+
+
+def calibration(parts: list[tuple[int, int]], effect: float = EFFECT, seed: int = 0) -> tuple[float, float]:
+    """(MDE, n needed for ``effect``) of the ECE test on the items of ``parts`` — (n items, k choices) per
     run, pooled — with planning confidences U(1/k, 1)."""
     n = sum(count for count, _ in parts)
     if not n >= 2:  # NaN: a run's data are absent here
@@ -67,39 +87,39 @@ def calibration(parts: list[tuple[int, int]], seed: int = 0) -> tuple[float, flo
     rng = np.random.default_rng(seed)
     confidence = np.concatenate([rng.uniform(1 / max(k, 2), 1.0, size=count) for count, k in parts])
     mde = calibration_error_test(confidence, rng.random(n) < confidence, n_simulations=500, seed=seed).mde
-    return mde, (math.ceil(n * (mde / EFFECT) ** 2) if math.isfinite(mde) else math.nan)
+    return mde, _scaled_n(n, mde, effect)
 
 
-def seed_sd(n: int, seeds: int) -> tuple[float, float]:
-    """(MDE, n needed for :data:`EFFECT`) of the between-seed SD of accuracy under Cochran's Q with ``seeds`` seeds
+def seed_sd(n: int, seeds: int, effect: float = EFFECT) -> tuple[float, float]:
+    """(MDE, n needed for ``effect``) of the between-seed SD of accuracy under Cochran's Q with ``seeds`` seeds
     on ``n`` items, at the within-item variance two seeds have at the planning ψ (ψ/2; :func:`helmlite.stats.mde_seed_sd`)."""
     if not n >= 2:
         return math.nan, math.nan
     mde = power.mde_seed_sd(n, seeds, PLANNING_DISCORDANCE / 2)
-    return mde, (math.ceil(n * (mde / EFFECT) ** 2) if math.isfinite(mde) else math.nan)
+    return mde, _scaled_n(n, mde, effect)
 
 
-def _normal(n: int, sd: float, one_sided: bool) -> tuple[float, float]:
-    """(MDE, n needed for :data:`EFFECT`) of a mean of ``n`` paired per-unit scores of SD ``sd``: (z_α + z₀.₈)·sd/√n,
+def _normal(n: int, sd: float, one_sided: bool, effect: float) -> tuple[float, float]:
+    """(MDE, n needed for ``effect``) of a mean of ``n`` paired per-unit scores of SD ``sd``: (z_α + z₀.₈)·sd/√n,
     z_α one-sided at :data:`LEVEL` or two-sided (the interval a claim reads)."""
     if not n >= 2:
         return math.nan, math.nan
     z = float(ndtri(LEVEL if one_sided else 1 - (1 - LEVEL) / 2) + ndtri(POWER))
-    return z * sd / math.sqrt(n), math.ceil((z * sd / EFFECT) ** 2)
+    return z * sd / math.sqrt(n), math.ceil((z * sd / effect) ** 2)
 
 
-def step_contrast(n: int) -> tuple[float, float]:
-    """(MDE, n needed for :data:`EFFECT`) of the mean per-instance contrast (x₁ − x₀) − (x₂ − x₁) of the 0→1 step with
+def step_contrast(n: int, effect: float = EFFECT) -> tuple[float, float]:
+    """(MDE, n needed for ``effect``) of the mean per-instance contrast (x₁ − x₀) − (x₂ − x₁) of the 0→1 step with
     the next step, which shares the 1-shot level: with every pair of levels disagreeing on a share ψ of the items
     (the planning discordance) each step's difference has variance ψ and the two steps covariance −ψ/2, so the
     contrast's variance is 3ψ (the weakest contrast decides the claim; a later step not sharing a level gives 2ψ)."""
-    return _normal(n, math.sqrt(3 * PLANNING_DISCORDANCE), one_sided=False)
+    return _normal(n, math.sqrt(3 * PLANNING_DISCORDANCE), one_sided=False, effect=effect)
 
 
-def depth_curve(n: int, baseline: bool, depths: int = 1) -> tuple[float, float]:
-    """(MDE, contexts needed for :data:`EFFECT`) of a one-sided paired contrast over ``n`` contexts: end − start
+def depth_curve(n: int, baseline: bool, depths: int = 1, effect: float = EFFECT) -> tuple[float, float]:
+    """(MDE, contexts needed for ``effect``) of a one-sided paired contrast over ``n`` contexts: end − start
     of a curve (``depths=1``), or the difference of per-context means over ``depths`` depths at two lengths."""
-    return _normal(n, math.sqrt(2 * (PLANNING_SCORE_SD ** 2 if baseline else 0.25) / depths), one_sided=True)
+    return _normal(n, math.sqrt(2 * (PLANNING_SCORE_SD ** 2 if baseline else 0.25) / depths), one_sided=True, effect=effect)
 
 
 def _label(run: dict) -> str:
@@ -111,44 +131,77 @@ def _perturbed(core: list[dict], model: str, name: str) -> list[dict]:
     return [r for r in core if r["model"] == model and name in r["perturbations"]]
 
 
-def headline_claims(runs: list[dict]) -> list[dict]:
-    """One row per headline claim of the planned runs (``runs``: the planner's per-run rows with ``analysis``,
-    ``model``, ``scenario_label``, ``method``, ``instances``, ``contexts``, ``choices``, ``perturbations``,
-    ``study``/``level`` labels and ``length``): analysis, claim, n, mde, n_for_5_points, decidable."""
-    out = []
+def _planning_note(kind: str) -> str:
+    return {"paired": f"planning ψ = {PLANNING_DISCORDANCE}", "calibration": "planning confidences U(1/k, 1)",
+            "seed_sd": f"planning within-item variance ψ/2 = {PLANNING_DISCORDANCE / 2}",
+            "step": f"planning contrast variance 3ψ = {3 * PLANNING_DISCORDANCE}",
+            "depth_accuracy": "planning per-row variance 0.25 (a coin)",
+            "depth_baseline": f"planning per-row SD {PLANNING_SCORE_SD}"}[kind]
 
-    def add(analysis: str, claim: str, n: int, values: tuple[float, float]):
+
+class _Claims:
+    """The rows :func:`headline_claims` returns, each with what sizing it needs: its runs (``members``), whether its n
+    counts ``instances`` or ``contexts`` (``unit``) and whether its runs' n add up (``pooled``) or each run needs it."""
+
+    def __init__(self, effect: float, pilot):
+        self.effect, self.pilot, self.rows = effect, pilot, []
+
+    def add(self, analysis: str, claim: str, n: int, values: tuple[float, float], members: list[dict], kind: str,
+            unit: str = "instances", pooled: bool = False, planning: str | None = None):
         mde, needed = values
-        out.append({"analysis": analysis, "claim": claim, "n": n, "mde": mde, "n_for_5_points": needed,
-                    "decidable": bool(math.isfinite(mde) and mde <= TARGET_MDE)})
+        self.rows.append({"analysis": analysis, "claim": claim, "n": n, "mde": mde, "effect": self.effect,
+                          "n_needed": needed, "decidable": bool(math.isfinite(mde) and mde <= TARGET_MDE),
+                          "planning": planning or _planning_note(kind), "unit": unit, "pooled": pooled,
+                          "members": [r.get("run_id") for r in members]})
 
+    def add_paired(self, analysis: str, claim: str, n: int, members: list[dict], pairs: list[tuple], pooled: bool = False):
+        """A paired 0/1 claim; ``pairs``: (run a, perturbation, run b, perturbation) rows, which a pilot may inform."""
+        observed = self.pilot.paired_base_discordance(pairs) if self.pilot is not None and n >= 1 else None
+        base, note = observed if observed else (None, None)
+        self.add(analysis, claim, n, paired(n, self.effect, base), members, "paired", pooled=pooled, planning=note)
+
+
+def _pair(a: dict, b: dict) -> tuple:
+    return a.get("run_id"), None, b.get("run_id"), None
+
+
+def headline_claims(runs: list[dict], effect: float = EFFECT, pilot=None) -> list[dict]:
+    """One row per headline claim of the planned runs (``runs``: the planner's per-run rows with ``run_id``,
+    ``analysis``, ``model``, ``scenario_label``, ``method``, ``instances``, ``contexts``, ``choices``,
+    ``perturbations``, ``study``/``level`` labels and ``length``): analysis, claim, n, mde, effect, n_needed (for
+    ``effect``), decidable, planning (the values its MDE used: the fixed planning values, or a :class:`.pilot.Pilot`'s
+    observations), unit, pooled, members (the runs it reads)."""
+    out = _Claims(effect, pilot)
     core = [r for r in runs if r["analysis"] == "helm_core" and r["method"] in MC_METHODS]
     by_scenario: dict[str, list[dict]] = {}
     for run in core:
         by_scenario.setdefault(_label(run), []).append(run)
     for label, members in sorted(by_scenario.items()):
-        if len({r["model"] for r in members}) >= 2:
-            add("helm_core", f"instruct vs base differ on {label}", min(r["instances"] for r in members),
-                paired(min(r["instances"] for r in members)))
+        models = sorted({r["model"] for r in members})
+        if len(models) >= 2:
+            first, second = (next(r for r in members if r["model"] == m) for m in models[:2])
+            n = min(r["instances"] for r in members)
+            out.add_paired("helm_core", f"instruct vs base differ on {label}", n, members, [_pair(first, second)])
         for run in sorted(members, key=lambda r: r["model"]):
             for name in PERTURBATIONS:
                 if name in run["perturbations"] and _perturbed(core, run["model"], name) == [run]:
-                    add("helm_core", f"{name} perturbation lowers {run['model']}'s accuracy on {label}", run["instances"],
-                        paired(run["instances"]))
+                    out.add_paired("helm_core", f"{name} perturbation lowers {run['model']}'s accuracy on {label}",
+                                   run["instances"], [run], [(run.get("run_id"), None, run.get("run_id"), name)])
             if sum(r["model"] == run["model"] for r in core) < 2:
-                add("helm_core", f"{run['model']} is miscalibrated on {label} (ECE test)", run["instances"],
-                    calibration([(run["instances"], run["choices"])]))
+                out.add("helm_core", f"{run['model']} is miscalibrated on {label} (ECE test)", run["instances"],
+                        calibration([(run["instances"], run["choices"])], effect), [run], "calibration")
     for model in sorted({r["model"] for r in core}):
         for name in PERTURBATIONS:
             perturbed = _perturbed(core, model, name)
             if len(perturbed) >= 2:  # notebook 01's headline perturbation claims pool a model's perturbed multiple-choice runs
-                n = sum(r["instances"] for r in perturbed)
-                add("helm_core", f"{name} perturbation lowers {model}'s accuracy on its {len(perturbed)} perturbed "
-                                 "multiple-choice runs, pooled", n, paired(n))
+                out.add_paired("helm_core", f"{name} perturbation lowers {model}'s accuracy on its {len(perturbed)} "
+                               "perturbed multiple-choice runs, pooled", sum(r["instances"] for r in perturbed), perturbed,
+                               [(r.get("run_id"), None, r.get("run_id"), name) for r in perturbed], pooled=True)
         pooled = [r for r in core if r["model"] == model]
         if len(pooled) >= 2:  # notebook 01's headline calibration claim pools a model's multiple-choice runs
-            add("helm_core", f"{model} is miscalibrated on its {len(pooled)} multiple-choice runs, pooled (ECE test)",
-                sum(r["instances"] for r in pooled), calibration([(r["instances"], r["choices"]) for r in pooled]))
+            out.add("helm_core", f"{model} is miscalibrated on its {len(pooled)} multiple-choice runs, pooled (ECE test)",
+                    sum(r["instances"] for r in pooled), calibration([(r["instances"], r["choices"]) for r in pooled], effect),
+                    pooled, "calibration", pooled=True)
     studies = {"methods": ("multiple_choice_joint", "multiple_choice_separate", "joint vs separate"),
                "shots": ("0", "1", "0 → 1 shots"), "formats": ("helm_default", "plain", "format helm_default vs plain")}
     sensitivity = [r for r in runs if r.get("labels")]  # a run shared with notebook 01 keeps its study labels
@@ -157,30 +210,31 @@ def headline_claims(runs: list[dict]) -> list[dict]:
         for study, level in run.get("labels", []):
             cells.setdefault((study, run["model"], _label(run)), {})[level] = run
     for (study, model, label), levels in sorted(cells.items()):
+        members = list(levels.values())
+        n = min(r["instances"] for r in members)
         if study == "seeds" and len(levels) == 2:  # notebook 02 tests two seeds as one paired difference
-            n = min(r["instances"] for r in levels.values())
-            add("sensitivity", f"in-context seed matters for {model} on {label} (2 seeds; paired difference, exact "
-                               "McNemar)", n, paired(n))
+            out.add_paired("sensitivity", f"in-context seed matters for {model} on {label} (2 seeds; paired difference, "
+                           "exact McNemar)", n, members, [_pair(*members)])
         elif study == "seeds" and len(levels) >= 3:
-            n = min(r["instances"] for r in levels.values())
-            add("sensitivity", f"in-context seed matters for {model} on {label} ({len(levels)} seeds; between-seed SD of "
-                               "accuracy, Cochran's Q)", n, seed_sd(n, len(levels)))
+            out.add("sensitivity", f"in-context seed matters for {model} on {label} ({len(levels)} seeds; between-seed SD "
+                    "of accuracy, Cochran's Q)", n, seed_sd(n, len(levels), effect), members, "seed_sd")
         elif study in studies and studies[study][0] in levels and studies[study][1] in levels:
-            n = min(levels[studies[study][0]]["instances"], levels[studies[study][1]]["instances"])
-            add("sensitivity", f"{studies[study][2]} changes {model}'s accuracy on {label}", n, paired(n))
+            a, b = levels[studies[study][0]], levels[studies[study][1]]
+            out.add_paired("sensitivity", f"{studies[study][2]} changes {model}'s accuracy on {label}",
+                           min(a["instances"], b["instances"]), [a, b], [_pair(a, b)])
             if study == "shots" and len(levels) >= 3:
-                n = min(r["instances"] for r in levels.values())
-                add("sensitivity", f"the 0 → 1 step is {model}'s largest on {label} (weakest contrast with a later step)", n,
-                    step_contrast(n))
+                out.add("sensitivity", f"the 0 → 1 step is {model}'s largest on {label} (weakest contrast with a later "
+                        "step)", n, step_contrast(n, effect), members, "step")
     depth = [r for r in runs if r["analysis"] == "depth"]
     for run in depth:
         baseline = "baseline" in run["perturbations"]
         what = "P(gold) − baseline P(gold)" if baseline else "accuracy"
-        add("depth", f"U-shape / recency of {what}: {run['model']} · {run['scenario']} · {run['length']} tok · {run['method']}",
-            run["contexts"], depth_curve(run["contexts"], baseline))
+        out.add("depth", f"U-shape / recency of {what}: {run['model']} · {run['scenario']} · {run['length']} tok · "
+                f"{run['method']}", run["contexts"], depth_curve(run["contexts"], baseline, effect=effect), [run],
+                "depth_baseline" if baseline else "depth_accuracy", unit="contexts")
         if run.get("positions", 3) < 3:  # e.g. JSON KV at 256 tokens: two pairs, every depth on one of them
-            out[-1].update(claim=out[-1]["claim"] + f" — the depths land on {run['positions']} items: no middle", mde=math.nan,
-                           decidable=False)
+            out.rows[-1].update(claim=out.rows[-1]["claim"] + f" — the depths land on {run['positions']} items: no middle",
+                                mde=math.nan, decidable=False)
     curves: dict[tuple, list[dict]] = {}
     for run in depth:
         curves.setdefault((run["model"], run["scenario"], run["method"]), []).append(run)
@@ -188,6 +242,8 @@ def headline_claims(runs: list[dict]) -> list[dict]:
         if len({r["length"] for r in members}) >= 2:
             n = min(r["contexts"] for r in members)
             depths = min(r["instances"] // max(r["contexts"], 1) for r in members)
-            add("depth", f"length degradation: {model} · {task} · {method}", n,
-                depth_curve(n, all("baseline" in r["perturbations"] for r in members), depths))
-    return out
+            baseline = all("baseline" in r["perturbations"] for r in members)
+            out.add("depth", f"length degradation: {model} · {task} · {method}", n,
+                    depth_curve(n, baseline, depths, effect), members, "depth_baseline" if baseline else "depth_accuracy",
+                    unit="contexts")
+    return out.rows

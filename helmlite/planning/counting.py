@@ -60,7 +60,7 @@ class Work:
 
     def scaled(self, factor: float) -> "Work":
         """This work with every sum multiplied by ``factor`` (rounded) and the peaks as they are: the work of a run
-        whose counted sample is ``1/factor`` of its instances (:data:`helmlite.planning.SAMPLE_INSTANCES`)."""
+        whose counted sample is ``1/factor`` of its instances (:mod:`helmlite.planning.sampling`)."""
         return Work(**{f.name: getattr(self, f.name) if f.name.startswith("peak_") else round(getattr(self, f.name) * factor)
                        for f in fields(self)})
 

@@ -12,9 +12,8 @@ from __future__ import annotations
 import json
 import random
 
-import numpy as np
-
 from .. import data
+from ..helm_subsample import helm_eval_subsample
 from .._jsonl import DataFormatError
 from ._base import TEST, TRAIN, Instance, Reference, register
 
@@ -77,7 +76,7 @@ def load_boolq(only_contrast: bool = False) -> list[Instance]:
     """
     dev_path, contrast_path = data.fetch(BOOLQ_DEV), data.fetch(BOOLQ)
     rows, contrasts = _dev_rows(dev_path), _contrast_map(contrast_path)
-    helm_evaluates = set(np.random.RandomState(0).choice(len(rows), min(HELM_MAX_EVAL_INSTANCES, len(rows)), replace=False).tolist())
+    helm_evaluates = set(helm_eval_subsample(len(rows), HELM_MAX_EVAL_INSTANCES))
     pool = [_boolq_instance(f"boolq/pool/{j}", row["passage"], row["question"], row["answer"], TRAIN, {"title": row["title"]})
             for j, row in enumerate(rows) if j not in helm_evaluates and row["question"] not in contrasts]
     evaluated = []

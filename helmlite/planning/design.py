@@ -1,0 +1,170 @@
+"""A design for a decision: from a target minimum detectable effect to a sized config and its price on this machine
+(``helmlite plan --target-mde D``; issue "Design for a decision").
+
+1. The config's plan gives, per headline claim, the n needed for an MDE of ``D`` at 80% power with the notebooks'
+   own tests (:mod:`.claim_mdes`), at the planning values or a pilot's (:mod:`.pilot`).
+2. Each claim asks that of its runs: a paired or per-run claim ``n_needed`` items (or contexts) of each, a pooled
+   claim an equal share of them. A config entry (a ``runs:`` item, a grid's scenario or depth task) gets the most any
+   of its runs is asked for — items as its ``max_instances``, capped at the items the scenario has; contexts as its
+   ``args.n_contexts`` — and the entries of claims not named keep their size.
+3. The sized config is validated by the schema and planned like any config: its claims' n and MDE (at the same
+   planning values: the pilot's runs stand for the sized runs of the same specification) and the compute of each
+   claim's runs on this machine. A claim the scenario's items cannot bring to ``D`` says so, with the best MDE the
+   items that exist reach.
+"""
+from __future__ import annotations
+
+import copy
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+
+from .. import workflow
+from ..errors import UserError
+from ..runspec import RunSpec
+from . import Plan, plan
+from .pilot import Pilot
+
+#: The columns of the design's claims table (``--table claims --format csv`` with ``--target-mde``).
+COLUMNS = ["analysis", "claim", "n", "mde", "target_mde", "n_needed", "n_design", "mde_design", "reachable",
+           "predicted_s", "planning"]
+
+
+@dataclass
+class Design:
+    claims: pd.DataFrame  # one row per headline claim, :data:`COLUMNS`
+    config: dict          # the sized config as written (the user's keys, resized entries)
+    before: Plan          # the config's plan
+    after: Plan           # the sized config's plan
+
+
+def select_claims(claims: pd.DataFrame, names: list[str] | None) -> pd.Series:
+    """Which claims drive the sizing: all, or those whose text contains one of ``names`` (case-insensitive); a name
+    that matches no claim is an error listing the claims."""
+    if not names:
+        return pd.Series(True, index=claims.index)
+    text = claims["claim"].str.lower()
+    chosen = pd.Series(False, index=claims.index)
+    for name in names:
+        hits = text.str.contains(name.lower(), regex=False)
+        if not hits.any():
+            listing = "; ".join(claims["claim"])
+            raise UserError(f"plan --claims: {name!r} matches no headline claim of this config; its claims: {listing}")
+        chosen |= hits
+    return chosen
+
+
+def wanted_sizes(claims: pd.DataFrame, chosen: pd.Series) -> dict[str, int]:
+    """Run id → the items (or contexts) the chosen claims ask of it: each member run ``n_needed`` for a per-run or
+    paired claim, an equal share of it for a pooled claim; the most any claim asks."""
+    wanted: dict[str, int] = {}
+    for claim in claims[chosen].itertuples():
+        if not math.isfinite(claim.n_needed):
+            continue
+        members = [m for m in claim.members if m]
+        per_run = math.ceil(claim.n_needed / len(members)) if claim.pooled else int(claim.n_needed)
+        for run_id in members:
+            wanted[run_id] = max(wanted.get(run_id, 0), per_run)
+    return wanted
+
+
+def entry_sizes(runs: pd.DataFrame, claims: pd.DataFrame, wanted: dict[str, int]) -> dict[tuple, tuple[str, int]]:
+    """Config entry (its source, :func:`helmlite.planning._sources`) → (``"instances"`` or ``"contexts"``, size): the
+    most its runs are asked for; items capped at the test items the scenario has."""
+    units = {m: claim.unit for claim in claims.itertuples() for m in claim.members}
+    sizes: dict[tuple, tuple[str, int]] = {}
+    for run in runs.itertuples():
+        if run.run_id not in wanted or not run.source:
+            continue
+        unit = units[run.run_id]
+        size = wanted[run.run_id]
+        if unit == "instances" and math.isfinite(run.available):
+            size = min(size, int(run.available))
+        sizes[run.source] = (unit, max(size, sizes.get(run.source, (unit, 0))[1]))
+    return sizes
+
+
+def sized_config(raw: dict, sizes: dict[tuple, tuple[str, int]]) -> dict:
+    """``raw`` (the config as the user wrote it) with each entry of ``sizes`` resized: ``max_instances`` for items,
+    ``args.n_contexts`` for a depth task's contexts."""
+    out = copy.deepcopy(raw)
+    for source, (unit, size) in sorted(sizes.items(), key=lambda item: str(item[0])):
+        entry = out["runs"][source[1]] if source[0] == "runs" else out[source[0]][source[1]][source[2]]
+        if unit == "contexts":
+            entry["args"] = {**entry.get("args", {}), "n_contexts": size}
+        else:
+            entry["max_instances"] = size
+    return out
+
+
+def _size_free(spec: RunSpec) -> str:
+    """A run's specification without its size (``max_instances``, ``args.n_contexts``): a pilot run and the sized run
+    of one entry share it."""
+    spec_dict = spec.as_dict()
+    spec_dict.pop("max_instances", None)
+    spec_dict["args"] = {k: v for k, v in spec_dict.get("args", {}).items() if k != "n_contexts"}
+    return repr(sorted(spec_dict.items()))
+
+
+def pilot_aliases(config: dict, sized: dict) -> dict[str, str]:
+    """Sized run id → the config's run id of the same specification: the pilot runs whose observations plan it."""
+    before = {_size_free(spec): run_id for run_id, spec in workflow.run_specs(config).items()}
+    return {run_id: before[key] for run_id, spec in workflow.run_specs(sized).items()
+            if (key := _size_free(spec)) in before}
+
+
+def design(config: dict, raw: dict, target: float, names: list[str] | None = None, **plan_args) -> Design:
+    """The design that brings the chosen headline claims (all, or those matching ``names``) of ``config`` — validated;
+    ``raw``: the same config as written — to an MDE of ``target`` (see the module docstring)."""
+    if not 0 < target < 1:
+        raise UserError(f"plan --target-mde must lie strictly between 0 and 1 (a difference on a 0-1 scale), got {target}")
+    before = plan(config, effect=target, **plan_args)
+    if before.claims.empty:
+        raise UserError("plan --target-mde: this config makes no headline claim to size (see `helmlite plan`)")
+    chosen = select_claims(before.claims, names)
+    sizes = entry_sizes(before.runs, before.claims, wanted_sizes(before.claims, chosen))
+    raw_sized = sized_config(raw, sizes)
+    sized = workflow.validate_config(raw_sized, "the sized config")
+    pilot = Pilot(config["engine"]["results_dir"], aliases=pilot_aliases(config, sized))
+    after = plan(sized, effect=target, pilot=pilot, **plan_args)
+    seconds = dict(zip(after.runs["run_id"], after.runs["predicted_s"]))
+    designed = {row.claim: row for row in after.claims.itertuples()}
+    rows = []
+    for row, chosen_row in zip(before.claims.itertuples(), chosen):
+        new = designed.get(row.claim)
+        mde_design = new.mde if new is not None else math.nan
+        rows.append({"analysis": row.analysis, "claim": row.claim, "n": row.n, "mde": row.mde, "target_mde": target,
+                     "n_needed": row.n_needed, "n_design": new.n if new is not None else math.nan,
+                     "mde_design": mde_design, "reachable": bool(mde_design <= target + 1e-12),
+                     "predicted_s": sum(seconds.get(m, math.nan) for m in new.members) if new is not None else math.nan,
+                     "planning": row.planning, "sized": bool(chosen_row)})
+    return Design(pd.DataFrame(rows, columns=COLUMNS + ["sized"]), raw_sized, before, after)
+
+
+def render(result: Design, cores: int) -> str:
+    """The design as the terminal shows it: per claim now and designed, what cannot be reached, the price."""
+    from . import predicted_wall_s
+
+    table = result.claims
+    shown = table.assign(predicted_min=table["predicted_s"] / 60)[
+        ["analysis", "claim", "n", "mde", "n_needed", "n_design", "mde_design", "predicted_min", "planning"]]
+    target = float(table["target_mde"].iloc[0])
+    sized = table[table["sized"]]
+    lines = [f"Design for an MDE of {target:g} (80% power, 95% level; the notebooks' tests) on {len(sized)} of "
+             f"{len(table)} headline claim(s)", "",
+             shown.to_string(index=False, float_format=lambda v: f"{v:,.3f}" if abs(v) < 1 else f"{v:,.0f}"), ""]
+    for row in sized[~sized["reachable"]].itertuples():
+        if math.isfinite(row.mde_design):
+            lines.append(f"cannot reach {target:g}: {row.claim} — best reachable MDE {row.mde_design:.3f} with n = "
+                         f"{int(row.n_design)} (every item the data have)")
+        else:
+            lines.append(f"cannot reach {target:g}: {row.claim} — no MDE at the design's n ({row.planning})")
+    for label, part in (("now", result.before), ("designed", result.after)):
+        total = part.analyses.iloc[-1]
+        lines.append(f"{label}: {int(total['instances']):,} instances, predicted run compute "
+                     f"{total['predicted_run_s']:,.0f} s + job start-up {total['job_startup_s']:,.0f} s ≈ "
+                     f"{predicted_wall_s(part, cores) / 60:,.1f} min of run jobs over {cores} core(s)")
+    lines.append("(predicted_min: the compute of the runs each claim reads, on this machine's measured rates; runs "
+                 "several claims share count in each; mde_design at the same planning values)")
+    return "\n".join(lines)

@@ -1,0 +1,81 @@
+"""Planning values from a pilot: where runs of a config already exist in its results folder, the plan's paired
+claims use the discordance those runs show instead of the fixed planning value (issue "Design for a decision" §2).
+
+A paired 0/1 claim's power depends on the items on which the two sides differ. The notebooks and ``helmlite compare``
+report its MDE with the discordance growing with the effect — ψ = ψ0 + |δ|, ψ0 the items that differ both ways,
+observed as ψ̂ − |δ̂| = 2·min(b, c)/n for b and c the two kinds of discordant pairs
+(:func:`helmlite.claims.base_discordance`) — and the plan uses the same model. A pilot of 50 items estimates ψ0 with
+a standard error of about 0.04, so sizing on the point estimate would leave the full run short of its target power
+about half of the time; the plan sizes on the upper limit of a one-sided :data:`PILOT_CONFIDENCE` Clopper–Pearson
+interval of ψ0 instead, Browne's (1995, *Statistics in Medicine* 14:1933–1940) rule for a pilot variance: the design
+then reaches its power with probability about :data:`PILOT_CONFIDENCE` whatever the pilot drew.
+
+Which claims a pilot informs: those of paired 0/1 comparisons — two runs on the same items (models, seeds, shots,
+formats, methods) or a run and its perturbed variants (HELM's robustness and fairness perturbations). The others
+(calibration, the seed variance component with three or more seeds, the 0 → 1 step contrast, depth curves) keep
+their planning values, and the plan's ``planning`` column says which each claim used.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ..results import STATS, read_run
+from ..stats import proportion_ci
+
+PILOT_CONFIDENCE = 0.8
+MIN_PILOT_PAIRS = 20  # fewer pilot pairs than this say too little about ψ0 to replace the planning value
+
+
+class Pilot:
+    """The runs of a results folder, read when a claim asks for them (each once); ``aliases`` maps a planned run id
+    to the run that stands for it (a design's sized run → the pilot run of the same specification)."""
+
+    def __init__(self, results_dir: str | Path, aliases: dict[str, str] | None = None):
+        self.results_dir = Path(results_dir)
+        self.aliases = aliases or {}
+        self._runs: dict = {}
+
+    def _run(self, run_id: str):
+        run_id = self.aliases.get(run_id, run_id)
+        if run_id not in self._runs:
+            present = (self.results_dir / run_id / STATS).is_file()
+            self._runs[run_id] = read_run(self.results_dir, run_id) if present else None
+        return self._runs[run_id]
+
+    def _correct(self, run_id: str, perturbation: str | None = None) -> dict[str, bool] | None:
+        """Instance id → whether the run answered it correctly (its ``perturbation`` variant's answer when given);
+        None when the run is not in the folder."""
+        run = self._run(run_id)
+        if run is None:
+            return None
+        out = {}
+        for record in run.records:
+            outcome = record if perturbation is None else record.perturbed.get(perturbation)
+            if outcome is not None and outcome.correct is not None:
+                out[record.id] = bool(outcome.correct)
+        return out
+
+    def paired_base_discordance(self, pairs: list[tuple[str, str | None, str, str | None]]) -> tuple[float, str] | None:
+        """The planning ψ0 of a paired claim over ``pairs`` — (run a, its perturbation or None, run b, its
+        perturbation or None), pooled — and the text that says where it came from; None when a run is missing or
+        the pilot has fewer than :data:`MIN_PILOT_PAIRS` shared items."""
+        a_wins = b_wins = n = 0
+        for run_a, perturbation_a, run_b, perturbation_b in pairs:
+            a, b = self._correct(run_a, perturbation_a), self._correct(run_b, perturbation_b)
+            if a is None or b is None:
+                return None
+            shared = sorted(set(a) & set(b))
+            first, second = np.array([a[i] for i in shared], bool), np.array([b[i] for i in shared], bool)
+            a_wins += int(np.sum(first & ~second))
+            b_wins += int(np.sum(~first & second))
+            n += len(shared)
+        if n < MIN_PILOT_PAIRS:
+            return None
+        both_ways = 2 * min(a_wins, b_wins)
+        upper = proportion_ci(both_ways, n, level=2 * PILOT_CONFIDENCE - 1)[1]
+        upper = min(max(upper, 1 / n), 1 - 1 / n)
+        text = (f"pilot: ψ0 ≤ {upper:.3f} ({PILOT_CONFIDENCE:.0%} upper limit; {a_wins}+{b_wins} of {n} pairs "
+                f"discordant)")
+        return upper, text
