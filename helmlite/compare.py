@@ -247,6 +247,29 @@ def compare_runs(runs: list[Run], metrics: list[str] | None = None, *, alpha: fl
     return out[COLUMNS]
 
 
+def with_time_to_detect(table: pd.DataFrame, runs: list[Run], **price_args) -> pd.DataFrame:
+    """``table`` with ``seconds_to_detect_a``/``_b``: the predicted seconds to run each pair's runs at its "n to
+    detect" on this machine, native runs only (NaN for imported ones; :mod:`helmlite.planning.run_price`), and
+    ``instances_to_detect``: the items those runs would have (fewer than n where the scenario has fewer)."""
+    from .planning.run_price import seconds_at
+
+    by_id = {run.run_id: run for run in runs}
+    rows = []
+    for row in table.itertuples():
+        (a_s, a_n), (b_s, b_n) = seconds_at([by_id[row.run_a].spec, by_id[row.run_b].spec], row.n_needed, **price_args) \
+            if math.isfinite(row.n_needed) else [(math.nan, math.nan)] * 2
+        rows.append({"seconds_to_detect_a": a_s, "seconds_to_detect_b": b_s, "instances_to_detect": min(a_n, b_n)})
+    return pd.concat([table.reset_index(drop=True), pd.DataFrame(rows, index=range(len(table)))], axis=1)
+
+
+def _time(row) -> str:
+    """The "time for n" cell: both runs' predicted minutes, or n/a."""
+    if not (math.isfinite(row.seconds_to_detect_a) and math.isfinite(row.seconds_to_detect_b)):
+        return "n/a"
+    text = f"{row.seconds_to_detect_a / 60:,.1f} + {row.seconds_to_detect_b / 60:,.1f} min"
+    return text + (f" (all {int(row.instances_to_detect)} items)" if row.instances_to_detect < row.n_needed else "")
+
+
 def _interval(mean: float, low: float, high: float, signed: bool = False) -> str:
     sign = "+" if signed else ""
     return f"{mean:{sign}.3f} [{low:.3f}, {high:.3f}]" if math.isfinite(low) else f"{mean:{sign}.3f} [n/a]"
@@ -267,6 +290,8 @@ def render(table: pd.DataFrame, runs: list[Run], alpha: float) -> str:
         "MDE": table["mde"].map(claims.format_number),
         "n to detect": table["n_needed"].map(lambda v: "n/a" if not math.isfinite(v) else f"{int(v)}"),
         "1st > 2nd": table["verdict"]})
+    if "seconds_to_detect_a" in table:
+        shown.insert(shown.columns.get_loc("n to detect") + 1, "time for n", [_time(row) for row in table.itertuples()])
     kinds = sorted(set(table["kind"]))
     tests = {"0/1": "0/1 scores: exact McNemar p, Newcombe interval",
              "continuous": "continuous scores: paired bootstrap (p from the same resamples)"}
@@ -274,7 +299,10 @@ def render(table: pd.DataFrame, runs: list[Run], alpha: float) -> str:
              f"contradicted (the 2nd has) or inconclusive, at α = {claims.format_number(alpha)} with p Holm-adjusted over "
              f"the {len(table)} comparison(s); for a metric where lower is better (an error rate, toxicity) supported "
              f"means the 1st is worse. MDE: the smallest difference this n detects with 80% power; "
-             f"\"n to detect\": the pairs needed to detect the observed difference."]
+             f"\"n to detect\": the pairs needed to detect the observed difference" + (
+                 "; \"time for n\": the predicted run compute of the 1st and the 2nd at that n on this machine (helmlite "
+                 "plan's measured rates; n/a for imported runs and models it cannot price)." if "seconds_to_detect_a" in table
+                 else ".")]
     dropped = table[table["dropped"] > 0]
     notes += [f"{row.metric}, {letters[row.run_a]} vs {letters[row.run_b]}: {row.dropped} of their instance(s) left out, "
               f"not in every run (--on-missing drop)" for row in dropped.itertuples()]

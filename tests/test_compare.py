@@ -272,3 +272,35 @@ def test_a_metric_value_that_is_not_a_number_is_one_error(tmp_path, mirrored_cac
     assert cli.main(["compare", str(a), str(b)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"{b / 'instances.jsonl'}: the exact_match value of instance(s) " in err[0] and "is not a number" in err[0]
+
+
+def test_compare_prints_the_predicted_time_to_run_n_to_detect_for_native_runs_only(tmp_path, mirrored_cache, monkeypatch,
+                                                                                    capsys):
+    """Faked rates (no calibration): the two native runs' time at "n to detect" is the plan's prediction for the same
+    specs at that n (each run's instances, one model each), and grows with n; imported runs show n/a."""
+    from helmlite import planning, workflow
+    from helmlite.planning import rates
+    from helmlite.planning.run_price import seconds_at
+
+    if not all(planning._model_path(m) for m in MODELS):
+        pytest.skip("embedded models not prepared (make venv prepares them)")
+    monkeypatch.setattr(planning, "model_rates", lambda *a, **k: (rates.Rates(0.003, 0.05, 0.05, 0.1, 1.0), False))
+    specs = [{**MMLU, "model": MODELS[0]}, {**MMLU, "model": MODELS[1], "adapter": {"seed": 1}}]  # other examples:
+    a, b = [execute(RunSpec.from_dict(spec), WordModel(), results_dir=tmp_path / "native") for spec in specs]  # other answers
+    table = compare_csv(a, b, "--rates-file", tmp_path / "rates.json")
+    n = int(table.loc[0, "n_needed"])
+    runs = [read_run(a.parent, a.name), read_run(b.parent, b.name)]
+    config = workflow.validate_config({"analyses": ["helm_core"], "helm_core": {"scenarios": []},
+                                       "runs": [{**spec, "max_instances": n} for spec in specs]}, "<test>")
+    planned = planning.plan(config, rates_file=tmp_path / "rates.json").runs.set_index("model")
+    assert table.loc[0, "seconds_to_detect_a"] == pytest.approx(planned.loc[MODELS[0], "predicted_s"])
+    assert table.loc[0, "seconds_to_detect_b"] == pytest.approx(planned.loc[MODELS[1], "predicted_s"])
+    assert table.loc[0, "instances_to_detect"] == min(n, planned["instances"].min())
+    smaller = seconds_at([r.spec for r in runs], 10, rates_file=tmp_path / "rates.json")
+    assert all(s < t for (s, _), t in zip(smaller, table.loc[0, ["seconds_to_detect_a", "seconds_to_detect_b"]]))
+    assert cli.main(["compare", str(a), str(b), "--rates-file", str(tmp_path / "rates.json")]) == 0
+    text = capsys.readouterr().out
+    assert "time for n" in text and " min" in text.split("time for n")[1]
+    assert cli.main(["compare", *map(str, helm_runs(tmp_path))]) == 0
+    imported = capsys.readouterr().out
+    assert "time for n" in imported and "n/a" in imported.split("\n\n")[1].splitlines()[1]

@@ -425,3 +425,16 @@ def test_json_kv_uuids_are_the_uuid_modules_and_leave_the_generator_where_one_at
                                     version=4)) for _ in range(2)) for _ in range(3000)]
     assert uuid4_pairs(in_one_call, 3000) == expected
     assert one_at_a_time.integers(10**9, size=5).tolist() == in_one_call.integers(10**9, size=5).tolist()
+
+
+def test_niah_filler_drawn_in_one_call_is_the_one_at_a_time_choice():
+    """The haystack's sentences against ``rng.choice`` of subject, verb and object one at a time (the code before)."""
+    import numpy as np
+
+    from helmlite.scenarios import synthetic
+
+    one_at_a_time, in_one_call = np.random.default_rng(5), np.random.default_rng(5)
+    expected = [f"{one_at_a_time.choice(synthetic._FILLER_SUBJECTS)} {one_at_a_time.choice(synthetic._FILLER_VERBS)} "
+                f"{one_at_a_time.choice(synthetic._FILLER_OBJECTS)}." for _ in range(5000)]
+    assert synthetic._haystack(in_one_call, 5000) == expected
+    assert one_at_a_time.integers(10**9, size=5).tolist() == in_one_call.integers(10**9, size=5).tolist()

@@ -11,7 +11,8 @@ and the 95% level, with *planning values* where the test's power depends on the 
   The notebooks report each claim's MDE at its *observed* ψ (:func:`helmlite.claims.observed_discordance`);
 * the calibration test (ECE, :func:`helmlite.metrics.calibration.calibration_error_test`) on a model's
   multiple-choice runs pooled, as notebook 01 claims it: confidences spread uniformly over [1/k, 1] for k
-  answer choices of each run; the n for a 5-point effect scales its MDE as 1/√n;
+  answer choices of each run; the n for a 5-point effect scales its MDE as 1/√n (and above
+  :data:`CALIBRATION_SIMULATED` items, so does the MDE itself);
 * depth curves (paired bootstrap over contexts): generation curves score a coin per row (0/1 accuracy 0.5,
   variance 0.25); log-probability curves with a baseline score P(gold) − baseline P(gold) per row
   (:mod:`helmlite.analyses.depth.sweeps`), planned with SD :data:`PLANNING_SCORE_SD` = 0.1 — five times the
@@ -47,6 +48,9 @@ from ..stats import power
 PLANNING_DISCORDANCE = 0.25
 TARGET_MDE = 0.15  # the issue's bar: a headline claim is decidable when its MDE is at most this
 EFFECT = 0.05  # "n needed for a 5-point difference"
+#: Above this many pooled items the ECE test's MDE is simulated on this many, drawn in the runs' proportions, and
+#: scaled by √(simulated / n): the 1/√n scaling its n needed uses (a paper-scale pool of 30,000 items took 7 s).
+CALIBRATION_SIMULATED = 2000
 PLANNING_SCORE_SD = 0.1  # per-row SD of a log-probability depth score, P(gold) − baseline P(gold) (module docstring)
 POWER, LEVEL = 0.8, 0.95
 
@@ -84,9 +88,13 @@ def calibration(parts: list[tuple[int, int]], effect: float = EFFECT, seed: int 
     n = sum(count for count, _ in parts)
     if not n >= 2:  # NaN: a run's data are absent here
         return math.nan, math.nan
+    simulated = [(max(1, round(count * CALIBRATION_SIMULATED / n)) if n > CALIBRATION_SIMULATED else count, k)
+                 for count, k in parts]
+    n_simulated = sum(count for count, _ in simulated)
     rng = np.random.default_rng(seed)
-    confidence = np.concatenate([rng.uniform(1 / max(k, 2), 1.0, size=count) for count, k in parts])
-    mde = calibration_error_test(confidence, rng.random(n) < confidence, n_simulations=500, seed=seed).mde
+    confidence = np.concatenate([rng.uniform(1 / max(k, 2), 1.0, size=count) for count, k in simulated])
+    mde = calibration_error_test(confidence, rng.random(n_simulated) < confidence, n_simulations=500, seed=seed).mde
+    mde *= math.sqrt(n_simulated / n)
     return mde, _scaled_n(n, mde, effect)
 
 

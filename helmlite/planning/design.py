@@ -147,13 +147,23 @@ def render(result: Design, cores: int) -> str:
     from . import predicted_wall_s
 
     table = result.claims
-    shown = table.assign(predicted_min=table["predicted_s"] / 60)[
-        ["analysis", "claim", "n", "mde", "n_needed", "n_design", "mde_design", "predicted_min", "planning"]]
+
+    def whole(values):
+        return values.map(lambda v: f"{v:,.0f}" if math.isfinite(v) else "n/a")
+
+    def effect(values):
+        return values.map(lambda v: f"{v:.3f}" if math.isfinite(v) else "n/a")
+
+    shown = pd.DataFrame({"analysis": table["analysis"], "claim": table["claim"], "n": whole(table["n"]),
+                          "mde": effect(table["mde"]), "n_needed": whole(table["n_needed"]),
+                          "n_design": whole(table["n_design"]), "mde_design": effect(table["mde_design"]),
+                          "predicted_min": (table["predicted_s"] / 60).map(lambda v: f"{v:,.1f}" if math.isfinite(v) else "n/a"),
+                          "planning": table["planning"]})
     target = float(table["target_mde"].iloc[0])
     sized = table[table["sized"]]
     lines = [f"Design for an MDE of {target:g} (80% power, 95% level; the notebooks' tests) on {len(sized)} of "
              f"{len(table)} headline claim(s)", "",
-             shown.to_string(index=False, float_format=lambda v: f"{v:,.3f}" if abs(v) < 1 else f"{v:,.0f}"), ""]
+             shown.to_string(index=False), ""]
     for row in sized[~sized["reachable"]].itertuples():
         if math.isfinite(row.mde_design):
             lines.append(f"cannot reach {target:g}: {row.claim} — best reachable MDE {row.mde_design:.3f} with n = "

@@ -1,0 +1,156 @@
+"""Design for a decision (``helmlite plan --target-mde``): the n each claim needs, the sized config, pilot values.
+
+References: the n needed for a paired 0/1 claim against the exact power of statsmodels' exact McNemar test summed over
+the distribution of discordant pairs (:func:`tests.test_stats_power.statsmodels_mcnemar_power`), for one proportion
+against the exact power of the Clopper–Pearson test from statsmodels' ``proportion_confint``
+(:func:`tests.test_stats_power.clopper_pearson_power`); the pilot's upper limit against scipy's beta quantile (the
+Clopper–Pearson bound written out); the ECE test's scaled MDE against the simulation at full size.
+"""
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import yaml
+from scipy import stats as sps
+
+from helmlite import planning, stats, workflow
+from helmlite.cli import main
+from helmlite.errors import UserError
+from helmlite.metrics import calibration_error_test
+from helmlite.planning import claim_mdes, design as designs, rates
+from helmlite.planning.pilot import PILOT_CONFIDENCE, Pilot
+
+from .test_stats_power import clopper_pearson_power, statsmodels_mcnemar_power
+
+RAW = {"analyses": ["helm_core", "depth"],
+       "helm_core": {"models": ["smollm2-135m", "gemma3-270m"], "max_instances": 10, "perturbations": [],
+                     "scenarios": [{"scenario": "mmlu", "args": {"subject": "computer_security"}},
+                                   {"scenario": "boolq", "args": {"only_contrast": True},
+                                    "adapter": {"max_train_instances": 1}}]},
+       "depth": {"models": ["smollm2-135m"], "lengths": [128],
+                 "tasks": [{"scenario": "niah", "args": {"n_contexts": 2, "depths": [0.0, 0.5, 1.0], "distractors": 5},
+                            "methods": ["multiple_choice_separate"]}]}}
+
+
+@pytest.mark.parametrize("effect,base", [(0.15, None), (0.12, 0.08)])
+def test_paired_n_needed_is_the_first_n_from_which_exact_mcnemar_has_80_percent_power(effect, base):
+    """At the planning ψ = 0.25 held fixed, and with a pilot's ψ0 growing with the effect (ψ = ψ0 + δ, as the
+    notebooks report it): statsmodels' exact McNemar power reaches 0.8 at the planned n (and the 20 after it),
+    not at the n before."""
+    n_needed = int(claim_mdes.paired(50, effect, base)[1])
+    psi = claim_mdes.PLANNING_DISCORDANCE if base is None else base + effect
+    assert statsmodels_mcnemar_power(n_needed - 1, effect, psi) < 0.8
+    assert min(statsmodels_mcnemar_power(n, effect, psi) for n in range(n_needed, n_needed + 21)) >= 0.8 - 1e-9
+
+
+def test_one_proportion_n_needed_is_the_first_n_from_which_the_exact_test_has_80_percent_power():
+    """A one-proportion claim (a notebook's accuracy against chance) sized for 0.15 above 0.25."""
+    n_needed = stats.required_n(0.15, p=0.25, one_sample=True, direction="greater")
+    assert clopper_pearson_power(n_needed - 1, 0.25, 0.40) < 0.8
+    assert min(clopper_pearson_power(n, 0.25, 0.40) for n in range(n_needed, n_needed + 21)) >= 0.8 - 1e-9
+
+
+def test_a_pilot_gives_the_80_percent_upper_limit_of_the_two_way_discordance(monkeypatch, tmp_path):
+    """a right where b is wrong on 10 items, the reverse on 4, of 50: ψ0 = 2·min(10, 4) = 8 items, planned at the
+    upper limit of a one-sided 80% Clopper–Pearson interval, the Beta(k + 1, n − k) quantile at 0.8; an absent run
+    or fewer than 20 pairs leave the planning value."""
+    a = {f"i{k}": k < 20 for k in range(50)}                         # right on the first 20
+    b = {f"i{k}": 10 <= k < 24 for k in range(50)}                   # a only: 0-9 (10); b only: 20-23 (4)
+    pilot = Pilot(tmp_path)
+    monkeypatch.setattr(pilot, "_correct", lambda run_id, perturbation=None: {"A": a, "B": b}.get(run_id))
+    upper, note = pilot.paired_base_discordance([("A", None, "B", None)])
+    assert upper == pytest.approx(sps.beta.ppf(PILOT_CONFIDENCE, 8 + 1, 50 - 8)) and "10+4 of 50" in note
+    assert pilot.paired_base_discordance([("A", None, "missing", None)]) is None
+    few = {k: v for k, v in list(a.items())[:10]}
+    monkeypatch.setattr(pilot, "_correct", lambda run_id, perturbation=None: few)
+    assert pilot.paired_base_discordance([("A", None, "A", None)]) is None
+
+
+def test_the_ece_mde_above_2000_items_is_the_full_simulation_within_ten_percent():
+    n = 6000
+    rng = np.random.default_rng(0)
+    confidence = rng.uniform(0.25, 1.0, size=n)
+    full = calibration_error_test(confidence, rng.random(n) < confidence, n_simulations=500, seed=0).mde
+    assert claim_mdes.calibration([(n, 4)])[0] == pytest.approx(full, rel=0.1)
+
+
+@pytest.fixture
+def fixed_rates(monkeypatch):
+    if not all(planning._model_path(m) for m in ("smollm2-135m", "gemma3-270m")):
+        pytest.skip("embedded models not prepared (make venv prepares them)")
+    monkeypatch.setattr(planning, "model_rates", lambda *a, **k: (rates.Rates(0.003, 0.05, 0.05, 0.1, 1.0), False))
+
+
+def _raw(tmp_path) -> dict:
+    return {**RAW, "engine": {"results_dir": str(tmp_path / "runs"), "cache": str(tmp_path / "c.sqlite")}}
+
+
+def test_a_design_sizes_each_entry_for_its_claims_and_says_what_cannot_be_reached(fixed_rates, tmp_path, mirrored_cache):
+    raw = _raw(tmp_path)
+    config = workflow.validate_config(raw, "<test>")
+    result = designs.design(config, raw, 0.15, rates_file=tmp_path / "rates.json")
+    claims = result.claims.set_index("claim")
+    mmlu = claims.loc["instruct vs base differ on mmlu:subject=computer_security"]
+    needed = int(mmlu["n_needed"])
+    assert needed == stats.required_n(0.15, paired=True, discordance=claim_mdes.PLANNING_DISCORDANCE)
+    assert mmlu["n_design"] == needed and mmlu["mde_design"] <= 0.15 and mmlu["reachable"] and mmlu["n"] == 10
+    boolq = claims.loc["instruct vs base differ on boolq:only_contrast=True"]  # HELM's contrast set: 64 questions
+    assert boolq["n_design"] == 64 and not boolq["reachable"] and boolq["mde_design"] > 0.15
+    depth = claims.loc[[c for c in claims.index if c.startswith("U-shape")][0]]
+    assert depth["n_design"] == depth["n_needed"] and depth["mde_design"] <= 0.15
+    # the entries as written, resized; the rest of the config untouched
+    entries = result.config["helm_core"]["scenarios"]
+    available = result.before.runs.set_index("scenario").loc["mmlu", "available"].max()
+    assert needed <= entries[0]["max_instances"] <= available  # at least the paired claim's n (the ECE claim may ask more)
+    assert entries[1]["max_instances"] == 64 and result.config["helm_core"]["max_instances"] == 10
+    assert result.config["depth"]["tasks"][0]["args"]["n_contexts"] == int(depth["n_needed"])
+    assert (result.claims["predicted_s"] > 0).all()
+    assert result.after.analyses.iloc[-1]["predicted_run_s"] > result.before.analyses.iloc[-1]["predicted_run_s"]
+    text = designs.render(result, cores=2)
+    assert "cannot reach 0.15: instruct vs base differ on boolq:only_contrast=True — best reachable MDE" in text
+    # --claims: only the named claims size their entries
+    only = designs.design(config, raw, 0.15, ["MMLU:subject=computer"], rates_file=tmp_path / "rates.json")
+    assert only.config["helm_core"]["scenarios"][1] == RAW["helm_core"]["scenarios"][1]
+    assert only.claims.set_index("claim").loc["instruct vs base differ on mmlu:subject=computer_security", "n_design"] >= needed
+    with pytest.raises(UserError, match="'gsm8k' matches no headline claim of this config; its claims: instruct vs"):
+        designs.design(config, raw, 0.15, ["gsm8k"], rates_file=tmp_path / "rates.json")
+
+
+def test_plan_target_mde_writes_a_config_that_validates_and_dry_runs(fixed_rates, tmp_path, mirrored_cache, capsys):
+    source, out = tmp_path / "pilot.yaml", tmp_path / "sized.yaml"
+    source.write_text(yaml.safe_dump(_raw(tmp_path)))
+    assert main(["plan", "--configfile", str(source), "--target-mde", "0.15", "--rates-file", str(tmp_path / "r.json"),
+                 "--table", "claims", "--format", "csv", "--write-config", str(out)]) == 0
+    header = capsys.readouterr().out.splitlines()[0].split(",")
+    assert header[:6] == ["analysis", "claim", "n", "mde", "target_mde", "n_needed"] and "predicted_s" in header
+    assert out.read_text().startswith(f"# Sized by `helmlite plan --configfile {source} --target-mde 0.15`")
+    workflow.load_config(out)
+    assert workflow.planned_jobs_file(str(out)).is_file()  # the sized config's cluster limits
+    dry = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--quiet", "--cores", "1", "--configfile", str(out)],
+                         capture_output=True, text=True)
+    assert dry.returncode == 0, dry.stderr[-2000:]
+    assert main(["plan", "--configfile", str(source), "--write-config", str(out)]) == 2
+    assert "give --target-mde D with them" in capsys.readouterr().err
+
+
+def test_a_design_plans_sized_runs_with_the_pilot_of_the_same_specification(tmp_path):
+    """The sized run of an entry has another id (its max_instances changed); the pilot run of the same specification
+    stands for it."""
+    raw = _raw(tmp_path)
+    config = workflow.validate_config(raw, "<test>")
+    sized_raw = designs.sized_config(raw, {("helm_core", "scenarios", 0): ("instances", 90),
+                                           ("depth", "tasks", 0): ("contexts", 7)})
+    sized = workflow.validate_config(sized_raw, "<test>")
+    aliases = designs.pilot_aliases(config, sized)
+    before, after = workflow.run_specs(config), workflow.run_specs(sized)
+    assert len(aliases) == len(after) == len(before)
+    changed = {run_id: pilot for run_id, pilot in aliases.items() if run_id != pilot}
+    assert {after[r].scenario for r in changed} == {"mmlu", "niah"}
+    assert all(after[r].model == before[p].model and after[r].scenario == before[p].scenario for r, p in changed.items())
+    assert json.dumps(sized_raw["helm_core"]["scenarios"][1]) == json.dumps(RAW["helm_core"]["scenarios"][1])
+    assert math.isclose(sized_raw["depth"]["tasks"][0]["args"]["n_contexts"], 7)
