@@ -301,7 +301,8 @@ def render(table: pd.DataFrame, runs: list[Run], alpha: float) -> str:
              f"means the 1st is worse. MDE: the smallest difference this n detects with 80% power; "
              f"\"n to detect\": the pairs needed to detect the observed difference" + (
                  "; \"time for n\": the predicted run compute of the 1st and the 2nd at that n on this machine (helmlite "
-                 "plan's measured rates; n/a for imported runs and models it cannot price)." if "seconds_to_detect_a" in table
+                 "plan's measured rates; n/a for imported runs and models it cannot price or has not measured: `helmlite plan` "
+                 "measures them)." if "seconds_to_detect_a" in table
                  else ".")]
     dropped = table[table["dropped"] > 0]
     notes += [f"{row.metric}, {letters[row.run_a]} vs {letters[row.run_b]}: {row.dropped} of their instance(s) left out, "

@@ -128,7 +128,7 @@ def test_plan_target_mde_writes_a_config_that_validates_and_dry_runs(fixed_rates
                  "--table", "claims", "--format", "csv", "--write-config", str(out)]) == 0
     header = capsys.readouterr().out.splitlines()[0].split(",")
     assert header[:6] == ["analysis", "claim", "n", "mde", "target_mde", "n_needed"] and "predicted_s" in header
-    assert out.read_text().startswith(f"# Sized by `helmlite plan --configfile {source} --target-mde 0.15`")
+    assert out.read_text().startswith(f"# Sized by `helmlite plan --configfile {source} --target-mde 0.15` on ")
     workflow.load_config(out)
     assert workflow.planned_jobs_file(str(out)).is_file()  # the sized config's cluster limits
     dry = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--quiet", "--cores", "1", "--configfile", str(out)],
@@ -154,3 +154,13 @@ def test_a_design_plans_sized_runs_with_the_pilot_of_the_same_specification(tmp_
     assert all(after[r].model == before[p].model and after[r].scenario == before[p].scenario for r, p in changed.items())
     assert json.dumps(sized_raw["helm_core"]["scenarios"][1]) == json.dumps(RAW["helm_core"]["scenarios"][1])
     assert math.isclose(sized_raw["depth"]["tasks"][0]["args"]["n_contexts"], 7)
+
+
+def test_rates_are_never_measured_where_the_caller_says_not_to(tmp_path, monkeypatch):
+    """``helmlite compare`` prices "n to detect" with cached rates only: without them its column says n/a rather than
+    calibrating for a minute."""
+    if not planning._model_path("smollm2-135m"):
+        pytest.skip("embedded models not prepared (make venv prepares them)")
+    monkeypatch.setattr(rates, "calibrate", lambda *a, **k: pytest.fail("calibrated"))
+    assert rates.model_rates("smollm2-135m", planning._model_path("smollm2-135m"), threads=1, batch_size=8,
+                             rates_file=tmp_path / "none.json", measure=False) == (None, False)

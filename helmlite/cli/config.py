@@ -3,6 +3,7 @@ cost and decide, without running a model)."""
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from pathlib import Path
 
@@ -84,9 +85,10 @@ def show_design(args, config: dict, cores: int) -> None:
                     cores=cores)
     if args.write_config:
         stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d")
-        header = (f"# Sized by `helmlite plan --configfile {args.configfile} --target-mde {args.target_mde:g}"
-                  f"{' --claims ' + ' '.join(args.claims) if args.claims else ''}` on {stamp}: each headline claim's "
-                  "planned n and MDE are in `helmlite plan --configfile` of this file.\n")
+        command = shlex.join(["helmlite", "plan", "--configfile", args.configfile, "--target-mde", f"{args.target_mde:g}",
+                              *(["--claims", *args.claims] if args.claims else [])])
+        header = (f"# Sized by `{command}` on {stamp}.\n# Each headline claim's planned n and MDE: "
+                  f"`helmlite plan --configfile {shlex.quote(args.write_config)} --format csv --table claims`.\n")
         write_text(args.write_config, header + yaml.safe_dump(result.config, sort_keys=False, allow_unicode=True))
         write_csv(workflow.planned_jobs_file(args.write_config), job_plan(result.after))
     if args.format == "csv":

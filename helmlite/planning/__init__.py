@@ -139,11 +139,11 @@ def _sources(config: dict) -> dict[str, tuple]:
 
 
 def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool = False, cores: int = 1,
-         effect: float = EFFECT, pilot: Pilot | None = None) -> Plan:
+         effect: float = EFFECT, pilot: Pilot | None = None, measure_rates: bool = True) -> Plan:
     """The plan of a validated config (see the module docstring); with ``cores`` ≥ 2 and several run jobs,
     each run's seconds include :data:`CONCURRENT_SLOWDOWN`. The claims' ``n_needed`` is for a difference ``effect``;
     their planning values come from ``pilot`` (default: the runs already in the config's results folder,
-    :mod:`.pilot`) where it has them."""
+    :mod:`.pilot`) where it has them. ``measure_rates=False``: models without cached rates are counted, not priced."""
     from ..data import FetchError
     from ..instances import split
     from ..runner import prepare_requests
@@ -172,7 +172,8 @@ def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool
                 if path and priced_here(config, spec.model):
                     rates[spec.model], measured = model_rates(spec.model, path, threads=engine["threads"],
                                                               batch_size=engine["batch_size"], rates_file=rates_file,
-                                                              recalibrate=recalibrate, counter=counters[spec.model])
+                                                              recalibrate=recalibrate, counter=counters[spec.model],
+                                                              measure=measure_rates)
                     calibrated += [spec.model] if measured else []
             counter = counters[spec.model]
             row = {"analysis": key, "run_id": run_id, "model": spec.model, "scenario": spec.scenario,

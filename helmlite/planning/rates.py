@@ -232,7 +232,8 @@ def median_rates(calibrations: list[Rates]) -> Rates:
 
 
 def model_rates(name: str, path: str | Path, *, threads: int, batch_size: int, rates_file: str | Path = RATES_FILE,
-                recalibrate: bool = False, counter: WorkCounter | None = None) -> tuple[Rates, bool]:
+                recalibrate: bool = False, counter: WorkCounter | None = None,
+                measure: bool = True) -> tuple[Rates | None, bool]:
     """This machine's rates for a model directory: the median (:func:`median_rates`) of the calibrations
     ``rates_file`` holds for this machine, model weights, threads and batch size and the planner's source
     (:func:`planner_source_sha`: a backend that computes differently, e.g. packs rows it used to pad, runs at other
@@ -242,7 +243,8 @@ def model_rates(name: str, path: str | Path, *, threads: int, batch_size: int, r
     rate, so the forward and position costs (which trade off in one calibration's fit) may come from different
     calibrations; the plan's check against measured runs (:func:`helmlite.planning.check_against_measured`) shows
     whether the combination still fits. ``counter``: the model's counter, when the caller has one (for the model's
-    identity; loading a tokenizer takes seconds). Returns (rates, measured now)."""
+    identity; loading a tokenizer takes seconds). ``measure=False``: never calibrate — None when none is stored (a
+    quick answer, ``helmlite compare``'s). Returns (rates, measured now)."""
     counter = counter or WorkCounter(path, name=name)
     key = json.dumps({"machine": machine_identity(threads), "model": counter.identity, "batch_size": batch_size,
                       "source": planner_source_sha()}, sort_keys=True)
@@ -251,6 +253,8 @@ def model_rates(name: str, path: str | Path, *, threads: int, batch_size: int, r
     calibrations = [Rates(**c) for c in stored.get(key, [])]
     if calibrations and not recalibrate:
         return median_rates(calibrations), False
+    if not measure:
+        return None, False
     calibrations = [*calibrations, calibrate(path, threads=threads, batch_size=batch_size)][-KEPT_CALIBRATIONS:]
     stored[key] = [asdict(c) for c in calibrations]
     rates_file.parent.mkdir(parents=True, exist_ok=True)

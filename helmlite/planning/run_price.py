@@ -5,7 +5,7 @@ A run's specification as its manifest keeps it, with ``max_instances`` set to n,
 (:func:`helmlite.planning.plan`: its requests counted by the backend, priced at this machine's measured rates, with
 the per-run overhead): the seconds it would take here, and the instances it would have (fewer than n where the
 scenario has fewer). Imported runs (a ``source`` tool) and models this machine cannot price (no local weights, a GPU
-or half precision) give NaN.
+or half precision, no rates measured yet: ``helmlite plan`` measures them, in a minute; this never does) give NaN.
 """
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def seconds_at(specs: list, n: int, *, rates_file: str | Path = RATES_FILE) -> l
     runs = [_spec_at(spec, n) for spec in native]
     config = workflow.validate_config({"analyses": ["helm_core"], "helm_core": {"scenarios": []}, "runs": runs},
                                       "the compared runs at n")
-    planned = plan(config, rates_file=rates_file).runs.set_index("run_id")
+    planned = plan(config, rates_file=rates_file, measure_rates=False).runs.set_index("run_id")
     out = []
     for spec in specs:
         if spec.source is not None:
