@@ -302,7 +302,10 @@ def render(result: Plan, cores: int) -> str:
              f"over {cores} cores ≈ {wall / 60:,.1f} min of run jobs (notebooks not included).", "",
              f"Headline claims: n and minimum detectable effect (80% power, 95% level; decidable = mde ≤ {TARGET_MDE})", ""]
     if len(result.claims):
-        lines.append(result.claims.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+        shown = result.claims[["analysis", "claim", "n", "mde", "n_needed", "decidable", "planning"]].assign(
+            n_needed=[f"{v:,.0f}" if math.isfinite(v) else "n/a" for v in result.claims["n_needed"]])
+        lines.append(shown.rename(columns={"n_needed": f"n_for_{result.claims['effect'].iloc[0]:g}"}).to_string(
+            index=False, float_format=lambda v: f"{v:.3f}"))
     runs = result.runs.sort_values(["analysis", "predicted_s"], ascending=[True, False], kind="stable")
     runs = runs.assign(setting=[", ".join(f"{study}: {level}" for study, level in labels) or "-" for labels in runs["labels"]])
     lines += ["", "Every run (slowest first within each analysis; run ids: --format csv --table runs)", "",
