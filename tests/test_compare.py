@@ -303,4 +303,6 @@ def test_compare_prints_the_predicted_time_to_run_n_to_detect_for_native_runs_on
     assert "time for n" in text and " min" in text.split("time for n")[1]
     assert cli.main(["compare", *map(str, helm_runs(tmp_path))]) == 0
     imported = capsys.readouterr().out
-    assert "time for n" in imported and "n/a" in imported.split("\n\n")[1].splitlines()[1]
+    header, row = imported.split("\n\n")[1].splitlines()[:2]
+    assert header.split()[-7:] == ["detect", "time", "for", "n", "1st", ">", "2nd"]  # ... n to detect, time for n, verdict
+    assert row.split()[-2] == "n/a" and row.split()[-3].isdigit()  # the time cell; n to detect is a number

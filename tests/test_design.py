@@ -164,3 +164,24 @@ def test_rates_are_never_measured_where_the_caller_says_not_to(tmp_path, monkeyp
     monkeypatch.setattr(rates, "calibrate", lambda *a, **k: pytest.fail("calibrated"))
     assert rates.model_rates("smollm2-135m", planning._model_path("smollm2-135m"), threads=1, batch_size=8,
                              rates_file=tmp_path / "none.json", measure=False) == (None, False)
+
+
+def test_a_pooled_claims_items_go_where_the_runs_have_them():
+    """Hand-derived: 817 pooled items over MMLU's 111 and BBQ's 1,000 take all of MMLU's and 706 of BBQ's (an even
+    split would ask 409 of each and leave the claim 298 short); runs with too few give all they have."""
+    assert designs.pooled_shares(817, {"mmlu": 111, "bbq": 1000}) == {"mmlu": 111, "bbq": 706}
+    assert designs.pooled_shares(300, {"a": 100, "b": 100}) == {"a": 100, "b": 100}
+    assert designs.pooled_shares(11, {"a": math.inf, "b": math.inf}) == {"a": 6, "b": 5}
+
+
+def test_a_gpu_run_is_counted_on_the_backends_path_there(fixed_rates, tmp_path, mirrored_cache):
+    """On a GPU or in half precision the backend reuses no prefix and packs no rows, so the plan counts each prompt
+    whole: more tokens to encode than the same runs on the CPU in float32, and no seconds (this machine's rates do not
+    hold there)."""
+    raw = {**_raw(tmp_path), "analyses": ["helm_core"]}
+    cpu = planning.plan(workflow.validate_config({**raw, "engine": {**raw["engine"], "device": "cpu"}}, "<t>"),
+                        rates_file=tmp_path / "r.json").runs
+    gpu = planning.plan(workflow.validate_config({**raw, "engine": {**raw["engine"], "device": "cuda"}}, "<t>"),
+                        rates_file=tmp_path / "r.json").runs
+    assert list(cpu["run_id"]) == list(gpu["run_id"]) and gpu["predicted_s"].isna().all()
+    assert (gpu["tokens_to_encode"] > cpu["tokens_to_encode"]).all()

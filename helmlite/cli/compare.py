@@ -27,7 +27,8 @@ def register(sub) -> None:
                          help="an instance not in every run: an error (default), or drop it and say how many were dropped")
     compare.add_argument("--format", choices=["table", "csv", "json"], default="table")
     compare.add_argument("--rates-file", default="results/planner/rates.json",
-                         help="this machine's measured rates, as helmlite plan caches them (measured there if absent)")
+                         help="this machine's measured rates, as helmlite plan caches them (compare never measures them: "
+                              "without them the time column says n/a)")
     bootstrap_options(compare, resamples=10_000, resamples_help="paired bootstrap resamples (continuous scores)",
                       seed_help="base seed of the bootstraps", old_seed="--seed")
     compare.set_defaults(func=run)

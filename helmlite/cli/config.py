@@ -115,7 +115,9 @@ def show_plan(args) -> None:
     result = plan(config, rates_file=args.rates_file, recalibrate=args.recalibrate, cores=cores)
     write_csv(workflow.planned_jobs_file(args.configfile), job_plan(result))  # the workflow's cluster time and memory limits
     if args.format == "csv":
-        claims = result.claims.assign(members=[";".join(m for m in members if m) for members in result.claims["members"]])
+        claims = result.claims
+        if "members" in claims:  # a config with no headline claim has an empty table
+            claims = claims.assign(members=[";".join(m for m in members if m) for members in claims["members"]])
         table = {"runs": result.runs, "analyses": result.analyses, "claims": claims}[args.table]
         sys.stdout.write(table.to_csv(index=False))
     else:

@@ -2,13 +2,15 @@
 ``mps``), floating-point types (``float32``, ``bfloat16``, ``float16``) and what a run's manifest records of them.
 
 The precision is part of a run's identity (it changes scores: bf16 rounds every activation to 8 bits of mantissa, and
-its results even change between batched and single requests); the device is recorded but not part of the identity,
+its results may change between batched and single requests where kernels sum in another order by batch shape — not on
+this CPU, where batch sizes 1 and 8 gave bit-identical bf16 scores: README "Devices and precision"); the device is recorded but not part of the identity,
 since fp32 gives the same answers on any device up to floating-point summation order (``benchmarks/gpu_check.sh``
 measures how far CUDA and CPU agree).
 """
 from __future__ import annotations
 
 import platform
+from pathlib import Path
 
 from ._base import ModelError
 
@@ -55,6 +57,17 @@ def resolve_device(device: str) -> str:
     return device
 
 
+def cpu_model() -> str:
+    """The CPU's model name (``/proc/cpuinfo``), else what :mod:`platform` reports (on Linux often only ``x86_64``)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
 def device_record(device: str, dtype: str) -> dict:
     """What a run's manifest records of its hardware: the device, its name (the GPU's, else the CPU's), the dtype and
     the torch and CUDA versions."""
@@ -63,6 +76,6 @@ def device_record(device: str, dtype: str) -> dict:
     if device.startswith("cuda"):
         name = torch.cuda.get_device_name(torch.device(device))
     else:
-        name = platform.processor() or platform.machine()
+        name = cpu_model()
     return {"device": device, "device_name": name, "dtype": dtype, "torch": torch.__version__,
             "cuda": torch.version.cuda}

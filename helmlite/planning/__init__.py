@@ -36,6 +36,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from .. import workflow
+from ..errors import UserError
 from ..results import read_timings
 from . import memory
 from ..scenarios import TEST
@@ -167,7 +168,8 @@ def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool
             progress.update()
             if spec.model not in counters:
                 path = _model_path(spec.model)
-                counters[spec.model] = WorkCounter(path, name=spec.model, batch_size=engine["batch_size"]) if path else None
+                counters[spec.model] = WorkCounter(path, name=spec.model, batch_size=engine["batch_size"],
+                                                   exact_paths=priced_here(config, spec.model)) if path else None
                 rates[spec.model] = None
                 if path and priced_here(config, spec.model):
                     rates[spec.model], measured = model_rates(spec.model, path, threads=engine["threads"],
@@ -214,6 +216,9 @@ def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool
                          "choices": len(test[0].references), "tokens_to_encode": encoded,
                          "tokens_to_generate": generated, "predicted_s": seconds, "peak_mb": peak_mb})
     progress.close()
+    if not rows:
+        raise UserError(f"plan: the config makes no model runs (analyses {', '.join(config['analyses'])} read published "
+                        "data or simulate it): there is nothing to plan")
     runs = pd.DataFrame(rows)
     runs["measured_s"] = [_measured_s(engine["results_dir"], run_id) for run_id in runs["run_id"]]
     claims = headline_claims(rows, effect, pilot if pilot is not None else Pilot(engine["results_dir"]))

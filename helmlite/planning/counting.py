@@ -95,7 +95,7 @@ class WorkCounter(TransformersModel):
     """The transformers backend with its forward passes replaced by counts (see the module docstring)."""
 
     def __init__(self, path: str | Path, *, name: str | None = None, batch_size: int = 8, reuse_prefixes: bool = True,
-                 min_group_tokens: int = 16):
+                 min_group_tokens: int = 16, exact_paths: bool = True):
         from transformers import AutoConfig, AutoTokenizer, GenerationConfig
 
         self.path = Path(path)
@@ -108,7 +108,8 @@ class WorkCounter(TransformersModel):
         self.model = SimpleNamespace(config=config, generation_config=generation_config, dtype=torch.float32)
         self.device = "cpu"
         self.batch_size = batch_size
-        self.reuse_prefixes = reuse_prefixes
+        self.exact_paths = exact_paths  # False: a run on a GPU or in half precision, where the backend reuses no
+        self.reuse_prefixes = reuse_prefixes and exact_paths  # prefix and packs no rows (its plain batched forwards)
         self.min_group_tokens = min_group_tokens
         self.encoded_tokens = 0
         self.name = name or self.path.name
@@ -119,7 +120,7 @@ class WorkCounter(TransformersModel):
         self.work = Work()
         self.on_progress = None
         self.release_prefixes()
-        self._packs_rows = serves_rows_attention(config)
+        self._packs_rows = exact_paths and serves_rows_attention(config)
         self._encodings = Encodings(self.tokenizer)
 
     def _encode(self, text: str) -> list[int]:

@@ -55,18 +55,38 @@ def select_claims(claims: pd.DataFrame, names: list[str] | None) -> pd.Series:
     return chosen
 
 
-def wanted_sizes(claims: pd.DataFrame, chosen: pd.Series) -> dict[str, int]:
+def pooled_shares(needed: int, available: dict[str, float]) -> dict[str, int]:
+    """A pooled claim's ``needed`` items spread over its runs as evenly as their items allow (water-filling): a run with
+    fewer items than an equal share gives all it has and the others share the rest; every run gets all it has when
+    together they have fewer than ``needed``."""
+    shares, left = {}, int(needed)
+    for k, (run_id, items) in enumerate(sorted(available.items(), key=lambda item: item[1])):
+        share = math.ceil(left / (len(available) - k))
+        shares[run_id] = int(min(share, items)) if math.isfinite(items) else share
+        left -= shares[run_id]
+    return shares
+
+
+def wanted_sizes(claims: pd.DataFrame, chosen: pd.Series, available: dict[str, float]) -> dict[str, int]:
     """Run id → the items (or contexts) the chosen claims ask of it: each member run ``n_needed`` for a per-run or
-    paired claim, an equal share of it for a pooled claim; the most any claim asks."""
+    paired claim, its :func:`pooled_shares` of it for a pooled claim (``available``: each run's test items); the most
+    any claim asks."""
     wanted: dict[str, int] = {}
     for claim in claims[chosen].itertuples():
         if not math.isfinite(claim.n_needed):
             continue
         members = [m for m in claim.members if m]
-        per_run = math.ceil(claim.n_needed / len(members)) if claim.pooled else int(claim.n_needed)
-        for run_id in members:
-            wanted[run_id] = max(wanted.get(run_id, 0), per_run)
+        shares = (pooled_shares(claim.n_needed, {m: available.get(m, math.inf) for m in members}) if claim.pooled
+                  else dict.fromkeys(members, int(claim.n_needed)))
+        for run_id, share in shares.items():
+            wanted[run_id] = max(wanted.get(run_id, 0), share)
     return wanted
+
+
+def _counts_items(result: Plan) -> list[bool]:
+    """Per run of ``result``, whether its claims count items (capped by what the scenario has), not contexts."""
+    contexts = {m for claim in result.claims.itertuples() if claim.unit == "contexts" for m in claim.members}
+    return [run_id not in contexts for run_id in result.runs["run_id"]]
 
 
 def entry_sizes(runs: pd.DataFrame, claims: pd.DataFrame, wanted: dict[str, int]) -> dict[tuple, tuple[str, int]]:
@@ -123,7 +143,9 @@ def design(config: dict, raw: dict, target: float, names: list[str] | None = Non
     if before.claims.empty:
         raise UserError("plan --target-mde: this config makes no headline claim to size (see `helmlite plan`)")
     chosen = select_claims(before.claims, names)
-    sizes = entry_sizes(before.runs, before.claims, wanted_sizes(before.claims, chosen))
+    available = {row.run_id: (row.available if row.unit_of_items else math.inf)
+                 for row in before.runs.assign(unit_of_items=_counts_items(before)).itertuples()}
+    sizes = entry_sizes(before.runs, before.claims, wanted_sizes(before.claims, chosen, available))
     raw_sized = sized_config(raw, sizes)
     sized = workflow.validate_config(raw_sized, "the sized config")
     pilot = Pilot(config["engine"]["results_dir"], aliases=pilot_aliases(config, sized))

@@ -25,7 +25,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import platform
 import subprocess
 import sys
 import time
@@ -38,6 +37,7 @@ import torch
 from .._io import write_text
 from ..models import GenerationRequest, ScoreRequest
 from ..models import packing, prefix_cache, transformers_backend
+from ..models.devices import cpu_model
 from ..models.transformers_backend import TransformersModel
 from . import counting
 from .counting import Work, WorkCounter
@@ -48,17 +48,6 @@ RATES_FILE = Path("results/planner/rates.json")  # not results/cache/: a cold-ru
 KEPT_CALIBRATIONS = 5
 _WORDS = ("river village library engineer committee gardener road student harbour orchestra light letter market "
           "bridge festival boat corridor maps answer question policy state power trade law court vote city").split()
-
-
-def cpu_model() -> str:
-    """The CPU's model name (``/proc/cpuinfo``), else what :mod:`platform` reports."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def machine_identity(threads: int) -> dict:
