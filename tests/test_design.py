@@ -185,3 +185,24 @@ def test_a_gpu_run_is_counted_on_the_backends_path_there(fixed_rates, tmp_path, 
                         rates_file=tmp_path / "r.json").runs
     assert list(cpu["run_id"]) == list(gpu["run_id"]) and gpu["predicted_s"].isna().all()
     assert (gpu["tokens_to_encode"] > cpu["tokens_to_encode"]).all()
+
+
+def test_runs_already_in_the_results_folder_plan_the_paired_claims(fixed_rates, tmp_path, mirrored_cache):
+    """A pilot end to end: the config's two MMLU runs made (by a fake model, 30 items) in its results folder, the plan's
+    instruct-vs-base claim on MMLU says it used them, with the bound the pilot module computes from their records; the
+    claim on BoolQ, whose runs are absent, keeps the planning value."""
+    from helmlite.runner import execute
+
+    from .fakes import WordModel
+
+    raw = {**_raw(tmp_path), "analyses": ["helm_core"]}
+    raw["helm_core"] = {**raw["helm_core"], "max_instances": 30}
+    config = workflow.validate_config(raw, "<test>")
+    mmlu = sorted(run_id for run_id, spec in workflow.run_specs(config).items() if spec.scenario == "mmlu")
+    for run_id in mmlu:
+        execute(workflow.run_specs(config)[run_id], WordModel(), results_dir=tmp_path / "runs")
+    claims = planning.plan(config, rates_file=tmp_path / "r.json").claims.set_index("claim")
+    expected = Pilot(tmp_path / "runs").paired_base_discordance([(mmlu[0], None, mmlu[1], None)])
+    label = claims.loc["instruct vs base differ on mmlu:subject=computer_security", "planning"]
+    assert expected is not None and label == expected[1] and label.startswith("pilot: ψ0 ≤ ") and "of 30 pairs" in label
+    assert claims.loc["instruct vs base differ on boolq:only_contrast=True", "planning"] == "planning ψ = 0.25"
