@@ -206,3 +206,16 @@ def test_runs_already_in_the_results_folder_plan_the_paired_claims(fixed_rates, 
     label = claims.loc["instruct vs base differ on mmlu:subject=computer_security", "planning"]
     assert expected is not None and label == expected[1] and label.startswith("pilot: ψ0 ≤ ") and "of 30 pairs" in label
     assert claims.loc["instruct vs base differ on boolq:only_contrast=True", "planning"] == "planning ψ = 0.25"
+
+
+def test_a_pilot_gives_the_upper_limit_of_the_within_item_variance_across_seeds(monkeypatch, tmp_path):
+    """Three seeds × 30 items, 10 items right under two seeds of three (sample variance 1/3 each), 20 right under all:
+    mean within-item variance 10/3/30 = 1/9, planned at its one-sided 80% χ² upper limit with 30·2 degrees of freedom,
+    (1/9)·60 / χ²₀.₂(60) (Browne 1995), which notebook 02's Cochran's-Q MDE then uses."""
+    runs = {f"seed{s}": {f"i{k}": (k >= 10 or s < 2) for k in range(30)} for s in range(3)}
+    pilot = Pilot(tmp_path)
+    monkeypatch.setattr(pilot, "_correct", lambda run_id, perturbation=None: runs.get(run_id))
+    upper, note = pilot.seed_within_variance(list(runs))
+    assert upper == pytest.approx((1 / 9) * 60 / sps.chi2.ppf(0.2, 60)) and "0.111 observed over 3 seeds × 30 items" in note
+    assert claim_mdes.seed_sd(30, 3, within_variance=upper)[0] == pytest.approx(stats.mde_seed_sd(30, 3, upper))
+    assert pilot.seed_within_variance(["seed0", "absent", "seed2"]) is None

@@ -98,12 +98,13 @@ def calibration(parts: list[tuple[int, int]], effect: float = EFFECT, seed: int 
     return mde, _scaled_n(n, mde, effect)
 
 
-def seed_sd(n: int, seeds: int, effect: float = EFFECT) -> tuple[float, float]:
+def seed_sd(n: int, seeds: int, effect: float = EFFECT, within_variance: float | None = None) -> tuple[float, float]:
     """(MDE, n needed for ``effect``) of the between-seed SD of accuracy under Cochran's Q with ``seeds`` seeds
-    on ``n`` items, at the within-item variance two seeds have at the planning ψ (ψ/2; :func:`helmlite.stats.mde_seed_sd`)."""
+    on ``n`` items, at ``within_variance`` (a pilot's, :mod:`.pilot`) or the within-item variance two seeds have at
+    the planning ψ (ψ/2; :func:`helmlite.stats.mde_seed_sd`)."""
     if not n >= 2:
         return math.nan, math.nan
-    mde = power.mde_seed_sd(n, seeds, PLANNING_DISCORDANCE / 2)
+    mde = power.mde_seed_sd(n, seeds, PLANNING_DISCORDANCE / 2 if within_variance is None else within_variance)
     return mde, _scaled_n(n, mde, effect)
 
 
@@ -224,8 +225,11 @@ def headline_claims(runs: list[dict], effect: float = EFFECT, pilot=None) -> lis
             out.add_paired("sensitivity", f"in-context seed matters for {model} on {label} (2 seeds; paired difference, "
                            "exact McNemar)", n, members, [_pair(*members)])
         elif study == "seeds" and len(levels) >= 3:
+            observed = pilot.seed_within_variance([r.get("run_id") for r in members]) if pilot is not None else None
+            within, note = observed if observed else (None, None)
             out.add("sensitivity", f"in-context seed matters for {model} on {label} ({len(levels)} seeds; between-seed SD "
-                    "of accuracy, Cochran's Q)", n, seed_sd(n, len(levels), effect), members, "seed_sd")
+                    "of accuracy, Cochran's Q)", n, seed_sd(n, len(levels), effect, within), members, "seed_sd",
+                    planning=note)
         elif study in studies and studies[study][0] in levels and studies[study][1] in levels:
             a, b = levels[studies[study][0]], levels[studies[study][1]]
             out.add_paired("sensitivity", f"{studies[study][2]} changes {model}'s accuracy on {label}",

@@ -11,15 +11,19 @@ interval of ψ0 instead, Browne's (1995, *Statistics in Medicine* 14:1933–1940
 then reaches its power with probability about :data:`PILOT_CONFIDENCE` whatever the pilot drew.
 
 Which claims a pilot informs: those of paired 0/1 comparisons — two runs on the same items (models, seeds, shots,
-formats, methods) or a run and its perturbed variants (HELM's robustness and fairness perturbations). The others
-(calibration, the seed variance component with three or more seeds, the 0 → 1 step contrast, depth curves) keep
-their planning values, and the plan's ``planning`` column says which each claim used.
+formats, methods) or a run and its perturbed variants (HELM's robustness and fairness perturbations) — and the seed
+variance component of three or more seeds, whose test (Cochran's Q) depends on the mean within-item variance across
+seeds: planned at the upper limit of its one-sided :data:`PILOT_CONFIDENCE` χ² interval with n·(S − 1) degrees of
+freedom (Browne's rule itself), floored at one item varying as notebook 02 floors it. The others (calibration, the
+0 → 1 step contrast, depth curves) keep their planning values, and the plan's ``planning`` column says which each
+claim used.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
 import numpy as np
+from scipy.stats import chi2
 
 from ..results import STATS, read_run
 from ..stats import proportion_ci
@@ -79,3 +83,21 @@ class Pilot:
         text = (f"pilot: ψ0 ≤ {upper:.3f} ({PILOT_CONFIDENCE:.0%} upper limit; {a_wins}+{b_wins} of {n} pairs "
                 f"discordant)")
         return upper, text
+
+    def seed_within_variance(self, run_ids: list[str]) -> tuple[float, str] | None:
+        """The planning within-item variance across the seeds of ``run_ids`` (one run per seed, same items) and the
+        text that says where it came from; None when a run is missing or they share fewer than
+        :data:`MIN_PILOT_PAIRS` items."""
+        answers = [self._correct(run_id) for run_id in run_ids]
+        if any(a is None for a in answers):
+            return None
+        shared = sorted(set(answers[0]).intersection(*answers[1:]))
+        if len(shared) < MIN_PILOT_PAIRS:
+            return None
+        matrix = np.array([[a[i] for i in shared] for a in answers], float)  # seeds × items, as notebook 02 aligns them
+        seeds, n = matrix.shape
+        within = max(float(matrix.var(axis=0, ddof=1).mean()), 1 / (n * seeds))  # ≥ one item varying
+        df = n * (seeds - 1)
+        upper = within * df / float(chi2.ppf(1 - PILOT_CONFIDENCE, df))
+        return upper, (f"pilot: within-item variance ≤ {upper:.3f} ({PILOT_CONFIDENCE:.0%} upper limit; {within:.3f} "
+                       f"observed over {seeds} seeds × {n} items)")
