@@ -219,3 +219,28 @@ def test_a_pilot_gives_the_upper_limit_of_the_within_item_variance_across_seeds(
     assert upper == pytest.approx((1 / 9) * 60 / sps.chi2.ppf(0.2, 60)) and "0.111 observed over 3 seeds × 30 items" in note
     assert claim_mdes.seed_sd(30, 3, within_variance=upper)[0] == pytest.approx(stats.mde_seed_sd(30, 3, upper))
     assert pilot.seed_within_variance(["seed0", "absent", "seed2"]) is None
+
+
+def test_a_pilot_gives_the_upper_limit_of_a_depth_curves_end_minus_start_sd(tmp_path, mirrored_cache):
+    """A NIAH curve made by a fake model (6 contexts, depths 0, 0.5, 1, with its baseline): the SD across contexts of
+    P(gold) − baseline P(gold) at depth 1 minus at depth 0, recomputed here from the run's records, at its one-sided
+    80% χ² upper limit with 5 degrees of freedom."""
+    from helmlite.results import read_run
+    from helmlite.runner import execute
+    from helmlite.runspec import RunSpec
+
+    from .fakes import WordModel
+
+    spec = RunSpec.from_dict({"scenario": "niah", "model": "fake", "perturbations": ["baseline"],
+                              "args": {"n_contexts": 6, "depths": [0.0, 0.5, 1.0], "distractors": 5, "target_tokens": 128},
+                              "adapter": {"method": "multiple_choice_separate"}})
+    folder = execute(spec, WordModel(), results_dir=tmp_path)
+    score = {}
+    for r in read_run(tmp_path, folder.name).records:
+        gold = [p for p, (_, right) in zip(r.probabilities, r.references) if right]
+        base = [p for p, (_, right) in zip(r.perturbed["baseline"].probabilities, r.references) if right]
+        score[(r.metadata["context"], r.metadata["depth"])] = sum(gold) - sum(base)
+    contrast = np.array([score[(c, 1.0)] - score[(c, 0.0)] for c in range(6)])
+    upper, note = Pilot(tmp_path).depth_contrast_sd(folder.name)
+    assert upper == pytest.approx(max(contrast.std(ddof=1), 1e-3) * math.sqrt(5 / sps.chi2.ppf(0.2, 5)))
+    assert "over 6 contexts" in note and Pilot(tmp_path).depth_contrast_sd("absent") is None

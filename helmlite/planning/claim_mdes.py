@@ -125,10 +125,13 @@ def step_contrast(n: int, effect: float = EFFECT) -> tuple[float, float]:
     return _normal(n, math.sqrt(3 * PLANNING_DISCORDANCE), one_sided=False, effect=effect)
 
 
-def depth_curve(n: int, baseline: bool, depths: int = 1, effect: float = EFFECT) -> tuple[float, float]:
+def depth_curve(n: int, baseline: bool, depths: int = 1, effect: float = EFFECT,
+                contrast_sd: float | None = None) -> tuple[float, float]:
     """(MDE, contexts needed for ``effect``) of a one-sided paired contrast over ``n`` contexts: end − start
-    of a curve (``depths=1``), or the difference of per-context means over ``depths`` depths at two lengths."""
-    return _normal(n, math.sqrt(2 * (PLANNING_SCORE_SD ** 2 if baseline else 0.25) / depths), one_sided=True, effect=effect)
+    of a curve (``depths=1``), or the difference of per-context means over ``depths`` depths at two lengths; at the
+    planning per-row variance, or at a pilot's SD of the per-context contrast (``contrast_sd``, :mod:`.pilot`)."""
+    sd = math.sqrt(2 * (PLANNING_SCORE_SD ** 2 if baseline else 0.25) / depths) if contrast_sd is None else contrast_sd
+    return _normal(n, sd, one_sided=True, effect=effect)
 
 
 def _label(run: dict) -> str:
@@ -241,9 +244,12 @@ def headline_claims(runs: list[dict], effect: float = EFFECT, pilot=None) -> lis
     for run in depth:
         baseline = "baseline" in run["perturbations"]
         what = "P(gold) − baseline P(gold)" if baseline else "accuracy"
+        observed = pilot.depth_contrast_sd(run.get("run_id")) if pilot is not None else None
+        contrast_sd, note = observed if observed else (None, None)
         out.add("depth", f"U-shape / recency of {what}: {run['model']} · {run['scenario']} · {run['length']} tok · "
-                f"{run['method']}", run["contexts"], depth_curve(run["contexts"], baseline, effect=effect), [run],
-                "depth_baseline" if baseline else "depth_accuracy", unit="contexts")
+                f"{run['method']}", run["contexts"], depth_curve(run["contexts"], baseline, effect=effect,
+                                                                 contrast_sd=contrast_sd), [run],
+                "depth_baseline" if baseline else "depth_accuracy", unit="contexts", planning=note)
         if run.get("positions", 3) < 3:  # e.g. JSON KV at 256 tokens: two pairs, every depth on one of them
             out.rows[-1].update(claim=out.rows[-1]["claim"] + f" — the depths land on {run['positions']} items: no middle",
                                 mde=math.nan, decidable=False)

@@ -14,9 +14,11 @@ Which claims a pilot informs: those of paired 0/1 comparisons — two runs on th
 formats, methods) or a run and its perturbed variants (HELM's robustness and fairness perturbations) — and the seed
 variance component of three or more seeds, whose test (Cochran's Q) depends on the mean within-item variance across
 seeds: planned at the upper limit of its one-sided :data:`PILOT_CONFIDENCE` χ² interval with n·(S − 1) degrees of
-freedom (Browne's rule itself), floored at one item varying as notebook 02 floors it. The others (calibration, the
-0 → 1 step contrast, depth curves) keep their planning values, and the plan's ``planning`` column says which each
-claim used.
+freedom (Browne's rule itself), floored at one item varying as notebook 02 floors it; and a depth curve's U-shape /
+recency claim, whose test reads the per-context contrast of the last depth with the first on notebook 04's score
+(:func:`helmlite.analyses.depth.sweeps.scores`): its SD across contexts, at the upper limit of the same χ² interval
+with contexts − 1 degrees of freedom. The others (calibration, the 0 → 1 step contrast, the length claim) keep their
+planning values, and the plan's ``planning`` column says which each claim used.
 """
 from __future__ import annotations
 
@@ -101,3 +103,22 @@ class Pilot:
         upper = within * df / float(chi2.ppf(1 - PILOT_CONFIDENCE, df))
         return upper, (f"pilot: within-item variance ≤ {upper:.3f} ({PILOT_CONFIDENCE:.0%} upper limit; {within:.3f} "
                        f"observed over {seeds} seeds × {n} items)")
+
+    def depth_contrast_sd(self, run_id: str) -> tuple[float, str] | None:
+        """The planning SD across contexts of a depth run's last-minus-first-depth contrast of notebook 04's score
+        and the text that says where it came from; None when the run is missing or has fewer than three contexts."""
+        from ..analyses.depth.sweeps import depth_records, scores
+
+        run = self._run(run_id)
+        if run is None:
+            return None
+        rows = depth_records([run])
+        rows = rows.assign(score=scores(rows))
+        by_depth = rows.pivot_table(index="context", columns="depth", values="score", aggfunc="mean")
+        contrast = (by_depth[by_depth.columns.max()] - by_depth[by_depth.columns.min()]).dropna()
+        if len(contrast) < 3:
+            return None
+        sd, df = float(contrast.std(ddof=1)), len(contrast) - 1
+        upper = max(sd, 1e-3) * float(np.sqrt(df / chi2.ppf(1 - PILOT_CONFIDENCE, df)))
+        return upper, (f"pilot: SD of end − start ≤ {upper:.3f} ({PILOT_CONFIDENCE:.0%} upper limit; {sd:.3f} observed "
+                       f"over {len(contrast)} contexts)")
