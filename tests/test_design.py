@@ -244,3 +244,21 @@ def test_a_pilot_gives_the_upper_limit_of_a_depth_curves_end_minus_start_sd(tmp_
     upper, note = Pilot(tmp_path).depth_contrast_sd(folder.name)
     assert upper == pytest.approx(max(contrast.std(ddof=1), 1e-3) * math.sqrt(5 / sps.chi2.ppf(0.2, 5)))
     assert "over 6 contexts" in note and Pilot(tmp_path).depth_contrast_sd("absent") is None
+
+
+def test_a_pilot_gives_the_step_contrasts_sd_and_the_calibration_claims_confidences(monkeypatch, tmp_path):
+    """Hand-derived: 0, 1 and 2 shots on 30 items where 1 shot alone is right on 10 (contrast +2), 2 shots alone on 10
+    (contrast −1) and none on 10 (0): the contrast's SD is that of [2]*10 + [−1]*10 + [0]*10, planned at its 80% χ²
+    upper limit with 29 degrees of freedom. A calibration claim draws its confidences from the pilot's, so a pilot
+    whose confidences sit at 0.99 plans another MDE than U(1/4, 1)."""
+    shots = {"zero": {f"i{k}": False for k in range(30)}, "one": {f"i{k}": k < 10 for k in range(30)},
+             "two": {f"i{k}": 10 <= k < 20 for k in range(30)}}
+    pilot = Pilot(tmp_path)
+    monkeypatch.setattr(pilot, "_correct", lambda run_id, perturbation=None: shots.get(run_id))
+    upper, note = pilot.step_contrast_sd("zero", "one", "two")
+    contrast = np.array([2.0] * 10 + [-1.0] * 10 + [0.0] * 10)
+    assert upper == pytest.approx(contrast.std(ddof=1) * math.sqrt(29 / sps.chi2.ppf(0.2, 29))) and "30 items" in note
+    assert claim_mdes.step_contrast(100, contrast_sd=upper)[0] == pytest.approx(
+        (sps.norm.ppf(0.975) + sps.norm.ppf(0.8)) * upper / 10)
+    sharp = claim_mdes.calibration([(400, 4)], pools=[np.full(50, 0.99)])[0]
+    assert sharp != pytest.approx(claim_mdes.calibration([(400, 4)])[0], rel=0.05)

@@ -404,12 +404,14 @@ def test_the_plan_is_checked_against_runs_already_measured(monkeypatch, tmp_path
 
 @pytest.mark.slow
 def test_the_default_plan_lists_its_runs_and_every_headline_claim_is_decidable(monkeypatch, tmp_path):
-    """config/config.yaml through the planner (fixed rates, ~20 s of token counting): the runs are the workflow's
-    and every planned headline claim has MDE <= 0.15 (the issue's bar for the default profile). paper.yaml's plan
+    """config/config.yaml through the planner (fixed rates, ~20 s of token counting; an empty results folder, so the
+    planning values, not a pilot's): the runs are the workflow's and every planned headline claim has MDE <= 0.15
+    (the issue's bar for the default profile). paper.yaml's plan
     (~20 min of token counting here) is not run in the suite; its run list is the same function's
     (``workflow.runs_by_analysis``), which test_config checks against Snakemake's dry run for all three configs."""
-    config, result = _plan_with_fixed_rates("config.yaml", monkeypatch, tmp_path)
+    config, result = _plan_with_fixed_rates("config.yaml", monkeypatch, tmp_path, results_dir=tmp_path / "no-runs")
     assert sorted(result.runs["run_id"]) == sorted(workflow.run_specs(config))
+    assert not result.claims["planning"].str.startswith("pilot").any()
     undecided = result.claims[~result.claims["decidable"]]
     assert undecided.empty, undecided[["claim", "n", "mde"]].to_string()
     assert set(result.claims["analysis"]) == {"helm_core", "sensitivity", "depth"}

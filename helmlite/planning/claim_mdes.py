@@ -29,6 +29,9 @@ and the 95% level, with *planning values* where the test's power depends on the 
   tested by Cochran's Q; its MDE on that scale from Q's noncentral χ² (:func:`helmlite.stats.mde_seed_sd`) at the
   within-item variance two seeds show at the planning ψ (ψ/2), as notebook 02 computes it at the observed one.
 
+Where the config's runs are already in its results folder, a pilot (:mod:`.pilot`) replaces these planning values
+for the paired, seed, step, calibration and U-shape claims; each row's ``planning`` says which values it used.
+
 Requests two runs share (a base configuration that another analysis also runs with a perturbation) cost time
 once, at the first run that asks for them (:mod:`helmlite.planning`); each run's claims still count all its items.
 """
@@ -82,9 +85,10 @@ def _scaled_n(n: int, mde: float, effect: float) -> float:
     return math.ceil(n * (mde / effect) ** 2) if math.isfinite(mde) else math.nan
 
 
-def calibration(parts: list[tuple[int, int]], effect: float = EFFECT, seed: int = 0) -> tuple[float, float]:
+def calibration(parts: list[tuple[int, int]], effect: float = EFFECT, seed: int = 0,
+                pools: list[np.ndarray] | None = None) -> tuple[float, float]:
     """(MDE, n needed for ``effect``) of the ECE test on the items of ``parts`` — (n items, k choices) per
-    run, pooled — with planning confidences U(1/k, 1)."""
+    run, pooled — with planning confidences U(1/k, 1), or drawn from a pilot's confidences per run (``pools``)."""
     n = sum(count for count, _ in parts)
     if not n >= 2:  # NaN: a run's data are absent here
         return math.nan, math.nan
@@ -92,7 +96,8 @@ def calibration(parts: list[tuple[int, int]], effect: float = EFFECT, seed: int 
                  for count, k in parts]
     n_simulated = sum(count for count, _ in simulated)
     rng = np.random.default_rng(seed)
-    confidence = np.concatenate([rng.uniform(1 / max(k, 2), 1.0, size=count) for count, k in simulated])
+    confidence = np.concatenate([rng.uniform(1 / max(k, 2), 1.0, size=count) if pools is None
+                                 else rng.choice(pools[j], size=count) for j, (count, k) in enumerate(simulated)])
     mde = calibration_error_test(confidence, rng.random(n_simulated) < confidence, n_simulations=500, seed=seed).mde
     mde *= math.sqrt(n_simulated / n)
     return mde, _scaled_n(n, mde, effect)
@@ -117,12 +122,14 @@ def _normal(n: int, sd: float, one_sided: bool, effect: float) -> tuple[float, f
     return z * sd / math.sqrt(n), math.ceil((z * sd / effect) ** 2)
 
 
-def step_contrast(n: int, effect: float = EFFECT) -> tuple[float, float]:
+def step_contrast(n: int, effect: float = EFFECT, contrast_sd: float | None = None) -> tuple[float, float]:
     """(MDE, n needed for ``effect``) of the mean per-instance contrast (x₁ − x₀) − (x₂ − x₁) of the 0→1 step with
     the next step, which shares the 1-shot level: with every pair of levels disagreeing on a share ψ of the items
     (the planning discordance) each step's difference has variance ψ and the two steps covariance −ψ/2, so the
-    contrast's variance is 3ψ (the weakest contrast decides the claim; a later step not sharing a level gives 2ψ)."""
-    return _normal(n, math.sqrt(3 * PLANNING_DISCORDANCE), one_sided=False, effect=effect)
+    contrast's variance is 3ψ (the weakest contrast decides the claim; a later step not sharing a level gives 2ψ); or
+    a pilot's SD of the contrast (``contrast_sd``, :mod:`.pilot`)."""
+    sd = math.sqrt(3 * PLANNING_DISCORDANCE) if contrast_sd is None else contrast_sd
+    return _normal(n, sd, one_sided=False, effect=effect)
 
 
 def depth_curve(n: int, baseline: bool, depths: int = 1, effect: float = EFFECT,
@@ -166,6 +173,15 @@ class _Claims:
                           "planning": planning or _planning_note(kind), "unit": unit, "pooled": pooled,
                           "members": [r.get("run_id") for r in members]})
 
+    def add_calibration(self, claim: str, members: list[dict]):
+        """Notebook 01's ECE claim on ``members`` pooled, its confidences a pilot's where the runs exist."""
+        n = sum(r["instances"] for r in members)
+        observed = self.pilot.confidences([r.get("run_id") for r in members]) if self.pilot is not None and n >= 2 else None
+        pools, note = observed if observed else (None, None)
+        self.add("helm_core", claim, n, calibration([(r["instances"], r["choices"]) for r in members], self.effect,
+                                                    pools=pools), members, "calibration", pooled=len(members) > 1,
+                 planning=note)
+
     def add_paired(self, analysis: str, claim: str, n: int, members: list[dict], pairs: list[tuple], pooled: bool = False):
         """A paired 0/1 claim; ``pairs``: (run a, perturbation, run b, perturbation) rows, which a pilot may inform."""
         observed = self.pilot.paired_base_discordance(pairs) if self.pilot is not None and n >= 1 else None
@@ -200,8 +216,7 @@ def headline_claims(runs: list[dict], effect: float = EFFECT, pilot=None) -> lis
                     out.add_paired("helm_core", f"{name} perturbation lowers {run['model']}'s accuracy on {label}",
                                    run["instances"], [run], [(run.get("run_id"), None, run.get("run_id"), name)])
             if sum(r["model"] == run["model"] for r in core) < 2:
-                out.add("helm_core", f"{run['model']} is miscalibrated on {label} (ECE test)", run["instances"],
-                        calibration([(run["instances"], run["choices"])], effect), [run], "calibration")
+                out.add_calibration(f"{run['model']} is miscalibrated on {label} (ECE test)", [run])
     for model in sorted({r["model"] for r in core}):
         for name in PERTURBATIONS:
             perturbed = _perturbed(core, model, name)
@@ -211,9 +226,8 @@ def headline_claims(runs: list[dict], effect: float = EFFECT, pilot=None) -> lis
                                [(r.get("run_id"), None, r.get("run_id"), name) for r in perturbed], pooled=True)
         pooled = [r for r in core if r["model"] == model]
         if len(pooled) >= 2:  # notebook 01's headline calibration claim pools a model's multiple-choice runs
-            out.add("helm_core", f"{model} is miscalibrated on its {len(pooled)} multiple-choice runs, pooled (ECE test)",
-                    sum(r["instances"] for r in pooled), calibration([(r["instances"], r["choices"]) for r in pooled], effect),
-                    pooled, "calibration", pooled=True)
+            out.add_calibration(f"{model} is miscalibrated on its {len(pooled)} multiple-choice runs, pooled (ECE test)",
+                                pooled)
     studies = {"methods": ("multiple_choice_joint", "multiple_choice_separate", "joint vs separate"),
                "shots": ("0", "1", "0 → 1 shots"), "formats": ("helm_default", "plain", "format helm_default vs plain")}
     sensitivity = [r for r in runs if r.get("labels")]  # a run shared with notebook 01 keeps its study labels
@@ -238,8 +252,12 @@ def headline_claims(runs: list[dict], effect: float = EFFECT, pilot=None) -> lis
             out.add_paired("sensitivity", f"{studies[study][2]} changes {model}'s accuracy on {label}",
                            min(a["instances"], b["instances"]), [a, b], [_pair(a, b)])
             if study == "shots" and len(levels) >= 3:
+                after = levels[min((k for k in levels if k.isdigit() and int(k) > 1), key=int)]  # the step after 0 → 1
+                observed = (pilot.step_contrast_sd(a.get("run_id"), b.get("run_id"), after.get("run_id"))
+                            if pilot is not None else None)
+                contrast_sd, note = observed if observed else (None, None)
                 out.add("sensitivity", f"the 0 → 1 step is {model}'s largest on {label} (weakest contrast with a later "
-                        "step)", n, step_contrast(n, effect), members, "step")
+                        "step)", n, step_contrast(n, effect, contrast_sd), members, "step", planning=note)
     depth = [r for r in runs if r["analysis"] == "depth"]
     for run in depth:
         baseline = "baseline" in run["perturbations"]

@@ -17,8 +17,11 @@ seeds: planned at the upper limit of its one-sided :data:`PILOT_CONFIDENCE` χ²
 freedom (Browne's rule itself), floored at one item varying as notebook 02 floors it; and a depth curve's U-shape /
 recency claim, whose test reads the per-context contrast of the last depth with the first on notebook 04's score
 (:func:`helmlite.analyses.depth.sweeps.scores`): its SD across contexts, at the upper limit of the same χ² interval
-with contexts − 1 degrees of freedom. The others (calibration, the 0 → 1 step contrast, the length claim) keep their
-planning values, and the plan's ``planning`` column says which each claim used.
+with contexts − 1 degrees of freedom. The 0 → 1 step claim uses the SD of its per-item contrast with the
+next step, (x₁ − x₀) − (x₂ − x₁), at the same kind of upper limit (items − 1 degrees of freedom); a calibration claim
+draws its planning confidences from those the pilot's runs gave (the test's power depends on where they lie) instead
+of U(1/k, 1). The length claim keeps its planning value, and the plan's ``planning`` column says which each claim
+used.
 """
 from __future__ import annotations
 
@@ -27,7 +30,7 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import chi2
 
-from ..results import STATS, read_run
+from ..results import STATS, RunResultsError, read_run
 from ..stats import proportion_ci
 
 PILOT_CONFIDENCE = 0.8
@@ -46,8 +49,11 @@ class Pilot:
     def _run(self, run_id: str):
         run_id = self.aliases.get(run_id, run_id)
         if run_id not in self._runs:
-            present = (self.results_dir / run_id / STATS).is_file()
-            self._runs[run_id] = read_run(self.results_dir, run_id) if present else None
+            try:  # a folder that is not a finished run (one the workflow would rebuild) is no pilot
+                self._runs[run_id] = read_run(self.results_dir, run_id) if (self.results_dir / run_id / STATS).is_file() \
+                    else None
+            except RunResultsError:
+                self._runs[run_id] = None
         return self._runs[run_id]
 
     def _correct(self, run_id: str, perturbation: str | None = None) -> dict[str, bool] | None:
@@ -118,7 +124,38 @@ class Pilot:
         contrast = (by_depth[by_depth.columns.max()] - by_depth[by_depth.columns.min()]).dropna()
         if len(contrast) < 3:
             return None
-        sd, df = float(contrast.std(ddof=1)), len(contrast) - 1
-        upper = max(sd, 1e-3) * float(np.sqrt(df / chi2.ppf(1 - PILOT_CONFIDENCE, df)))
-        return upper, (f"pilot: SD of end − start ≤ {upper:.3f} ({PILOT_CONFIDENCE:.0%} upper limit; {sd:.3f} observed "
-                       f"over {len(contrast)} contexts)")
+        upper = self._upper_sd(contrast.to_numpy())
+        return upper, (f"pilot: SD of end − start ≤ {upper:.3f} ({PILOT_CONFIDENCE:.0%} upper limit; "
+                       f"{contrast.std(ddof=1):.3f} observed over {len(contrast)} contexts)")
+
+    def _upper_sd(self, values: np.ndarray) -> float:
+        """The one-sided :data:`PILOT_CONFIDENCE` upper limit of the SD of ``values`` (χ², n − 1 degrees of freedom)."""
+        df = len(values) - 1
+        return max(float(np.std(values, ddof=1)), 1e-3) * float(np.sqrt(df / chi2.ppf(1 - PILOT_CONFIDENCE, df)))
+
+    def step_contrast_sd(self, zero: str, one: str, two: str) -> tuple[float, str] | None:
+        """The planning SD of the per-item contrast (x₁ − x₀) − (x₂ − x₁) of three shot levels' runs and its text;
+        None when a run is missing or they share fewer than :data:`MIN_PILOT_PAIRS` items."""
+        answers = [self._correct(run_id) for run_id in (zero, one, two)]
+        if any(a is None for a in answers):
+            return None
+        shared = sorted(set(answers[0]).intersection(*answers[1:]))
+        if len(shared) < MIN_PILOT_PAIRS:
+            return None
+        x0, x1, x2 = (np.array([a[i] for i in shared], float) for a in answers)
+        contrast = (x1 - x0) - (x2 - x1)
+        upper = self._upper_sd(contrast)
+        return upper, (f"pilot: SD of the step contrast ≤ {upper:.3f} ({PILOT_CONFIDENCE:.0%} upper limit; "
+                       f"{np.std(contrast, ddof=1):.3f} observed over {len(shared)} items)")
+
+    def confidences(self, run_ids: list[str]) -> tuple[list[np.ndarray], str] | None:
+        """Each run's confidences (the probability its calibration metrics use), to draw planning confidences from,
+        and the text that says so; None when a run is missing or has fewer than :data:`MIN_PILOT_PAIRS`."""
+        pools = []
+        for run_id in run_ids:
+            run = self._run(run_id)
+            values = [r.confidence for r in run.records if r.confidence is not None] if run is not None else []
+            if len(values) < MIN_PILOT_PAIRS:
+                return None
+            pools.append(np.array(values, float))
+        return pools, f"pilot: confidences drawn from the {sum(len(p) for p in pools)} the runs gave"
