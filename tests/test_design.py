@@ -262,3 +262,33 @@ def test_a_pilot_gives_the_step_contrasts_sd_and_the_calibration_claims_confiden
         (sps.norm.ppf(0.975) + sps.norm.ppf(0.8)) * upper / 10)
     sharp = claim_mdes.calibration([(400, 4)], pools=[np.full(50, 0.99)])[0]
     assert sharp != pytest.approx(claim_mdes.calibration([(400, 4)])[0], rel=0.05)
+
+
+def test_a_pilot_gives_the_upper_limit_of_the_length_contrasts_sd(tmp_path, mirrored_cache):
+    """Two NIAH curves by a fake model at 128 and 256 tokens (6 contexts, 3 depths, with baselines): per context, the
+    mean over depths of (P(gold) − baseline P(gold)) / (1 − chance) at 128 minus at 256 — recomputed here from the
+    runs' records with notebook 04's chance level — and the 80% χ² upper limit of its SD (5 degrees of freedom)."""
+    from helmlite.analyses.depth.sweeps import chance_level
+    from helmlite.results import read_run
+    from helmlite.runner import execute
+    from helmlite.runspec import RunSpec
+
+    from .fakes import WordModel
+
+    means, folders = [], []
+    for length in (128, 256):
+        spec = RunSpec.from_dict({"scenario": "niah", "model": "fake", "perturbations": ["baseline"],
+                                  "args": {"n_contexts": 6, "depths": [0.0, 0.5, 1.0], "distractors": 5,
+                                           "target_tokens": length}, "adapter": {"method": "multiple_choice_separate"}})
+        folders.append(execute(spec, WordModel(), results_dir=tmp_path).name)
+        per_context = {}
+        for r in read_run(tmp_path, folders[-1]).records:
+            gold = sum(p for p, (_, right) in zip(r.probabilities, r.references) if right)
+            base = sum(p for p, (_, right) in zip(r.perturbed["baseline"].probabilities, r.references) if right)
+            chance = chance_level(r.references, "multiple_choice_separate")
+            per_context.setdefault(r.metadata["context"], []).append((gold - base) / (1 - chance))
+        means.append(np.array([np.mean(per_context[c]) for c in range(6)]))
+    upper, note = Pilot(tmp_path).length_contrast_sd(*folders)
+    contrast = means[0] - means[1]
+    assert upper == pytest.approx(max(contrast.std(ddof=1), 1e-3) * math.sqrt(5 / sps.chi2.ppf(0.2, 5)))
+    assert "over 6 contexts" in note

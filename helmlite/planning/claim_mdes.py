@@ -30,7 +30,7 @@ and the 95% level, with *planning values* where the test's power depends on the 
   within-item variance two seeds show at the planning ψ (ψ/2), as notebook 02 computes it at the observed one.
 
 Where the config's runs are already in its results folder, a pilot (:mod:`.pilot`) replaces these planning values
-for the paired, seed, step, calibration and U-shape claims; each row's ``planning`` says which values it used.
+for each claim whose runs it holds; each row's ``planning`` says which values it used.
 
 Requests two runs share (a base configuration that another analysis also runs with a perturbation) cost time
 once, at the first run that asks for them (:mod:`helmlite.planning`); each run's claims still count all its items.
@@ -279,7 +279,11 @@ def headline_claims(runs: list[dict], effect: float = EFFECT, pilot=None) -> lis
             n = min(r["contexts"] for r in members)
             depths = min(r["instances"] // max(r["contexts"], 1) for r in members)
             baseline = all("baseline" in r["perturbations"] for r in members)
+            ends = sorted(members, key=lambda r: r["length"])  # notebook 04 tests the shortest against the longest
+            observed = (pilot.length_contrast_sd(ends[0].get("run_id"), ends[-1].get("run_id"))
+                        if pilot is not None else None)
+            contrast_sd, note = observed if observed else (None, None)
             out.add("depth", f"length degradation: {model} · {task} · {method}", n,
-                    depth_curve(n, baseline, depths, effect), members, "depth_baseline" if baseline else "depth_accuracy",
-                    unit="contexts")
+                    depth_curve(n, baseline, depths, effect, contrast_sd), members,
+                    "depth_baseline" if baseline else "depth_accuracy", unit="contexts", planning=note)
     return out.rows

@@ -20,8 +20,9 @@ recency claim, whose test reads the per-context contrast of the last depth with 
 with contexts − 1 degrees of freedom. The 0 → 1 step claim uses the SD of its per-item contrast with the
 next step, (x₁ − x₀) − (x₂ − x₁), at the same kind of upper limit (items − 1 degrees of freedom); a calibration claim
 draws its planning confidences from those the pilot's runs gave (the test's power depends on where they lie) instead
-of U(1/k, 1). The length claim keeps its planning value, and the plan's ``planning`` column says which each claim
-used.
+of U(1/k, 1); the length claim the SD across contexts of the shortest length's per-context mean score minus the
+longest's (notebook 04's length test, paired by context index), at the same kind of upper limit. The plan's
+``planning`` column says which values each claim used.
 """
 from __future__ import annotations
 
@@ -159,3 +160,25 @@ class Pilot:
                 return None
             pools.append(np.array(values, float))
         return pools, f"pilot: confidences drawn from the {sum(len(p) for p in pools)} the runs gave"
+
+    def length_contrast_sd(self, short: str, long: str) -> tuple[float, str] | None:
+        """The planning SD across contexts of notebook 04's length contrast — a context's mean score over its depths
+        at the shortest length minus at the longest (:func:`helmlite.analyses.depth.sweeps.length_scores`, paired by
+        context index) — of the runs ``short`` and ``long``, and its text; None when a run is missing or they share
+        fewer than three contexts."""
+        from ..analyses.depth.sweeps import depth_records, length_scores
+
+        runs = [self._run(run_id) for run_id in (short, long)]
+        if any(run is None for run in runs):
+            return None
+        means = []
+        for run in runs:
+            rows = depth_records([run])
+            means.append(rows.assign(score=length_scores(rows)).groupby("context")["score"].mean())
+        first, second = means[0].align(means[1], join="inner")
+        contrast = (first - second).dropna()
+        if len(contrast) < 3:
+            return None
+        upper = self._upper_sd(contrast.to_numpy())
+        return upper, (f"pilot: SD of the length contrast ≤ {upper:.3f} ({PILOT_CONFIDENCE:.0%} upper limit; "
+                       f"{contrast.std(ddof=1):.3f} observed over {len(contrast)} contexts)")

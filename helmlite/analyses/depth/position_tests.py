@@ -33,7 +33,7 @@ import pandas as pd
 
 from ... import stats
 from ...seeds import rng
-from .sweeps import CURVE, MIN_CONTEXTS, NO_BASELINE, SCORE_NAME, _flags, _has_baseline, _length_scores, score_name, scores
+from .sweeps import CURVE, MIN_CONTEXTS, NO_BASELINE, SCORE_NAME, _flags, _has_baseline, length_scores, score_name, scores
 
 # Resamples of the position and length tests, at least: with B resamples the expanded percentile bootstrap's
 # smallest p-value at n contexts is 2·F_t(n−1)(z_(1/(B+1))·√((n−1)/n)) — at n = 20, 0.0046 for B = 2,000, which
@@ -133,7 +133,7 @@ def length_tests(records: pd.DataFrame, *, seed: int, n_resamples: int, min_cont
         per_context, floors, ceilings = {}, [], []
         for length in (lengths[0], lengths[-1]):
             mine = part[part["length"] == length]
-            per_context[length] = mine.assign(score=_length_scores(mine)).groupby("context")["score"].mean()
+            per_context[length] = mine.assign(score=length_scores(mine)).groupby("context")["score"].mean()
             _, floor, ceiling = _flags(mine)
             floors.append(floor)
             ceilings.append(ceiling)

@@ -136,7 +136,7 @@ def scores(part: pd.DataFrame) -> np.ndarray:
     return correct - part["baseline"].to_numpy(dtype=float) if _has_baseline(part) else correct
 
 
-def _length_scores(part: pd.DataFrame) -> np.ndarray:
+def length_scores(part: pd.DataFrame) -> np.ndarray:
     """Per row, on a scale that does not move with the number of candidates (which grows with length):
     :func:`scores` / (1 − chance) where there is a baseline — perfect retrieval over a baseline at chance
     scores 1 at every length — else chance-corrected correctness (correct − chance) / (1 − chance)."""
