@@ -4,7 +4,7 @@ Public surface — :data:`PUBLIC_MODULES`, one idea each (an underscore module i
 ``__all__`` names what other packages and the notebooks may use of it:
 
 * running evaluations: :mod:`~helmlite.scenarios` (loaders), :mod:`~helmlite.adaptation` (prompts, HELM's rules),
-  :mod:`~helmlite.perturbations`, :mod:`~helmlite.instances` (what a run evaluates), :mod:`~helmlite.runspec`,
+  :mod:`~helmlite.perturbations`, :mod:`~helmlite.instances` (what a run evaluates), :mod:`~helmlite.helm_subsample`, :mod:`~helmlite.runspec`,
   :mod:`~helmlite.scoring_rules` (main metric, decision rules), :mod:`~helmlite.shared_prefixes`, :mod:`~helmlite.models`,
   :mod:`~helmlite.metrics`, :mod:`~helmlite.runner`, :mod:`~helmlite.results` (the run-folder contract),
   :mod:`~helmlite.imports` (crfm-helm, lm-eval, inspect_ai runs), :mod:`~helmlite.compare`;
@@ -46,7 +46,7 @@ _EXPORTS = {"FetchError": "data", "fetch": "data", "Estimate": "stats", "PairedC
             "write_csv": "_io"}
 __all__ = sorted(_EXPORTS)
 #: The public modules and packages (tested against the tree: tests/test_architecture.py).
-PUBLIC_MODULES = ("adaptation", "analyses", "catalog", "claims", "cli", "compare", "data", "errors", "grids", "home",
+PUBLIC_MODULES = ("adaptation", "analyses", "catalog", "claims", "cli", "compare", "data", "errors", "grids", "helm_subsample", "home",
                   "imports", "instances", "leaderboards", "metrics", "models", "params", "perturbations", "planning",
                   "plots", "provenance", "report", "reproduction", "results", "runner", "runspec", "scenarios",
                   "scoring_rules", "seeds", "shared_prefixes", "stats", "workflow")

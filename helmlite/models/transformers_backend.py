@@ -97,7 +97,6 @@ class TransformersModel(PrefixLevels):
         self._packs_rows = self.exact_paths and serves_rows_attention(self.model.config)
         if self._packs_rows:
             from transformers import AttentionInterface
-
             AttentionInterface.register(ROWS_ATTENTION, rows_attention)
 
     def _start_progress(self, total: int) -> None:
@@ -109,7 +108,6 @@ class TransformersModel(PrefixLevels):
         if self.on_progress is not None:
             self.on_progress(min(1.0, self._progress_done / self._progress_total))
 
-    # --- identity and tokenizer ---------------------------------------------------------------------
     @property
     def identity(self) -> dict:
         if self._identity is None:
@@ -151,10 +149,8 @@ class TransformersModel(PrefixLevels):
         return self.tokenizer.apply_chat_template([{"role": "user", "content": user_message}], tokenize=False,
                                                   add_generation_prompt=True)
 
-    # --- scoring ------------------------------------------------------------------------------------
     def _encode_pair(self, context: str, continuation: str) -> list[int]:
-        """Token ids of a context and its continuation, encoded together (the merges at their boundary as the model
-        sees them)."""
+        """Token ids of a context and its continuation encoded together (their boundary's merges as the model sees them)."""
         return self._encode(context + continuation)
 
     def _pair_tokens(self, context: str, continuation: str) -> tuple[list[int], int]:
@@ -304,7 +300,6 @@ class TransformersModel(PrefixLevels):
                                   prompt_tokens, elapsed))
         return results
 
-    # --- generation ---------------------------------------------------------------------------------
     def _decode(self, request: GenerationRequest, new: list[int], step_logprobs, prompt_tokens: int, latency: float) -> Generation:
         """Cut at end-of-sequence/padding, then as crfm-helm's client does (``truncate_sequence``): the text at the first
         stop sequence, the tokens — their count and their log-probabilities, the completion's confidence — before the

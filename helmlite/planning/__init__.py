@@ -139,6 +139,22 @@ def _sources(config: dict) -> dict[str, tuple]:
     return out
 
 
+def _counter_and_rates(config: dict, model: str, **rates_args) -> tuple:
+    """(work counter, rates, measured now) of ``model``: (None, None, False) without local weights; no rates where
+    this machine's do not hold (:func:`priced_here`) or none are cached and ``measure`` is false."""
+    from .counting import WorkCounter
+
+    engine, path = config["engine"], _model_path(model)
+    if not path:
+        return None, None, False
+    counter = WorkCounter(path, name=model, batch_size=engine["batch_size"], exact_paths=priced_here(config, model))
+    if not priced_here(config, model):
+        return counter, None, False
+    rates_here, measured = model_rates(model, path, threads=engine["threads"], batch_size=engine["batch_size"],
+                                       counter=counter, **rates_args)
+    return counter, rates_here, measured
+
+
 def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool = False, cores: int = 1,
          effect: float = EFFECT, pilot: Pilot | None = None, measure_rates: bool = True) -> Plan:
     """The plan of a validated config (see the module docstring); with ``cores`` ≥ 2 and several run jobs,
@@ -148,10 +164,9 @@ def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool
     from ..data import FetchError
     from ..instances import split
     from ..runner import prepare_requests
-    from .counting import WorkCounter
 
     engine = config["engine"]
-    counters: dict[str, WorkCounter | None] = {}
+    counters: dict = {}  # model → its WorkCounter, None without local weights
     rates: dict[str, Rates | None] = {}
     calibrated = []
     labels, sources = _labels(config), _sources(config)
@@ -167,16 +182,9 @@ def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool
         for run_id, spec in sorted(runs.items()):
             progress.update()
             if spec.model not in counters:
-                path = _model_path(spec.model)
-                counters[spec.model] = WorkCounter(path, name=spec.model, batch_size=engine["batch_size"],
-                                                   exact_paths=priced_here(config, spec.model)) if path else None
-                rates[spec.model] = None
-                if path and priced_here(config, spec.model):
-                    rates[spec.model], measured = model_rates(spec.model, path, threads=engine["threads"],
-                                                              batch_size=engine["batch_size"], rates_file=rates_file,
-                                                              recalibrate=recalibrate, counter=counters[spec.model],
-                                                              measure=measure_rates)
-                    calibrated += [spec.model] if measured else []
+                counters[spec.model], rates[spec.model], measured = _counter_and_rates(
+                    config, spec.model, rates_file=rates_file, recalibrate=recalibrate, measure=measure_rates)
+                calibrated += [spec.model] if measured else []
             counter = counters[spec.model]
             row = {"analysis": key, "run_id": run_id, "model": spec.model, "scenario": spec.scenario,
                    "scenario_label": _scenario_label(spec), "method": spec.adapter.method,
@@ -339,4 +347,6 @@ def render(result: Plan, cores: int) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["Plan", "check_against_measured", "plan", "render"]
+from . import design, run_price  # noqa: E402  (they call plan(), defined above)
+
+__all__ = ["Plan", "check_against_measured", "design", "plan", "render", "run_price"]

@@ -193,6 +193,38 @@ def _pair(a: dict, b: dict) -> tuple:
     return a.get("run_id"), None, b.get("run_id"), None
 
 
+def _depth_claims(out: _Claims, depth: list[dict]) -> None:
+    """Notebook 04's headline claims of the depth runs: U-shape / recency per curve, length degradation per model,
+    task and scoring with two lengths or more."""
+    for run in depth:
+        baseline = "baseline" in run["perturbations"]
+        what = "P(gold) − baseline P(gold)" if baseline else "accuracy"
+        observed = out.pilot.depth_contrast_sd(run.get("run_id")) if out.pilot is not None else None
+        contrast_sd, note = observed if observed else (None, None)
+        out.add("depth", f"U-shape / recency of {what}: {run['model']} · {run['scenario']} · {run['length']} tok · "
+                f"{run['method']}", run["contexts"], depth_curve(run["contexts"], baseline, effect=out.effect,
+                                                                 contrast_sd=contrast_sd), [run],
+                "depth_baseline" if baseline else "depth_accuracy", unit="contexts", planning=note)
+        if run.get("positions", 3) < 3:  # e.g. JSON KV at 256 tokens: two pairs, every depth on one of them
+            out.rows[-1].update(claim=out.rows[-1]["claim"] + f" — the depths land on {run['positions']} items: no middle",
+                                mde=math.nan, decidable=False)
+    curves: dict[tuple, list[dict]] = {}
+    for run in depth:
+        curves.setdefault((run["model"], run["scenario"], run["method"]), []).append(run)
+    for (model, task, method), members in sorted(curves.items()):
+        if len({r["length"] for r in members}) >= 2:
+            n = min(r["contexts"] for r in members)
+            depths = min(r["instances"] // max(r["contexts"], 1) for r in members)
+            baseline = all("baseline" in r["perturbations"] for r in members)
+            ends = sorted(members, key=lambda r: r["length"])  # notebook 04 tests the shortest against the longest
+            observed = (out.pilot.length_contrast_sd(ends[0].get("run_id"), ends[-1].get("run_id"))
+                        if out.pilot is not None else None)
+            contrast_sd, note = observed if observed else (None, None)
+            out.add("depth", f"length degradation: {model} · {task} · {method}", n,
+                    depth_curve(n, baseline, depths, out.effect, contrast_sd), members,
+                    "depth_baseline" if baseline else "depth_accuracy", unit="contexts", planning=note)
+
+
 def headline_claims(runs: list[dict], effect: float = EFFECT, pilot=None) -> list[dict]:
     """One row per headline claim of the planned runs (``runs``: the planner's per-run rows with ``run_id``,
     ``analysis``, ``model``, ``scenario_label``, ``method``, ``instances``, ``contexts``, ``choices``,
@@ -258,32 +290,5 @@ def headline_claims(runs: list[dict], effect: float = EFFECT, pilot=None) -> lis
                 contrast_sd, note = observed if observed else (None, None)
                 out.add("sensitivity", f"the 0 → 1 step is {model}'s largest on {label} (weakest contrast with a later "
                         "step)", n, step_contrast(n, effect, contrast_sd), members, "step", planning=note)
-    depth = [r for r in runs if r["analysis"] == "depth"]
-    for run in depth:
-        baseline = "baseline" in run["perturbations"]
-        what = "P(gold) − baseline P(gold)" if baseline else "accuracy"
-        observed = pilot.depth_contrast_sd(run.get("run_id")) if pilot is not None else None
-        contrast_sd, note = observed if observed else (None, None)
-        out.add("depth", f"U-shape / recency of {what}: {run['model']} · {run['scenario']} · {run['length']} tok · "
-                f"{run['method']}", run["contexts"], depth_curve(run["contexts"], baseline, effect=effect,
-                                                                 contrast_sd=contrast_sd), [run],
-                "depth_baseline" if baseline else "depth_accuracy", unit="contexts", planning=note)
-        if run.get("positions", 3) < 3:  # e.g. JSON KV at 256 tokens: two pairs, every depth on one of them
-            out.rows[-1].update(claim=out.rows[-1]["claim"] + f" — the depths land on {run['positions']} items: no middle",
-                                mde=math.nan, decidable=False)
-    curves: dict[tuple, list[dict]] = {}
-    for run in depth:
-        curves.setdefault((run["model"], run["scenario"], run["method"]), []).append(run)
-    for (model, task, method), members in sorted(curves.items()):
-        if len({r["length"] for r in members}) >= 2:
-            n = min(r["contexts"] for r in members)
-            depths = min(r["instances"] // max(r["contexts"], 1) for r in members)
-            baseline = all("baseline" in r["perturbations"] for r in members)
-            ends = sorted(members, key=lambda r: r["length"])  # notebook 04 tests the shortest against the longest
-            observed = (pilot.length_contrast_sd(ends[0].get("run_id"), ends[-1].get("run_id"))
-                        if pilot is not None else None)
-            contrast_sd, note = observed if observed else (None, None)
-            out.add("depth", f"length degradation: {model} · {task} · {method}", n,
-                    depth_curve(n, baseline, depths, effect, contrast_sd), members,
-                    "depth_baseline" if baseline else "depth_accuracy", unit="contexts", planning=note)
+    _depth_claims(out, [r for r in runs if r["analysis"] == "depth"])
     return out.rows

@@ -23,7 +23,6 @@ import pandas as pd
 from .. import workflow
 from ..errors import UserError
 from ..runspec import RunSpec
-from . import Plan, plan
 from .pilot import Pilot
 
 #: The columns of the design's claims table (``--table claims --format csv`` with ``--target-mde``).
@@ -35,8 +34,8 @@ COLUMNS = ["analysis", "claim", "n", "mde", "target_mde", "n_needed", "n_design"
 class Design:
     claims: pd.DataFrame  # one row per headline claim, :data:`COLUMNS`
     config: dict          # the sized config as written (the user's keys, resized entries)
-    before: Plan          # the config's plan
-    after: Plan           # the sized config's plan
+    before: object        # the config's plan (:class:`helmlite.planning.Plan`)
+    after: object         # the sized config's plan
 
 
 def select_claims(claims: pd.DataFrame, names: list[str] | None) -> pd.Series:
@@ -83,7 +82,7 @@ def wanted_sizes(claims: pd.DataFrame, chosen: pd.Series, available: dict[str, f
     return wanted
 
 
-def _counts_items(result: Plan) -> list[bool]:
+def _counts_items(result) -> list[bool]:
     """Per run of ``result``, whether its claims count items (capped by what the scenario has), not contexts."""
     contexts = {m for claim in result.claims.itertuples() if claim.unit == "contexts" for m in claim.members}
     return [run_id not in contexts for run_id in result.runs["run_id"]]
@@ -137,6 +136,8 @@ def pilot_aliases(config: dict, sized: dict) -> dict[str, str]:
 def design(config: dict, raw: dict, target: float, names: list[str] | None = None, **plan_args) -> Design:
     """The design that brings the chosen headline claims (all, or those matching ``names``) of ``config`` — validated;
     ``raw``: the same config as written — to an MDE of ``target`` (see the module docstring)."""
+    from . import plan
+
     if not 0 < target < 1:
         raise UserError(f"plan --target-mde must lie strictly between 0 and 1 (a difference on a 0-1 scale), got {target}")
     before = plan(config, effect=target, **plan_args)

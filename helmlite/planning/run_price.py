@@ -14,7 +14,6 @@ from pathlib import Path
 
 from .. import workflow
 from ..runspec import RunSpec
-from . import plan
 from .rates import RATES_FILE
 
 
@@ -29,6 +28,8 @@ def _spec_at(spec, n: int) -> dict:
 def seconds_at(specs: list, n: int, *, rates_file: str | Path = RATES_FILE) -> list[tuple[float, float]]:
     """(predicted seconds, instances) of each run spec record in ``specs`` at ``n`` test instances on this machine;
     (NaN, NaN) for an imported run or one the plan cannot price."""
+    from . import plan
+
     native = [spec for spec in specs if spec.source is None]
     if not native or not n >= 1:
         return [(math.nan, math.nan)] * len(specs)
