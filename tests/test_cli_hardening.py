@@ -196,13 +196,13 @@ def test_ctrl_c_during_a_run_leaves_no_run_folder(tmp_path, mirrored_cache):
     prepare("smollm2-135m")  # once per checkout (idempotent): a fresh clone has no prepared model
     env = {**os.environ, "HELMLITE_REQUEST_CACHE": str(tmp_path / "cache.sqlite")}
     argv = [sys.executable, "-m", "helmlite", "run", "--scenario", "mmlu", "--arg", "subject=us_foreign_policy",
-            "--model", "smollm2-135m", "--max-instances", "40", "--results-dir", str(tmp_path / "runs"),
+            "--model", "smollm2-135m", "--max-instances", "111", "--results-dir", str(tmp_path / "runs"),
             "--progress", "lines", "--chunk-size", "4"]
     process = subprocess.Popen(argv, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
     while not (tmp_path / "cache.sqlite").exists() and time.monotonic() < deadline:
         time.sleep(0.2)
-    time.sleep(3)  # scoring has started
+    time.sleep(0.5)  # scoring has started (the cache exists once a chunk is stored; 40 items once ended within 3 s)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=60)
     assert process.returncode == 130, err[-2000:]
