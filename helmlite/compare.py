@@ -253,11 +253,12 @@ def with_time_to_detect(table: pd.DataFrame, runs: list[Run], **price_args) -> p
     ``instances_to_detect``: the items those runs would have (fewer than n where the scenario has fewer)."""
     from .planning.run_price import seconds_at
 
-    by_id = {run.run_id: run for run in runs}
+    at_n = {n: dict(zip((run.run_id for run in runs), seconds_at([run.spec for run in runs], n, **price_args)))
+            for n in {row.n_needed for row in table.itertuples() if math.isfinite(row.n_needed)}}  # one plan per n
     rows = []
     for row in table.itertuples():
-        (a_s, a_n), (b_s, b_n) = seconds_at([by_id[row.run_a].spec, by_id[row.run_b].spec], row.n_needed, **price_args) \
-            if math.isfinite(row.n_needed) else [(math.nan, math.nan)] * 2
+        (a_s, a_n), (b_s, b_n) = ((at_n[row.n_needed][row.run_a], at_n[row.n_needed][row.run_b])
+                                  if row.n_needed in at_n else [(math.nan, math.nan)] * 2)
         rows.append({"seconds_to_detect_a": a_s, "seconds_to_detect_b": b_s, "instances_to_detect": min(a_n, b_n)})
     return pd.concat([table.reset_index(drop=True), pd.DataFrame(rows, index=range(len(table)))], axis=1)
 

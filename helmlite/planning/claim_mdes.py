@@ -173,19 +173,22 @@ class _Claims:
                           "planning": planning or _planning_note(kind), "unit": unit, "pooled": pooled,
                           "members": [r.get("run_id") for r in members]})
 
+    def observed(self, what: str, *runs) -> tuple:
+        """(value, note) of the pilot's :class:`.pilot.Pilot` method ``what`` on ``runs``; (None, None) without a pilot
+        or where it has no such runs (the claim keeps its planning value)."""
+        return (getattr(self.pilot, what)(*runs) if self.pilot is not None else None) or (None, None)
+
     def add_calibration(self, claim: str, members: list[dict]):
         """Notebook 01's ECE claim on ``members`` pooled, its confidences a pilot's where the runs exist."""
         n = sum(r["instances"] for r in members)
-        observed = self.pilot.confidences([r.get("run_id") for r in members]) if self.pilot is not None and n >= 2 else None
-        pools, note = observed if observed else (None, None)
+        pools, note = self.observed("confidences", [r.get("run_id") for r in members]) if n >= 2 else (None, None)
         self.add("helm_core", claim, n, calibration([(r["instances"], r["choices"]) for r in members], self.effect,
                                                     pools=pools), members, "calibration", pooled=len(members) > 1,
                  planning=note)
 
     def add_paired(self, analysis: str, claim: str, n: int, members: list[dict], pairs: list[tuple], pooled: bool = False):
         """A paired 0/1 claim; ``pairs``: (run a, perturbation, run b, perturbation) rows, which a pilot may inform."""
-        observed = self.pilot.paired_base_discordance(pairs) if self.pilot is not None and n >= 1 else None
-        base, note = observed if observed else (None, None)
+        base, note = self.observed("paired_base_discordance", pairs) if n >= 1 else (None, None)
         self.add(analysis, claim, n, paired(n, self.effect, base), members, "paired", pooled=pooled, planning=note)
 
 
@@ -199,8 +202,7 @@ def _depth_claims(out: _Claims, depth: list[dict]) -> None:
     for run in depth:
         baseline = "baseline" in run["perturbations"]
         what = "P(gold) − baseline P(gold)" if baseline else "accuracy"
-        observed = out.pilot.depth_contrast_sd(run.get("run_id")) if out.pilot is not None else None
-        contrast_sd, note = observed if observed else (None, None)
+        contrast_sd, note = out.observed("depth_contrast_sd", run.get("run_id"))
         out.add("depth", f"U-shape / recency of {what}: {run['model']} · {run['scenario']} · {run['length']} tok · "
                 f"{run['method']}", run["contexts"], depth_curve(run["contexts"], baseline, effect=out.effect,
                                                                  contrast_sd=contrast_sd), [run],
@@ -217,9 +219,7 @@ def _depth_claims(out: _Claims, depth: list[dict]) -> None:
             depths = min(r["instances"] // max(r["contexts"], 1) for r in members)
             baseline = all("baseline" in r["perturbations"] for r in members)
             ends = sorted(members, key=lambda r: r["length"])  # notebook 04 tests the shortest against the longest
-            observed = (out.pilot.length_contrast_sd(ends[0].get("run_id"), ends[-1].get("run_id"))
-                        if out.pilot is not None else None)
-            contrast_sd, note = observed if observed else (None, None)
+            contrast_sd, note = out.observed("length_contrast_sd", ends[0].get("run_id"), ends[-1].get("run_id"))
             out.add("depth", f"length degradation: {model} · {task} · {method}", n,
                     depth_curve(n, baseline, depths, out.effect, contrast_sd), members,
                     "depth_baseline" if baseline else "depth_accuracy", unit="contexts", planning=note)
@@ -274,8 +274,7 @@ def headline_claims(runs: list[dict], effect: float = EFFECT, pilot=None) -> lis
             out.add_paired("sensitivity", f"in-context seed matters for {model} on {label} (2 seeds; paired difference, "
                            "exact McNemar)", n, members, [_pair(*members)])
         elif study == "seeds" and len(levels) >= 3:
-            observed = pilot.seed_within_variance([r.get("run_id") for r in members]) if pilot is not None else None
-            within, note = observed if observed else (None, None)
+            within, note = out.observed("seed_within_variance", [r.get("run_id") for r in members])
             out.add("sensitivity", f"in-context seed matters for {model} on {label} ({len(levels)} seeds; between-seed SD "
                     "of accuracy, Cochran's Q)", n, seed_sd(n, len(levels), effect, within), members, "seed_sd",
                     planning=note)
@@ -285,9 +284,7 @@ def headline_claims(runs: list[dict], effect: float = EFFECT, pilot=None) -> lis
                            min(a["instances"], b["instances"]), [a, b], [_pair(a, b)])
             if study == "shots" and len(levels) >= 3:
                 after = levels[min((k for k in levels if k.isdigit() and int(k) > 1), key=int)]  # the step after 0 → 1
-                observed = (pilot.step_contrast_sd(a.get("run_id"), b.get("run_id"), after.get("run_id"))
-                            if pilot is not None else None)
-                contrast_sd, note = observed if observed else (None, None)
+                contrast_sd, note = out.observed("step_contrast_sd", a.get("run_id"), b.get("run_id"), after.get("run_id"))
                 out.add("sensitivity", f"the 0 → 1 step is {model}'s largest on {label} (weakest contrast with a later "
                         "step)", n, step_contrast(n, effect, contrast_sd), members, "step", planning=note)
     _depth_claims(out, [r for r in runs if r["analysis"] == "depth"])

@@ -3,10 +3,11 @@
 
 1. The config's plan gives, per headline claim, the n needed for an MDE of ``D`` at 80% power with the notebooks'
    own tests (:mod:`.claim_mdes`), at the planning values or a pilot's (:mod:`.pilot`).
-2. Each claim asks that of its runs: a paired or per-run claim ``n_needed`` items (or contexts) of each, a pooled
-   claim an equal share of them. A config entry (a ``runs:`` item, a grid's scenario or depth task) gets the most any
-   of its runs is asked for — items as its ``max_instances``, capped at the items the scenario has; contexts as its
-   ``args.n_contexts`` — and the entries of claims not named keep their size.
+2. Each claim asks that of its runs, capped at the items each scenario has: a paired or per-run claim ``n_needed``
+   items (or contexts) of each, a pooled claim its items spread over its runs as far as each run's items go
+   (:func:`pooled_shares`). A config entry (a ``runs:`` item, a grid's scenario or depth task) gets the most any of its
+   runs is asked for — items as its ``max_instances``, contexts as its ``args.n_contexts`` — and the entries of claims
+   not named keep their size.
 3. The sized config is validated by the schema and planned like any config: its claims' n and MDE (at the same
    planning values: the pilot's runs stand for the sized runs of the same specification) and the compute of each
    claim's runs on this machine. A claim the scenario's items cannot bring to ``D`` says so, with the best MDE the
@@ -67,40 +68,30 @@ def pooled_shares(needed: int, available: dict[str, float]) -> dict[str, int]:
 
 
 def wanted_sizes(claims: pd.DataFrame, chosen: pd.Series, available: dict[str, float]) -> dict[str, int]:
-    """Run id → the items (or contexts) the chosen claims ask of it: each member run ``n_needed`` for a per-run or
-    paired claim, its :func:`pooled_shares` of it for a pooled claim (``available``: each run's test items); the most
-    any claim asks."""
+    """Run id → the items (or contexts) the chosen claims ask of it, at most ``available`` (its test items; inf for
+    contexts, which are generated): each member run ``n_needed`` for a per-run or paired claim, its
+    :func:`pooled_shares` of it for a pooled claim; the most any claim asks."""
     wanted: dict[str, int] = {}
     for claim in claims[chosen].itertuples():
         if not math.isfinite(claim.n_needed):
             continue
-        members = [m for m in claim.members if m]
-        shares = (pooled_shares(claim.n_needed, {m: available.get(m, math.inf) for m in members}) if claim.pooled
-                  else dict.fromkeys(members, int(claim.n_needed)))
+        items = {m: available.get(m, math.inf) for m in claim.members if m}
+        shares = (pooled_shares(claim.n_needed, items) if claim.pooled
+                  else {m: int(min(claim.n_needed, cap)) if math.isfinite(cap) else int(claim.n_needed)
+                        for m, cap in items.items()})
         for run_id, share in shares.items():
             wanted[run_id] = max(wanted.get(run_id, 0), share)
     return wanted
 
 
-def _counts_items(result) -> list[bool]:
-    """Per run of ``result``, whether its claims count items (capped by what the scenario has), not contexts."""
-    contexts = {m for claim in result.claims.itertuples() if claim.unit == "contexts" for m in claim.members}
-    return [run_id not in contexts for run_id in result.runs["run_id"]]
-
-
-def entry_sizes(runs: pd.DataFrame, claims: pd.DataFrame, wanted: dict[str, int]) -> dict[tuple, tuple[str, int]]:
-    """Config entry (its source, :func:`helmlite.planning._sources`) → (``"instances"`` or ``"contexts"``, size): the
-    most its runs are asked for; items capped at the test items the scenario has."""
-    units = {m: claim.unit for claim in claims.itertuples() for m in claim.members}
+def entry_sizes(runs: pd.DataFrame, units: dict[str, str], wanted: dict[str, int]) -> dict[tuple, tuple[str, int]]:
+    """Config entry (its source, :func:`helmlite.planning._sources`) → (its runs' unit, ``"instances"`` or
+    ``"contexts"``; size): the most its runs are asked for."""
     sizes: dict[tuple, tuple[str, int]] = {}
     for run in runs.itertuples():
-        if run.run_id not in wanted or not run.source:
-            continue
-        unit = units[run.run_id]
-        size = wanted[run.run_id]
-        if unit == "instances" and math.isfinite(run.available):
-            size = min(size, int(run.available))
-        sizes[run.source] = (unit, max(size, sizes.get(run.source, (unit, 0))[1]))
+        if run.run_id in wanted and run.source:
+            unit = units[run.run_id]
+            sizes[run.source] = (unit, max(wanted[run.run_id], sizes.get(run.source, (unit, 0))[1]))
     return sizes
 
 
@@ -144,9 +135,10 @@ def design(config: dict, raw: dict, target: float, names: list[str] | None = Non
     if before.claims.empty:
         raise UserError("plan --target-mde: this config makes no headline claim to size (see `helmlite plan`)")
     chosen = select_claims(before.claims, names)
-    available = {row.run_id: (row.available if row.unit_of_items else math.inf)
-                 for row in before.runs.assign(unit_of_items=_counts_items(before)).itertuples()}
-    sizes = entry_sizes(before.runs, before.claims, wanted_sizes(before.claims, chosen, available))
+    units = {m: claim.unit for claim in before.claims.itertuples() for m in claim.members}  # run → what its n counts
+    available = {run.run_id: run.available if units.get(run.run_id) == "instances" else math.inf
+                 for run in before.runs.itertuples()}
+    sizes = entry_sizes(before.runs, units, wanted_sizes(before.claims, chosen, available))
     raw_sized = sized_config(raw, sizes)
     sized = workflow.validate_config(raw_sized, "the sized config")
     pilot = Pilot(config["engine"]["results_dir"], aliases=pilot_aliases(config, sized))

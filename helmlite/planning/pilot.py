@@ -1,5 +1,6 @@
-"""Planning values from a pilot: where runs of a config already exist in its results folder, the plan's paired
-claims use the discordance those runs show instead of the fixed planning value (issue "Design for a decision" §2).
+"""Planning values from a pilot: where runs of a config already exist in its results folder, the plan's claims use
+what those runs show (discordance, variance, the spread of a contrast over contexts) instead of the fixed planning
+values (issue "Design for a decision" §2).
 
 A paired 0/1 claim's power depends on the items on which the two sides differ. The notebooks and ``helmlite compare``
 report its MDE with the discordance growing with the effect — ψ = ψ0 + |δ|, ψ0 the items that differ both ways,
@@ -38,6 +39,18 @@ PILOT_CONFIDENCE = 0.8
 MIN_PILOT_PAIRS = 20  # fewer pilot pairs than this say too little about ψ0 to replace the planning value
 
 
+def _upper_variance(variance: float, df: int) -> float:
+    """The one-sided :data:`PILOT_CONFIDENCE` upper limit of a variance estimated with ``df`` degrees of freedom:
+    variance · df / χ²₁₋c(df) (Browne 1995)."""
+    return variance * df / float(chi2.ppf(1 - PILOT_CONFIDENCE, df))
+
+
+def _upper_sd(values: np.ndarray) -> float:
+    """The upper limit (:func:`_upper_variance`) of the SD of ``values``, n − 1 degrees of freedom (at least 0.001:
+    a pilot whose contrast never varied still leaves room for it to)."""
+    return float(np.sqrt(_upper_variance(max(float(np.std(values, ddof=1)), 1e-3) ** 2, len(values) - 1)))
+
+
 class Pilot:
     """The runs of a results folder, read when a claim asks for them (each once); ``aliases`` maps a planned run id
     to the run that stands for it (a design's sized run → the pilot run of the same specification)."""
@@ -70,20 +83,28 @@ class Pilot:
                 out[record.id] = bool(outcome.correct)
         return out
 
+    def _aligned(self, outcomes: list[tuple[str, str | None]], minimum: int = MIN_PILOT_PAIRS) -> np.ndarray | None:
+        """0/1 correctness of each (run, perturbation or None) of ``outcomes`` on the items they all answered, one row
+        each, items in id order; None when a run is missing or they share fewer than ``minimum`` items."""
+        answers = [self._correct(run_id, perturbation) for run_id, perturbation in outcomes]
+        if any(a is None for a in answers):
+            return None
+        shared = sorted(set(answers[0]).intersection(*answers[1:]))
+        return np.array([[a[i] for i in shared] for a in answers], float) if len(shared) >= minimum else None
+
     def paired_base_discordance(self, pairs: list[tuple[str, str | None, str, str | None]]) -> tuple[float, str] | None:
         """The planning ψ0 of a paired claim over ``pairs`` — (run a, its perturbation or None, run b, its
         perturbation or None), pooled — and the text that says where it came from; None when a run is missing or
         the pilot has fewer than :data:`MIN_PILOT_PAIRS` shared items."""
         a_wins = b_wins = n = 0
         for run_a, perturbation_a, run_b, perturbation_b in pairs:
-            a, b = self._correct(run_a, perturbation_a), self._correct(run_b, perturbation_b)
-            if a is None or b is None:
+            matrix = self._aligned([(run_a, perturbation_a), (run_b, perturbation_b)], minimum=0)
+            if matrix is None:
                 return None
-            shared = sorted(set(a) & set(b))
-            first, second = np.array([a[i] for i in shared], bool), np.array([b[i] for i in shared], bool)
+            first, second = matrix.astype(bool)
             a_wins += int(np.sum(first & ~second))
             b_wins += int(np.sum(~first & second))
-            n += len(shared)
+            n += matrix.shape[1]
         if n < MIN_PILOT_PAIRS:
             return None
         both_ways = 2 * min(a_wins, b_wins)
@@ -97,17 +118,12 @@ class Pilot:
         """The planning within-item variance across the seeds of ``run_ids`` (one run per seed, same items) and the
         text that says where it came from; None when a run is missing or they share fewer than
         :data:`MIN_PILOT_PAIRS` items."""
-        answers = [self._correct(run_id) for run_id in run_ids]
-        if any(a is None for a in answers):
+        matrix = self._aligned([(run_id, None) for run_id in run_ids])  # seeds × items, as notebook 02 aligns them
+        if matrix is None:
             return None
-        shared = sorted(set(answers[0]).intersection(*answers[1:]))
-        if len(shared) < MIN_PILOT_PAIRS:
-            return None
-        matrix = np.array([[a[i] for i in shared] for a in answers], float)  # seeds × items, as notebook 02 aligns them
         seeds, n = matrix.shape
         within = max(float(matrix.var(axis=0, ddof=1).mean()), 1 / (n * seeds))  # ≥ one item varying
-        df = n * (seeds - 1)
-        upper = within * df / float(chi2.ppf(1 - PILOT_CONFIDENCE, df))
+        upper = _upper_variance(within, n * (seeds - 1))
         return upper, (f"pilot: within-item variance ≤ {upper:.3f} ({PILOT_CONFIDENCE:.0%} upper limit; {within:.3f} "
                        f"observed over {seeds} seeds × {n} items)")
 
@@ -125,29 +141,21 @@ class Pilot:
         contrast = (by_depth[by_depth.columns.max()] - by_depth[by_depth.columns.min()]).dropna()
         if len(contrast) < 3:
             return None
-        upper = self._upper_sd(contrast.to_numpy())
+        upper = _upper_sd(contrast.to_numpy())
         return upper, (f"pilot: SD of end − start ≤ {upper:.3f} ({PILOT_CONFIDENCE:.0%} upper limit; "
                        f"{contrast.std(ddof=1):.3f} observed over {len(contrast)} contexts)")
-
-    def _upper_sd(self, values: np.ndarray) -> float:
-        """The one-sided :data:`PILOT_CONFIDENCE` upper limit of the SD of ``values`` (χ², n − 1 degrees of freedom)."""
-        df = len(values) - 1
-        return max(float(np.std(values, ddof=1)), 1e-3) * float(np.sqrt(df / chi2.ppf(1 - PILOT_CONFIDENCE, df)))
 
     def step_contrast_sd(self, zero: str, one: str, two: str) -> tuple[float, str] | None:
         """The planning SD of the per-item contrast (x₁ − x₀) − (x₂ − x₁) of three shot levels' runs and its text;
         None when a run is missing or they share fewer than :data:`MIN_PILOT_PAIRS` items."""
-        answers = [self._correct(run_id) for run_id in (zero, one, two)]
-        if any(a is None for a in answers):
+        matrix = self._aligned([(zero, None), (one, None), (two, None)])
+        if matrix is None:
             return None
-        shared = sorted(set(answers[0]).intersection(*answers[1:]))
-        if len(shared) < MIN_PILOT_PAIRS:
-            return None
-        x0, x1, x2 = (np.array([a[i] for i in shared], float) for a in answers)
+        x0, x1, x2 = matrix
         contrast = (x1 - x0) - (x2 - x1)
-        upper = self._upper_sd(contrast)
+        upper = _upper_sd(contrast)
         return upper, (f"pilot: SD of the step contrast ≤ {upper:.3f} ({PILOT_CONFIDENCE:.0%} upper limit; "
-                       f"{np.std(contrast, ddof=1):.3f} observed over {len(shared)} items)")
+                       f"{np.std(contrast, ddof=1):.3f} observed over {len(contrast)} items)")
 
     def confidences(self, run_ids: list[str]) -> tuple[list[np.ndarray], str] | None:
         """Each run's confidences (the probability its calibration metrics use), to draw planning confidences from,
@@ -179,6 +187,6 @@ class Pilot:
         contrast = (first - second).dropna()
         if len(contrast) < 3:
             return None
-        upper = self._upper_sd(contrast.to_numpy())
+        upper = _upper_sd(contrast.to_numpy())
         return upper, (f"pilot: SD of the length contrast ≤ {upper:.3f} ({PILOT_CONFIDENCE:.0%} upper limit; "
                        f"{contrast.std(ddof=1):.3f} observed over {len(contrast)} contexts)")
