@@ -198,14 +198,16 @@ def test_ctrl_c_during_a_run_leaves_no_run_folder(tmp_path, mirrored_cache):
     argv = [sys.executable, "-m", "helmlite", "run", "--scenario", "mmlu", "--arg", "subject=us_foreign_policy",
             "--model", "smollm2-135m", "--max-instances", "111", "--results-dir", str(tmp_path / "runs"),
             "--progress", "lines", "--chunk-size", "4"]
-    process = subprocess.Popen(argv, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    inherited = signal.getsignal(signal.SIGINT)  # a child inherits an ignored SIGINT, and Python then never raises it
+    process = subprocess.Popen(argv, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # as a terminal's shell
     deadline = time.monotonic() + 120
     while not (tmp_path / "cache.sqlite").exists() and time.monotonic() < deadline:
         time.sleep(0.2)
     time.sleep(0.5)  # scoring has started (the cache exists once a chunk is stored; 40 items once ended within 3 s)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=60)
-    assert process.returncode == 130, err[-2000:]
+    assert process.returncode == 130, f"pytest's SIGINT handler: {inherited}; stdout {out[-500:]}; stderr {err[-1500:]}"
     assert err.strip().splitlines()[-1] == "helmlite: interrupted; rerun resumes from the cache" and "Traceback" not in err
     assert not list((tmp_path / "runs").glob("*/stats.json"))
     rerun = subprocess.run(argv[:-4] + ["--progress", "none"], cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
