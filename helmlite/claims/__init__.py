@@ -36,13 +36,14 @@ P-values are two-sided. A resampling test's p-value has a floor, (k + 1)/(B + 1)
 (``p_floor``: 2/2001 for 2,000 simulations): a p at the floor says only "p ≤ floor", and the evidence writes it so
 (and its adjusted p, which Holm's monotone step-down bounds the same way), never as a value. A claim without a p-value (or without ``p_claimed``) gets one from its
 interval by the normal approximation (SE = width / (2·z), flagged in the evidence) so that it can
-join the family. The family is every hypothesis the table can reject — each claim's null and, for
-claims with a claimed size, that size — adjusted together (Holm 1979 by default; statsmodels
-``multipletests``). Holm controls the family-wise error rate under any dependence between the claims
-(unlike Benjamini–Hochberg, which needs positive dependence).
+join the family. A family is every hypothesis its primary claims can reject — each claim's null and, for
+claims with a claimed size, that size — adjusted together (Holm 1979 by default; statsmodels ``multipletests``); the
+analysis declares each claim's family and a config may name the primary claims, the rest being reported as
+exploratory without a verdict (:mod:`helmlite.claims.families`). Holm controls the family-wise error rate under any
+dependence between the claims (unlike Benjamini–Hochberg, which needs positive dependence).
 
-**MDE by scale** (80% power of the test used, at the interval's level — before the family's correction,
-which a large family makes stricter — in the claimed direction; the larger of the two directions for
+**MDE by scale** (80% power of the test used, at the level the claim's family decides it at — α / m for a family
+of m hypotheses, Holm's worst case, the ``alpha`` column — in the claimed direction; the larger of the two directions for
 two-sided claims; :mod:`helmlite.stats.power`): ``"proportion"`` — one
 proportion against the null value (exact binomial test); ``"paired-proportion"`` — a difference of
 accuracies on the same items (exact McNemar test, with ``discordance`` — the observed share of differing items,
@@ -52,10 +53,12 @@ accuracies on the same items (exact McNemar test, with ``discordance`` — the o
 """
 from .numbers import P_FLOOR, at_floor, claimed_size_p_value, format_number, format_p, interval_p_value
 from .power import base_discordance, min_units, minimum_detectable_effect, n_needed, observed_discordance, power_table
-from .record import COLUMNS, CORRECTIONS, DIRECTIONS, POWER, REQUIRED_COLUMNS, SCALES, VERDICTS, Claim
+from .families import check_primary
+from .record import (COLUMNS, CORRECTIONS, DIRECTIONS, EXPLORATORY, POWER, REQUIRED_COLUMNS, SCALES, TABLE_VERDICTS,
+                     VERDICTS, Claim)
 from .verdicts import check_claims_table, claims_table, readable, verdict
 
-__all__ = ["COLUMNS", "CORRECTIONS", "DIRECTIONS", "P_FLOOR", "POWER", "REQUIRED_COLUMNS", "SCALES", "VERDICTS", "Claim",
-           "at_floor", "base_discordance", "check_claims_table", "claimed_size_p_value", "claims_table", "format_number",
+__all__ = ["COLUMNS", "CORRECTIONS", "DIRECTIONS", "EXPLORATORY", "P_FLOOR", "POWER", "REQUIRED_COLUMNS", "SCALES",
+           "TABLE_VERDICTS", "VERDICTS", "Claim", "at_floor", "check_primary", "base_discordance", "check_claims_table", "claimed_size_p_value", "claims_table", "format_number",
            "format_p", "interval_p_value", "min_units", "minimum_detectable_effect", "n_needed", "observed_discordance",
            "power_table", "readable", "verdict"]

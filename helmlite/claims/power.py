@@ -43,12 +43,21 @@ def _baseline(claim: Claim) -> float:
     return claim.null if 0 < claim.null < 1 else 0.5
 
 
-def minimum_detectable_effect(claim: Claim) -> float:
+def _test_level(claim: Claim, alpha: float | None) -> float:
+    """The level of the test a claim is decided by: 1 − ``alpha`` (the per-claim α of its family, Holm's worst case
+    α / m), or the claim's own level when no α is given."""
+    return claim.level if alpha is None else 1 - float(alpha)
+
+
+def minimum_detectable_effect(claim: Claim, alpha: float | None = None) -> float:
     """MDE at the claim's n (80% power of the test used, in the claimed direction — the larger of the two
-    for a two-sided claim — at its level), by its scale (see the module docstring)."""
+    for a two-sided claim), by its scale (see the module docstring), at the per-claim level ``alpha`` its family
+    decides it at (default: 1 − the claim's level, a claim alone)."""
+    if callable(claim.mde):
+        return float(claim.mde(1 - _test_level(claim, alpha)))
     if claim.mde is not None:
         return float(claim.mde)
-    n, level = claim.n, claim.level
+    n, level = claim.n, _test_level(claim, alpha)
     if claim.scale == "proportion":
         return _power.mde_proportion(n, p=_baseline(claim), level=level, power=POWER, one_sample=True,
                                      direction=claim.direction)
@@ -64,13 +73,13 @@ def minimum_detectable_effect(claim: Claim) -> float:
 
 
 def n_needed(claim: Claim, effect: float, alpha: float = 0.05) -> float:
-    """Units needed to detect a difference ``effect`` from the claim's null (80% power of the test used,
-    at its level, in its direction), by the claim's scale, never fewer than :func:`min_units` (below
+    """Units needed to detect a difference ``effect`` from the claim's null (80% power of the test used at the
+    per-claim level ``alpha``, in its direction), by the claim's scale, never fewer than :func:`min_units` (below
     which no verdict is possible); NaN when not computable (e.g. p ± effect leaves [0, 1])."""
     effect = abs(float(effect))
     if not (effect > 0 and math.isfinite(effect)):
         return math.nan
-    level = claim.level
+    level = 1 - float(alpha)
     try:
         if claim.scale == "proportion":
             needed = _power.required_n(effect, p=_baseline(claim), level=level, power=POWER, one_sample=True,
@@ -82,7 +91,7 @@ def n_needed(claim: Claim, effect: float, alpha: float = 0.05) -> float:
         elif claim.scale == "correlation":
             needed = _power.required_n_correlation(min(effect, 0.999), level=level, power=POWER)
         else:  # the interval's standard error scales as 1/sqrt(n)
-            mde = minimum_detectable_effect(claim)
+            mde = minimum_detectable_effect(claim, alpha)
             if not (math.isfinite(mde) and mde > 0 and claim.n > 0):
                 return math.nan
             needed = math.ceil(claim.n * (mde / effect) ** 2)
@@ -98,19 +107,21 @@ def _against(claim: Claim) -> bool:
 
 
 def _power_note(claim: Claim, mde: float, alpha: float) -> str:
+    """The evidence's power sentence: the MDE at the claim's n and the n needed, both at the per-claim ``alpha``."""
     effect, which = _effect(claim)
     needed = n_needed(claim, effect, alpha)
+    at = f"80% power, {claim.direction}, α = {format_number(alpha)}"
     if math.isinf(mde):
         bound = (f": with {claim.discordance:.3g} of the pairs discordant no difference reaches 80% power"
                  if claim.scale == "paired-proportion" and claim.discordance is not None else "")
-        text = f" MDE at n = {claim.n}: none — no effect is detectable at this n{bound} (80% power, {claim.direction}, {claim.level:.0%} level)"
+        text = f" MDE at n = {claim.n}: none — no effect is detectable at this n{bound} ({at})"
     else:
-        text = f" MDE at n = {claim.n}: {format_number(mde)} (80% power, {claim.direction}, {claim.level:.0%} level)"
+        text = f" MDE at n = {claim.n}: {format_number(mde)} ({at})"
     base = base_discordance(claim)
     if base is not None:
         text += (f" with the discordance growing with the effect (ψ0 + |δ|, ψ0 = {format_number(base)} differing both "
                  f"ways; at the observed {format_number(claim.discordance)} held fixed: "
-                 f"{format_number(_power.mde_proportion(claim.n, paired=True, discordance=claim.discordance, level=claim.level, power=POWER))})")
+                 f"{format_number(_power.mde_proportion(claim.n, paired=True, discordance=claim.discordance, level=1 - alpha, power=POWER))})")
     if _against(claim) and math.isfinite(claim.estimate):  # with or without an interval or a claimed size
         return text + (f"; the estimate ({format_number(claim.estimate)}) lies on the other side of "
                        f"{format_number(claim.null)} from the claim ({claim.direction}): more data would count "
@@ -120,13 +131,17 @@ def _power_note(claim: Claim, mde: float, alpha: float) -> str:
     return text + f"; about n = {int(needed)} needed to detect {which} ({format_number(effect)})."
 
 
-def power_table(claims: list[Claim], effect: float = 0.05, alpha: float = 0.05) -> pd.DataFrame:
-    """The table a notebook prints beside its claims: one row per claim with ``claim, quantity, n, mde,
-    effect, n_needed`` — its independent units, the minimum detectable effect at that n (80% power) and
-    the units needed to detect ``effect`` (5 points on a 0–1 scale by default; NaN when not computable)."""
-    rows = [{"claim": c.claim, "quantity": c.quantity, "n": c.n, "mde": minimum_detectable_effect(c), "effect": effect,
-             "n_needed": n_needed(c, effect, alpha)} for c in claims]
-    return pd.DataFrame(rows, columns=["claim", "quantity", "n", "mde", "effect", "n_needed"])
+def power_table(claims: list[Claim], table: pd.DataFrame, effect: float = 0.05) -> pd.DataFrame:
+    """The table a notebook prints beside its claims: one row per claim with ``claim, quantity, n, alpha, mde,
+    effect, n_needed`` — its independent units, the per-claim level its family decides it at (``table``: the claims
+    table of :func:`helmlite.claims.claims_table`, whose ``alpha`` column holds it), the minimum detectable effect at
+    that n and level (80% power) and the units needed to detect ``effect`` (5 points on a 0–1 scale by default; NaN
+    when not computable)."""
+    alphas = dict(zip(table["claim"], table["alpha"]))
+    rows = [{"claim": c.claim, "quantity": c.quantity, "n": c.n, "alpha": alphas[c.claim],
+             "mde": minimum_detectable_effect(c, alphas[c.claim]), "effect": effect,
+             "n_needed": n_needed(c, effect, alphas[c.claim])} for c in claims]
+    return pd.DataFrame(rows, columns=["claim", "quantity", "n", "alpha", "mde", "effect", "n_needed"])
 
 
 def min_units(alpha: float = 0.05) -> int:

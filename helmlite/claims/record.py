@@ -3,18 +3,29 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Callable
 
 from ..errors import UserError
 
-#: The claims-table schema: the ten columns every notebook's claims table starts with, then seven more.
+#: The claims-table schema: the ten columns every notebook's claims table starts with, then the rest: the p-values and
+#: their correction, and the claim's family — its name, whether the claim is primary (decided) or exploratory, the
+#: number of hypotheses Holm runs over in it, and ``alpha``, the level at which its MDE is computed (Holm's worst case
+#: for one hypothesis of the family: α / family size).
 REQUIRED_COLUMNS = ["claim", "quantity", "estimate", "ci_low", "ci_high", "null", "n", "mde", "verdict", "evidence"]
 
 
 COLUMNS = REQUIRED_COLUMNS + ["p_value", "p_adjusted", "correction", "direction", "claimed_effect", "p_claimed",
-                              "p_claimed_adjusted", "p_floor"]
+                              "p_claimed_adjusted", "p_floor", "family", "role", "family_size", "alpha"]
 
 
 VERDICTS = ("supported", "contradicted", "inconclusive")
+
+#: The verdict column of a claim that is not in the declared primary family: no decision is made on it (its estimate,
+#: interval and unadjusted p are reported, labelled exploratory).
+EXPLORATORY = "exploratory"
+
+#: What a claims table's ``verdict`` column may hold.
+TABLE_VERDICTS = VERDICTS + (EXPLORATORY,)
 
 
 DIRECTIONS = ("greater", "less", "two-sided")
@@ -43,7 +54,10 @@ class Claim:
     ``mde`` overrides it; ``discordance`` is the share of discordant items for "paired-proportion".
     ``n`` counts independent units: items, or clusters when the interval resamples clusters. ``p_floor``: the
     smallest p-value the test of ``p_value`` can give (a resampling test's; 0 for exact and analytic tests): a p at
-    it is written "p ≤ floor".
+    it is written "p ≤ floor". ``mde`` may also be a function of α, the per-claim level its family decides it at (a
+    simulated test's MDE, recomputed at that level). ``family``: the set of claims the correction runs over, as the
+    analysis declares it (:mod:`helmlite.claims.families`). ``note``: what the evidence says first (why a claim has no
+    interval, e.g. a depth curve at its ceiling), so that the claim's name stays the same whatever the data show.
     """
 
     claim: str
@@ -57,11 +71,13 @@ class Claim:
     p_value: float | None = None
     claimed_effect: float | None = None
     scale: str = "difference"
-    mde: float | None = None
+    mde: float | Callable[[float], float] | None = None
     level: float = 0.95
     discordance: float | None = None
     p_claimed: float | None = None
     p_floor: float = 0.0
+    family: str = "claims"
+    note: str = ""
 
     def __post_init__(self):
         if self.direction not in DIRECTIONS:

@@ -4,56 +4,60 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import pandas as pd
 
 from ..errors import UserError
+from .families import Decision, decide_families
 from .numbers import _p_claimed, at_floor, format_number, format_p, interval_p_value
 from .power import _power_note, min_units, minimum_detectable_effect
-from .record import COLUMNS, CORRECTIONS, REQUIRED_COLUMNS, VERDICTS, Claim
+from .record import COLUMNS, CORRECTIONS, EXPLORATORY, REQUIRED_COLUMNS, TABLE_VERDICTS, Claim
 
 
 def verdict(claim: Claim, *, alpha: float | None = None, p_adjusted: float | None = None,
-            p_claimed_adjusted: float | None = None, correction_note: str = "single claim") -> dict:
+            p_claimed_adjusted: float | None = None, correction_note: str = "single claim",
+            mde_alpha: float | None = None) -> dict:
     """The verdict on one claim and its evidence, as one row of the claims table (see the module docstring).
 
     ``alpha`` defaults to 1 − the claim's level. ``p_adjusted`` / ``p_claimed_adjusted`` are the claim's
     p-values of the null and of the claimed size adjusted for its family (:func:`claims_table` computes
-    them); without them the claim's own (or interval-derived) p-values are used.
+    them); without them the claim's own (or interval-derived) p-values are used. ``mde_alpha``: the per-claim level
+    its family decides it at (:mod:`helmlite.claims.families`; default ``alpha``), at which the MDE is computed.
     """
     alpha = 1 - claim.level if alpha is None else alpha
+    mde_alpha = alpha if mde_alpha is None else mde_alpha
     low, high, null, n = claim.ci_low, claim.ci_high, claim.null, claim.n
     p_raw = claim.p_value if claim.p_value is not None else interval_p_value(claim)
     p_adj = p_raw if p_adjusted is None else p_adjusted
     p_size = _p_claimed(claim)
     p_size_adj = p_size if p_claimed_adjusted is None else p_claimed_adjusted
-    mde = minimum_detectable_effect(claim)
+    mde = minimum_detectable_effect(claim, mde_alpha)
     interval = f"{claim.level:.0%} CI [{format_number(low)}, {format_number(high)}] (n = {n})"
     c = claim.claimed_effect
     row = {"claim": claim.claim, "quantity": claim.quantity, "estimate": claim.estimate, "ci_low": low,
            "ci_high": high, "null": null, "n": n, "mde": mde, "p_value": p_raw, "p_adjusted": p_adj,
            "correction": correction_note, "direction": claim.direction, "claimed_effect": c, "p_claimed": p_size,
-           "p_claimed_adjusted": p_size_adj, "p_floor": claim.p_floor}
+           "p_claimed_adjusted": p_size_adj, "p_floor": claim.p_floor, "family": claim.family, "role": "primary",
+           "family_size": 1, "alpha": mde_alpha}
     source = "" if claim.p_value is not None else " (p from the interval, normal approximation)"
     size_source = "" if claim.p_claimed is not None else " (from the interval, normal approximation)"
 
     def done(word: str, evidence: str) -> dict:
         if word == "supported" and low <= null <= high:
             raise AssertionError(f"claim {claim.claim!r}: 'supported' with the null {null} inside [{low}, {high}]")
-        return {**row, "verdict": word, "evidence": evidence}
+        return {**row, "verdict": word, "evidence": f"{claim.note} — {evidence}" if claim.note else evidence}
 
     def below_alpha(p) -> bool:
         return p is not None and math.isfinite(p) and p < alpha
 
     if not all(math.isfinite(v) for v in (claim.estimate, low, high)):
-        return done("inconclusive", f"no finite interval ({interval}).{_power_note(claim, mde, alpha)}")
+        return done("inconclusive", f"no finite interval ({interval}).{_power_note(claim, mde, mde_alpha)}")
     if n < min_units(alpha):
         return done("inconclusive", f"{interval}: n = {n} is too few for any verdict — no exact two-sided test "
                                     f"can reach p < {format_number(alpha)} with fewer than {min_units(alpha)} independent "
-                                    f"units (smallest p = 2·0.5^n = {format_number(2 * 0.5 ** n)}).{_power_note(claim, mde, alpha)}")
+                                    f"units (smallest p = 2·0.5^n = {format_number(2 * 0.5 ** n)}).{_power_note(claim, mde, mde_alpha)}")
     if high - low <= 0:
         return done("inconclusive", f"{interval} has zero width and so carries no uncertainty estimate (use an "
-                                    f"exact interval, e.g. helmlite.stats.proportion_ci).{_power_note(claim, mde, alpha)}")
+                                    f"exact interval, e.g. helmlite.stats.proportion_ci).{_power_note(claim, mde, mde_alpha)}")
     if claim.direction == "greater":
         other_side, excludes_claimed, excludes_null = high < null, c is not None and high < c, low > null
     elif claim.direction == "less":
@@ -85,47 +89,51 @@ def verdict(claim: Claim, *, alpha: float | None = None, p_adjusted: float | Non
         return done("inconclusive", f"{interval} {where} the null {format_number(null)}, but the adjusted p "
                                     f"{format_p(p_raw, claim.p_floor, p_adj)}"
                                     f"{source} is not below α = {format_number(alpha)} ({correction_note})."
-                                    f"{_power_note(claim, mde, alpha)}")
+                                    f"{_power_note(claim, mde, mde_alpha)}")
     if excludes_claimed:
         return done("inconclusive", f"{interval} excludes the claimed effect {format_number(c)}, but the adjusted p of the "
                                     f"claimed size = {format_number(p_size_adj)}{size_source} is not below α = {format_number(alpha)} "
-                                    f"({correction_note}).{_power_note(claim, mde, alpha)}")
-    return done("inconclusive", f"{interval} includes the null {format_number(null)}.{_power_note(claim, mde, alpha)}")
+                                    f"({correction_note}).{_power_note(claim, mde, mde_alpha)}")
+    return done("inconclusive", f"{interval} includes the null {format_number(null)}.{_power_note(claim, mde, mde_alpha)}")
 
 
-def claims_table(claims: list[Claim], alpha: float = 0.05, correction: str = "holm") -> pd.DataFrame:
-    """Verdicts for a family of claims, p-values adjusted across the family, in the :data:`COLUMNS` schema.
+def exploratory(claim: Claim, decision: Decision, alpha: float) -> dict:
+    """The row of a claim outside the declared primary family: estimate, interval and unadjusted p, labelled
+    exploratory; no verdict (:mod:`helmlite.claims.families`). Its MDE is at ``alpha``, the level of the claim alone."""
+    row = verdict(claim, alpha=alpha, correction_note=decision.note)
+    p = format_p(row["p_value"], claim.p_floor)
+    text = (f"exploratory — not among the primary claims the config declares, so no decision is made: "
+            f"{claim.level:.0%} CI [{format_number(claim.ci_low)}, {format_number(claim.ci_high)}] (n = {claim.n}), "
+            f"unadjusted p {p}; MDE at n = {claim.n}: {format_number(row['mde'])} (80% power, α = {format_number(alpha)}, "
+            "the claim alone). A later run that declares it primary decides it.")
+    return {**row, "verdict": EXPLORATORY, "evidence": text, "p_adjusted": None, "p_claimed_adjusted": None,
+            "role": "exploratory", "family_size": 1, "alpha": alpha}
 
-    The family is every hypothesis the table can reject: each claim's null (its two-sided p-value,
-    interval-derived where a claim has none) and, for each claim with a claimed size, that size
-    (``p_claimed``). ``correction``: ``"holm"`` (Holm 1979, the default), ``"bonferroni"`` or ``"none"``,
-    applied by statsmodels ``multipletests`` to all of them together, so that "supported" and
-    "contradicted" are both corrected; the ``correction`` column and each evidence text name it and the
-    family size. Each claim's interval should be at level 1 − ``alpha``.
+
+def claims_table(claims: list[Claim], alpha: float = 0.05, correction: str = "holm", primary=None) -> pd.DataFrame:
+    """Verdicts for the claims of one analysis, p-values adjusted within each family, in the :data:`COLUMNS` schema.
+
+    A family (``Claim.family``, declared by the analysis) is every hypothesis its primary claims can reject: each
+    claim's null (its two-sided p-value, interval-derived where a claim has none) and, for each claim with a claimed
+    size, that size (``p_claimed``). ``primary``: the claim names the config declares primary (None: every claim);
+    the others are exploratory (:mod:`helmlite.claims.families`). ``correction``: ``"holm"`` (Holm 1979, the default),
+    ``"bonferroni"`` or ``"none"``, applied by statsmodels ``multipletests`` to each family's hypotheses together, so
+    that "supported" and "contradicted" are both corrected; the ``correction`` column and each evidence text name it,
+    the family and its size, and each claim's MDE is at its family's per-claim level (``alpha``). Each claim's
+    interval should be at level 1 − ``alpha``.
     """
     if correction not in CORRECTIONS:
         raise UserError(f"claims_table: correction must be one of {CORRECTIONS}, got {correction!r}")
     if not claims:
         return pd.DataFrame(columns=COLUMNS)
-    nulls = [c.p_value if c.p_value is not None else interval_p_value(c) for c in claims]
-    raw = np.array(nulls + [_p_claimed(c) for c in claims], dtype=float)
-    adjusted = raw.copy()
-    usable = np.isfinite(raw)
-    m = int(usable.sum())
-    if correction != "none" and m > 1:
-        from statsmodels.stats.multitest import multipletests
-
-        adjusted[usable] = multipletests(raw[usable], alpha=alpha, method=correction)[1]
-    sizes = int(np.isfinite(raw[len(claims):]).sum())
-    family = f"{m} hypotheses: {m - sizes} nulls, {sizes} claimed sizes" if sizes else f"{m} claims"
-    note = f"{correction} over {family}" if correction != "none" and m > 1 else \
-        ("single claim" if m <= 1 else f"no correction over {family}")
-
-    def finite(p):
-        return float(p) if np.isfinite(p) else None
-
-    rows = [verdict(c, alpha=alpha, p_adjusted=finite(adjusted[k]), p_claimed_adjusted=finite(adjusted[len(claims) + k]),
-                    correction_note=note) for k, c in enumerate(claims)]
+    rows = []
+    for claim, decision in zip(claims, decide_families(claims, alpha, correction, primary)):
+        if not decision.primary:
+            rows.append(exploratory(claim, decision, alpha))
+            continue
+        row = verdict(claim, alpha=alpha, p_adjusted=decision.p_adjusted, p_claimed_adjusted=decision.p_claimed_adjusted,
+                      correction_note=decision.note, mde_alpha=decision.alpha)
+        rows.append({**row, "family_size": decision.family_size})
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -134,9 +142,9 @@ def check_claims_table(table: pd.DataFrame) -> None:
     known verdicts, and no ``supported`` row whose interval contains the null."""
     if list(table.columns[:len(REQUIRED_COLUMNS)]) != REQUIRED_COLUMNS:
         raise UserError(f"claims table: the columns must start with {REQUIRED_COLUMNS}, got {list(table.columns)}")
-    unknown = set(table["verdict"]) - set(VERDICTS)
+    unknown = set(table["verdict"]) - set(TABLE_VERDICTS)
     if unknown:
-        raise UserError(f"claims table: unknown verdicts {sorted(unknown)}; expected {VERDICTS}")
+        raise UserError(f"claims table: unknown verdicts {sorted(unknown)}; expected {TABLE_VERDICTS}")
     supported = table[table["verdict"] == "supported"]
     bad = supported[(supported["ci_low"] <= supported["null"]) & (supported["null"] <= supported["ci_high"])]
     if len(bad):

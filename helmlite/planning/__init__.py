@@ -37,7 +37,7 @@ from tqdm.auto import tqdm
 
 from .. import workflow
 from ..errors import UserError
-from ..results import read_timings
+from ..results import read_timings, scenario_label
 from . import memory
 from ..scenarios import TEST
 from .claim_mdes import EFFECT, TARGET_MDE, headline_claims
@@ -113,8 +113,9 @@ def _model_path(name: str) -> Path | None:
 
 
 def _scenario_label(spec) -> str:
-    args = ",".join(f"{k}={v}" for k, v in spec.args if k not in ("target_tokens", "n_contexts", "n_questions"))
-    return f"{spec.scenario}:{args}" if args else spec.scenario
+    """The run's scenario as reports and claim names label it (:func:`helmlite.results.scenario_label`), less the
+    arguments that size a synthetic scenario (its length and contexts, shown in their own columns)."""
+    return scenario_label(spec.scenario, {k: v for k, v in spec.args if k not in ("target_tokens", "n_contexts", "n_questions")})
 
 
 def _labels(config: dict) -> dict[str, list[tuple[str, str]]]:
@@ -187,7 +188,7 @@ def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool
                 calibrated += [spec.model] if measured else []
             counter = counters[spec.model]
             row = {"analysis": key, "run_id": run_id, "model": spec.model, "scenario": spec.scenario,
-                   "scenario_label": _scenario_label(spec), "method": spec.adapter.method,
+                   "scenario_label": _scenario_label(spec), "method": spec.adapter.method, "seed": spec.adapter.seed,
                    "length": dict(spec.args).get("target_tokens"), "perturbations": list(spec.perturbations),
                    "labels": labels.get(run_id, []), "source": sources.get(run_id, ()), "absent_data": ""}
             try:
@@ -229,8 +230,15 @@ def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool
                         "data or simulate it): there is nothing to plan")
     runs = pd.DataFrame(rows)
     runs["measured_s"] = [_measured_s(engine["results_dir"], run_id) for run_id in runs["run_id"]]
-    claims = headline_claims(rows, effect, pilot if pilot is not None else Pilot(engine["results_dir"]))
+    claims = headline_claims(rows, effect, pilot if pilot is not None else Pilot(engine["results_dir"]),
+                             analyses=[a.key for a in workflow.enabled(config)], primary=primary_claims(config))
     return Plan(runs, _summary(runs, config, rates, batches), pd.DataFrame(claims), calibrated, batches)
+
+
+def primary_claims(config: dict) -> dict[str, list[str]]:
+    """Analysis key → the claims its config section declares primary (``primary_claims``; absent: every claim)."""
+    return {a.key: config[a.key]["primary_claims"] for a in workflow.enabled(config)
+            if (config.get(a.key) or {}).get("primary_claims") is not None}
 
 
 def _measured_s(results_dir: str, run_id: str) -> float:
@@ -313,9 +321,11 @@ def render(result: Plan, cores: int) -> str:
              summary.to_string(index=False, float_format=lambda v: f"{v:,.0f}"), "",
              f"Predicted run compute {total['predicted_run_s']:,.0f} s + job start-up {total['job_startup_s']:,.0f} s "
              f"over {cores} cores ≈ {wall / 60:,.1f} min of run jobs (notebooks not included).", "",
-             f"Headline claims: n and minimum detectable effect (80% power, 95% level; decidable = mde ≤ {TARGET_MDE})", ""]
+             f"Claims: n and minimum detectable effect (80% power at the level each family decides it at, alpha = 0.05 / "
+             f"family size; decidable = mde ≤ {TARGET_MDE})", ""]
     if len(result.claims):
-        shown = result.claims[["analysis", "claim", "n", "mde", "n_needed", "decidable", "planning"]].assign(
+        shown = result.claims[["analysis", "claim", "role", "family_size", "n", "mde", "n_needed", "decidable",
+                               "planning"]].assign(
             n_needed=[f"{v:,.0f}" if math.isfinite(v) else "n/a" for v in result.claims["n_needed"]])
         lines.append(shown.rename(columns={"n_needed": f"n_for_{result.claims['effect'].iloc[0]:g}"}).to_string(
             index=False, float_format=lambda v: f"{v:.3f}"))

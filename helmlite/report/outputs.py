@@ -44,9 +44,10 @@ class Outputs:
         """The PNG a report's summary shows as its headline figure."""
         return f"{self.figures_dir}/{self._listed('figure', short, self.analysis.figures)}.png"
 
-    def claims(self, claim_list: list) -> pd.DataFrame:
-        """The analysis's claims decided (:func:`helmlite.claims.claims_table`), checked and written as ``<key>_claims``."""
-        table = claims.claims_table(claim_list)
+    def claims(self, claim_list: list, primary: list[str] | None = None) -> pd.DataFrame:
+        """The analysis's claims decided (:func:`helmlite.claims.claims_table`; ``primary``: the claims the config
+        declares primary, the notebook's ``primary_claims`` parameter), checked and written as ``<key>_claims``."""
+        table = claims.claims_table(claim_list, primary=primary)
         claims.check_claims_table(table)
         self.table("claims", table)
         return table

@@ -16,7 +16,7 @@ truncated file or counts that disagree, with one message that names the file and
 Writes are atomic (temp file + rename) and ``instances.jsonl`` is written first, ``stats.json`` —
 what Snakemake waits for — after it.
 """
-from .folders import Run, present_runs, read_run, read_runs, read_timings, write_run
+from .folders import Run, present_runs, read_run, read_runs, read_timings, scenario_label, write_run
 from .records import (
                       FORMAT_VERSION,
                       INSTANCES,
@@ -35,4 +35,4 @@ from .records import (
 
 __all__ = ["FORMAT_VERSION", "INSTANCES", "MANIFEST", "STATS", "TIMINGS", "InstanceRecord", "Manifest", "MetricStat",
            "PerturbedOutcome", "Run", "RunResultsError", "RunStats", "SpecRecord", "Timings", "present_runs", "read_run",
-           "read_runs", "read_timings", "write_run"]
+           "read_runs", "read_timings", "scenario_label", "write_run"]

@@ -22,6 +22,14 @@ from .records import (
 )
 
 
+def scenario_label(scenario: str, args: dict) -> str:
+    """A scenario's name with its argument values, e.g. ``mmlu:us_foreign_policy``, a switch by its name where it is on
+    (``boolq:only_contrast``): how reports and claim names label a run's scenario, before (the planner) and after it
+    runs (:attr:`Run.scenario_label`)."""
+    text = ",".join(name if value is True else f"{value}" for name, value in args.items() if value is not False)
+    return f"{scenario}{':' + text if text else ''}"
+
+
 @dataclass
 class Run:
     """A run folder read back: spec, stats, per-instance records, manifest and timings."""
@@ -49,10 +57,8 @@ class Run:
 
     @property
     def scenario_label(self) -> str:
-        """The scenario's name with its argument values, e.g. ``mmlu:us_foreign_policy``, a switch by its name where it
-        is on (``boolq:only_contrast``; ``stats.scenario`` is the registry name alone, ``mmlu``)."""
-        args = ",".join(name if value is True else f"{value}" for name, value in self.spec.args.items() if value is not False)
-        return f"{self.stats.scenario}{':' + args if args else ''}"
+        """The scenario's name with its argument values (:func:`scenario_label`)."""
+        return scenario_label(self.stats.scenario, self.spec.args)
 
     def main_values(self, variant: str | None = None) -> dict[str, float]:
         """Instance id → main metric, on the instances as given or on one perturbed variant."""

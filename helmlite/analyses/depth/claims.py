@@ -8,11 +8,39 @@ import math
 import pandas as pd
 
 from ...claims import Claim
-from .sweeps import SCORE_NAME
+from ...claims.declaration import Declared
+from .sweeps import MIN_CONTEXTS, SCORE_NAME
+
+FAMILY = "depth"
+BASELINE_SCORE = {"multiple_choice_separate": "P(gold) − baseline P(gold)", "generation": "accuracy − baseline"}
+
+
+def _curve(model: str, task: str, length, method: str) -> str:
+    return f"{model} · {task} · {length} tok · {method}"
+
+
+def _of(score: str) -> str:
+    return "" if score == "accuracy" else f" of {score}"
+
+
+def u_shape_name(model: str, task: str, length, method: str, score: str) -> str:
+    """Lost in the Middle's claim on one curve (``method``: its scoring, :data:`SCORE_NAME`'s words)."""
+    return f"Lost in the Middle: U-shape{_of(score)}, primacy > 0 and recency > 0 ({_curve(model, task, length, method)})"
+
+
+def recency_name(model: str, task: str, length, method: str, score: str) -> str:
+    """HELMET's recency claim on one curve."""
+    return (f"HELMET: recent context preferred{_of(score)}, end − start > 0 and end − middle > 0 "
+            f"({_curve(model, task, length, method)})")
+
+
+def length_name(model: str, task: str, method: str, score: str, short, long) -> str:
+    """The length-degradation claim of one model × task × scoring."""
+    return f"Longer context lowers the {score} ({model} · {task} · {method}: {short} → {long} tokens)"
 
 
 def _label(r) -> str:
-    return f"{r.model} · {r.task} · {r.length} tok · {r.method}"
+    return _curve(r.model, r.task, r.length, r.method)
 
 
 def _method_key(method: str) -> str:
@@ -62,21 +90,60 @@ def depth_claims(ushape: pd.DataFrame, lengths: pd.DataFrame | None = None) -> l
     the claim text says why."""
     out = []
     for r in ushape.itertuples():
-        why = f" — {r.no_verdict}" if r.no_verdict else ""
-        scored = "" if r.score == "accuracy" else f" of {r.score}"
         est, low, high, p, floor = _intersection_union(r, "u", ("primacy", "recency"))
-        out.append(Claim(f"Lost in the Middle: U-shape{scored}, primacy > 0 and recency > 0 ({_label(r)}){why}",
+        out.append(Claim(u_shape_name(r.model, r.task, r.length, r.method, r.score),
                          _quantity(r, "u_shape_min_primacy_recency"), est, low, high, 0.0, int(r.contexts), "greater",
-                         p_value=p, p_floor=floor))
+                         p_value=p, p_floor=floor, family=FAMILY, note=r.no_verdict))
         est, low, high, p, floor = _intersection_union(r, "recency", ("recency_minus_primacy", "recency"))
-        out.append(Claim(f"HELMET: recent context preferred{scored}, end − start > 0 and end − middle > 0 ({_label(r)}){why}",
-                         _quantity(r, "recency_preferred"), est, low, high, 0.0, int(r.contexts), "greater", p_value=p,
-                         p_floor=floor))
+        out.append(Claim(recency_name(r.model, r.task, r.length, r.method, r.score), _quantity(r, "recency_preferred"),
+                         est, low, high, 0.0, int(r.contexts), "greater", p_value=p, p_floor=floor, family=FAMILY,
+                         note=r.no_verdict))
     for r in (lengths.itertuples() if lengths is not None else ()):
-        why = f" — {r.no_verdict}" if r.no_verdict else ""
-        out.append(Claim(f"Longer context lowers the {r.score} ({r.model} · {r.task} · {r.method}: {r.short} → {r.long} tokens){why}",
+        out.append(Claim(length_name(r.model, r.task, r.method, r.score, r.short, r.long),
                          f"length_degradation:{r.model}:{r.task}:{r.short}-{r.long}:{_method_key(r.method)}", r.difference,
-                         r.ci_low, r.ci_high, 0.0, int(r.contexts), "greater", p_value=r.p_value, p_floor=r.p_floor))
+                         r.ci_low, r.ci_high, 0.0, int(r.contexts), "greater", p_value=r.p_value, p_floor=r.p_floor,
+                         family=FAMILY, note=r.no_verdict))
+    return out
+
+
+def _score(run: dict) -> str:
+    """The score notebook 04 tests on a planned run's curve (:func:`helmlite.analyses.depth.sweeps.score_name`)."""
+    return BASELINE_SCORE[run["method"]] if "baseline" in run["perturbations"] else "accuracy"
+
+
+def declare_claims(runs: list[dict]) -> list[Declared]:
+    """Notebook 04's claims for the depth runs a config will make (the planner's run rows with ``scenario`` — the task
+    —, ``length``, ``method``, ``contexts``, ``instances``, ``positions``, ``perturbations``), by the rules of
+    :func:`depth_claims`: per curve the U-shape and recency claims (end − start planned: the contrast with the larger
+    variance), per model × task × scoring with two lengths or more the length claim (shortest against longest)."""
+    out = []
+    for run in runs:
+        score, method = _score(run), SCORE_NAME[run["method"]]
+        power = "depth_baseline" if "baseline" in run["perturbations"] else "depth_accuracy"
+        positions = run.get("positions", 3)
+        blocked = f"the depths land on {positions} items: no middle" if positions < 3 else ""  # NaN (absent data): False
+        for name in (u_shape_name, recency_name):
+            out.append(Declared(name(run["model"], run["scenario"], run["length"], method, score), "depth", FAMILY,
+                                f"per-context contrasts of {score} between depths", "contexts",
+                                "paired bootstrap over contexts, intersection–union", power, run["contexts"],
+                                (run["run_id"],), pilot=("depth_contrast_sd", run["run_id"]), no_verdict=blocked,
+                                min_n=MIN_CONTEXTS))
+    curves: dict[tuple, list[dict]] = {}
+    for run in runs:
+        curves.setdefault((run["model"], run["scenario"], run["method"]), []).append(run)
+    for (model, task, method), members in sorted(curves.items()):
+        if len({r["length"] for r in members}) < 2:
+            continue
+        ends = sorted(members, key=lambda r: r["length"])  # notebook 04 tests the shortest against the longest
+        baseline = all("baseline" in r["perturbations"] for r in members)
+        score = f"({_score(ends[0])})/(1 − chance)" if baseline else "chance-corrected accuracy"
+        depths = min(r["instances"] // max(r["contexts"], 1) for r in members)
+        out.append(Declared(length_name(model, task, SCORE_NAME[method], score, ends[0]["length"], ends[-1]["length"]),
+                            "depth", FAMILY, f"per-context mean {score}, shortest − longest length", "contexts",
+                            "paired bootstrap over contexts", "depth_baseline" if baseline else "depth_accuracy",
+                            min(r["contexts"] for r in members), tuple(r["run_id"] for r in members),
+                            pilot=("length_contrast_sd", ends[0]["run_id"], ends[-1]["run_id"]),
+                            detail=(("depths", depths),), min_n=MIN_CONTEXTS))
     return out
 
 

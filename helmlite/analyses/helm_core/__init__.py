@@ -6,9 +6,9 @@ draws."""
 from . import claims, fidelity, figures, published, reference, reproduction
 from .efficiency import runtime_note
 from .fidelity import fidelity_table
-from .live import (EFFICIENCY, SCORE_COLUMNS, bbq_bias_table, calibration_table, group_performance, latency_table,
+from .live import (EFFICIENCY, SCORE_COLUMNS, bbq_bias_table, calibration_mde, calibration_table, group_performance, latency_table,
                    model_differences, perturbation_deltas, reliability, runtime_models, score_matrix)
 
-__all__ = ["EFFICIENCY", "SCORE_COLUMNS", "bbq_bias_table", "calibration_table", "claims", "fidelity", "fidelity_table",
+__all__ = ["EFFICIENCY", "SCORE_COLUMNS", "bbq_bias_table", "calibration_mde", "calibration_table", "claims", "fidelity", "fidelity_table",
            "figures", "group_performance", "latency_table", "model_differences", "perturbation_deltas", "published",
            "reference", "reliability", "reproduction", "runtime_models", "runtime_note", "score_matrix"]

@@ -120,8 +120,8 @@ def perturbation_deltas(runs: list[Run], *, seed: int, n_resamples: int) -> pd.D
             perturbed, original = np.array([other[i] for i in shared]), np.array([base[i] for i in shared])
             diff = stats.interval_for((perturbed, original), paired=True, seed=rng(seed, "perturbation", run.run_id, variant),
                                       n_resamples=n_resamples)
-            rows.append({"model": run.model, "scenario": run.scenario_label, "seed": run.seed, "perturbation": variant,
-                         "delta": diff.estimate, **_paired_row(diff)})
+            rows.append({"model": run.model, "scenario": run.scenario_label, "seed": run.seed, "method": run.spec.method,
+                         "perturbation": variant, "delta": diff.estimate, **_paired_row(diff)})
             if run.spec.method in MC_METHODS:
                 pairs.setdefault((run.model, run.seed, variant), []).append((run.scenario_label, perturbed, original))
     first = min((r.seed for r in runs), default=0)
@@ -132,8 +132,9 @@ def perturbation_deltas(runs: list[Run], *, seed: int, n_resamples: int) -> pd.D
         diff = stats.interval_for((perturbed, original), paired=True, seed=rng(seed, "perturbation", model, "pooled", variant),
                                   n_resamples=n_resamples)
         rows.append({"model": model, "scenario": f"{PERTURBED_POOLED} ({', '.join(sorted(part[0] for part in parts))})",
-                     "seed": run_seed, "perturbation": variant, "delta": diff.estimate, **_paired_row(diff)})
-    return pd.DataFrame(rows, columns=["model", "scenario", "seed", "perturbation", "delta", *PAIRED])
+                     "seed": run_seed, "method": "pooled", "perturbation": variant, "delta": diff.estimate,
+                     **_paired_row(diff)})
+    return pd.DataFrame(rows, columns=["model", "scenario", "seed", "method", "perturbation", "delta", *PAIRED])
 
 
 def group_performance(runs: list[Run], scenario_prefix: str, key: str, *, seed: int, n_resamples: int) -> pd.DataFrame:
@@ -153,7 +154,7 @@ def group_performance(runs: list[Run], scenario_prefix: str, key: str, *, seed: 
     return pd.DataFrame(rows, columns=["model", "scenario", "group", "estimate", "ci_low", "ci_high", "n", "interval"])
 
 
-CALIBRATION_COLUMNS = ["model", "scenario", "ece_10", "n", "ece_if_calibrated", "ece_if_calibrated_q95", "p_calibrated",
+CALIBRATION_COLUMNS = ["model", "scenario", "method", "ece_10", "n", "ece_if_calibrated", "ece_if_calibrated_q95", "p_calibrated",
                        "p_two_sided", "p_floor", "direction", "calibration_error", "ci_low", "ci_high", "mde"]
 
 
@@ -181,27 +182,51 @@ def calibration_table(runs: list[Run], *, seed: int, n_simulations: int = 2000) 
     sum (300 for the default's three scenarios of 100: MDE ≈ 0.1 where one scenario's is ≈ 0.16–0.19). It is
     the headline calibration claim; the per-scenario rows say where the miscalibration is. A departure from
     HELM, which reports ECE per scenario only."""
-    cells = []
-    for run in _first_seed(runs):
-        records = [r for r in run.records if confidence_of(r) is not None]
-        if "ece_10" in run.stats.metrics and records:
-            cells.append((run.model, run.scenario_label, run.run_id, records, run.spec.method in MC_METHODS))
-    for model in sorted({cell[0] for cell in cells}):
-        pooled = [cell for cell in cells if cell[0] == model and cell[4]]
-        if len(pooled) >= 2:
-            cells.append((model, f"{POOLED} ({', '.join(sorted(c[1] for c in pooled))})", f"{model}:pooled",
-                          [r for c in pooled for r in c[3]], True))
     rows = []
-    for model, scenario, key, records, _ in cells:
-        test = calibration_error_test([confidence_of(r) for r in records], [bool(calibration_correct(r)) for r in records],
-                                      n_bins=10, n_simulations=n_simulations, seed=rng(seed, "calibration-null", key))
-        rows.append({"model": model, "scenario": scenario, "ece_10": test.ece, "n": test.n,
+    for model, scenario, key, records, method in _calibration_cells(runs):
+        test = calibration_error_test(*_confidence_and_correct(records), n_bins=10, n_simulations=n_simulations,
+                                      seed=rng(seed, "calibration-null", key))
+        rows.append({"model": model, "scenario": scenario, "method": method, "ece_10": test.ece, "n": test.n,
                      "ece_if_calibrated": test.ece_if_calibrated, "ece_if_calibrated_q95": test.ece_if_calibrated_q95,
                      "p_calibrated": test.p_value, "p_two_sided": test.p_two_sided, "p_floor": test.p_floor,
                      "direction": test.direction,
                      "calibration_error": test.estimate, "ci_low": test.ci_low,
                      "ci_high": test.ci_high, "mde": test.mde})
     return pd.DataFrame(rows, columns=CALIBRATION_COLUMNS)
+
+
+def _calibration_cells(runs: list[Run]) -> list[tuple]:
+    """(model, scenario label, seed key, records with a confidence, method) of each first-seed run with an ECE, then one
+    pooled cell per model with ≥ 2 multiple-choice runs (method ``pooled``)."""
+    cells = []
+    for run in _first_seed(runs):
+        records = [r for r in run.records if confidence_of(r) is not None]
+        if "ece_10" in run.stats.metrics and records:
+            cells.append((run.model, run.scenario_label, run.run_id, records, run.spec.method))
+    for model in sorted({cell[0] for cell in cells}):
+        pooled = [cell for cell in cells if cell[0] == model and cell[4] in MC_METHODS]
+        if len(pooled) >= 2:
+            cells.append((model, f"{POOLED} ({', '.join(sorted(c[1] for c in pooled))})", f"{model}:pooled",
+                          [r for c in pooled for r in c[3]], "pooled"))
+    return cells
+
+
+def _confidence_and_correct(records) -> tuple[list, list]:
+    return [confidence_of(r) for r in records], [bool(calibration_correct(r)) for r in records]
+
+
+def calibration_mde(runs: list[Run], *, seed: int, n_simulations: int = 2000):
+    """(model, scenario, α) → the MDE of the calibration table's test of that row at level 1 − α (80% power): what a
+    claim's MDE is at the per-claim level its family decides it at (:mod:`helmlite.claims.families`). The same
+    simulations' seed as :func:`calibration_table`."""
+    cells = {(model, scenario): (key, records) for model, scenario, key, records, _ in _calibration_cells(runs)}
+
+    def mde(model: str, scenario: str, alpha: float) -> float:
+        key, records = cells[(model, scenario)]
+        return calibration_error_test(*_confidence_and_correct(records), n_bins=10, n_simulations=n_simulations,
+                                      seed=rng(seed, "calibration-null", key), level=1 - alpha).mde
+
+    return mde
 
 
 def reliability(runs: list[Run], n_bins: int = 10) -> pd.DataFrame:

@@ -21,8 +21,27 @@ import pandas as pd
 
 from ... import stats
 from ...claims import Claim
+from ...claims.declaration import Declared
 
 AVERAGE_LIMIT = 0.8
+FAMILY = "published correlations"
+WEAK = ("ICL", "Cite")  # the categories Fig. 5 calls poorly connected (:func:`weak_connectedness`'s default)
+RECALL_NAME = (f"helmlite's addition, inferential: Recall's Avg. ρ is below {AVERAGE_LIMIT} (the paper's 'no synthetic "
+               "task averages above 0.8' for the one synthetic row recomputable offline; NIAH/RULER need per-dataset results)")
+RAG_NAME = ("helmlite's own contrast: the RAG category's Avg. ρ exceeds the Recall category's (Fig. 3 Avg., paired over "
+            "models; the paper's statement is per dataset, Fig. 8)")
+
+
+def weak_name(categories) -> str:
+    return (f"{' and '.join(categories)} correlate poorly with the other categories (Fig. 5): the smaller of the gaps "
+            "(mean ρ among the others − mean ρ with them), paired over models, intersection–union test")
+
+
+def declare_claims() -> list[Declared]:
+    """Notebook 03's claims: on the published results table (nothing to size)."""
+    return [Declared(name, "helmet", FAMILY, what, "models", "bootstrap over models", "published")
+            for name, what in ((RECALL_NAME, "Recall's Avg. ρ"), (RAG_NAME, "RAG − Recall Avg. ρ"),
+                               (weak_name(WEAK), "the smaller connectedness gap of ICL and Cite"))]
 
 
 def paper_claims(recall_average: stats.Estimate, recall_p: float, rag_vs_recall: pd.DataFrame,
@@ -31,20 +50,13 @@ def paper_claims(recall_average: stats.Estimate, recall_p: float, rag_vs_recall:
     Recall) and :func:`weak_connectedness` (ICL and Cite)."""
     avg = rag_vs_recall.set_index("target").loc["Avg."]
     joint = weak.set_index("category").loc["all"]
-    names = " and ".join(c for c in weak["category"] if c != "all")
+    categories = [c for c in weak["category"] if c != "all"]
     return [
-        Claim(f"helmlite's addition, inferential: Recall's Avg. ρ is below {AVERAGE_LIMIT} (the paper's 'no synthetic task "
-              "averages above 0.8' for the one synthetic row recomputable offline; NIAH/RULER need per-dataset results)",
-              "fig3:Recall~Avg.",
-              recall_average.estimate, recall_average.ci_low, recall_average.ci_high, AVERAGE_LIMIT, recall_average.n,
-              "less", p_value=recall_p),
-        Claim("helmlite's own contrast: the RAG category's Avg. ρ exceeds the Recall category's (Fig. 3 Avg., paired "
-              "over models; the paper's statement is per dataset, Fig. 8)",
-              "fig3:Avg.:RAG−Recall", avg["difference"], avg["ci_low"], avg["ci_high"], 0.0, int(avg["n"]), "greater",
-              p_value=avg["p_value"], p_floor=float(avg.get("p_floor", 0.0))),
-        Claim(f"{names} correlate poorly with the other categories (Fig. 5): the smaller of the two gaps "
-              "(mean ρ among the others − mean ρ with them), paired over models, intersection–union test",
-              "fig5:min_gap(" + ",".join(c for c in weak["category"] if c != "all") + ")", joint["gap"], joint["ci_low"],
+        Claim(RECALL_NAME, "fig3:Recall~Avg.", recall_average.estimate, recall_average.ci_low, recall_average.ci_high,
+              AVERAGE_LIMIT, recall_average.n, "less", p_value=recall_p, family=FAMILY),
+        Claim(RAG_NAME, "fig3:Avg.:RAG−Recall", avg["difference"], avg["ci_low"], avg["ci_high"], 0.0, int(avg["n"]),
+              "greater", p_value=avg["p_value"], p_floor=float(avg.get("p_floor", 0.0)), family=FAMILY),
+        Claim(weak_name(categories), "fig5:min_gap(" + ",".join(categories) + ")", joint["gap"], joint["ci_low"],
               joint["ci_high"], 0.0, int(joint["n"]), "greater", p_value=joint["p_value"],
-              p_floor=float(joint.get("p_floor", 0.0))),
+              p_floor=float(joint.get("p_floor", 0.0)), family=FAMILY),
     ]
