@@ -243,19 +243,21 @@ def test_calibration_on_a_real_model_gives_positive_rates(tiny_model_dir):
 
 def test_planned_mdes_are_the_notebooks_tests_at_planning_values():
     """Paired 0/1 at the planning ψ = 0.25, n = 100: 0.144, and 92 items for an MDE of 0.15 (exact McNemar power;
-    at ψ = 0.5 it is 0.203, as benchmarks/coverage.py reports). Depth, 20 contexts, by hand: end − start of 0/1 scores
-    with variance 0.25 has sd √0.5, MDE (1.6449 + 0.8416)·0.7071/4.4721 = 0.3932; with the baseline (the probability
-    score, planning SD 0.1) sd √0.02, MDE 0.0786; a length contrast of per-context means over 4 depths, sd √(2·0.01/4)
-    = 0.0707, MDE 0.0393."""
-    mde, needed = planned_claims.paired(100)
-    assert mde == pytest.approx(0.1442, abs=5e-4) and needed > 500
+    at ψ = 0.5 it is 0.203, as benchmarks/coverage.py reports). Depth, 20 contexts, by hand, for the two-sided test the
+    notebook runs: end − start of 0/1 scores with variance 0.25 has sd √0.5, MDE (1.9600 + 0.8416)·0.7071/4.4721 =
+    0.4430; with the baseline (the probability score, planning SD 0.1) sd √0.02, MDE 0.0886; a length contrast of
+    per-context means over 4 depths, sd √(2·0.01/4) = 0.0707, MDE 0.0443; at α = 0.01 (a family of five) z = 2.5758."""
+    mde, needed, discordance = planned_claims.paired(100)
+    assert mde == pytest.approx(0.1442, abs=5e-4) and needed > 500 and discordance == 0.25
     from helmlite.stats import power
     assert power.required_n(0.15, paired=True, discordance=planned_claims.PLANNING_DISCORDANCE) == 92
     assert power.mde_proportion(100, paired=True, discordance=0.5) == pytest.approx(0.203, abs=0.001)
-    assert planned_claims.depth_curve(20, baseline=False)[0] == pytest.approx(0.3932, abs=5e-4)
-    # with a baseline the score is P(gold) − baseline P(gold), planning SD 0.1: (1.6449 + 0.8416)·√(2·0.01)/√20
-    assert planned_claims.depth_curve(20, baseline=True)[0] == pytest.approx(0.0786, abs=5e-4)
-    assert planned_claims.depth_curve(20, baseline=True, depths=4)[0] == pytest.approx(0.0393, abs=5e-4)
+    assert planned_claims.depth_curve(20, baseline=False)[0] == pytest.approx(0.4430, abs=5e-4)
+    assert planned_claims.depth_curve(20, baseline=True)[0] == pytest.approx(0.0886, abs=5e-4)
+    assert planned_claims.depth_curve(20, baseline=True, depths=4)[0] == pytest.approx(0.0443, abs=5e-4)
+    assert planned_claims.depth_curve(20, baseline=True, level=0.99)[0] == pytest.approx(3.4174 * 0.14142 / 4.4721, abs=5e-4)
+    # a stricter level needs a larger effect: the exact McNemar MDE at α = 0.05/9 is above the one at 0.05
+    assert planned_claims.paired(100, level=1 - 0.05 / 9)[0] > mde + 0.02
     # the ECE test at the default's n = 100 (4 choices): above the 0.15 bar, as the default run's observed 0.19 is
     mde, needed = planned_claims.calibration([(100, 4)])
     assert 0.15 < mde < 0.25 and needed == math.ceil(100 * (mde / 0.05) ** 2)
@@ -264,53 +266,81 @@ def test_planned_mdes_are_the_notebooks_tests_at_planning_values():
     assert pooled < 0.15 and pooled == pytest.approx(mde / math.sqrt(3), rel=0.25)
 
 
-def test_headline_claims_follow_the_runs():
-    """Model difference per MC scenario with two models; robustness where the run perturbs; ECE per MC run;
-    sensitivity pairs from the grid's study labels (also on runs notebook 01 shares); depth curves and length."""
-    def run(analysis, model, scenario, method="multiple_choice_joint", n=100, **extra):
-        return {"analysis": analysis, "model": model, "scenario": scenario, "scenario_label": scenario, "method": method,
-                "instances": n, "contexts": n, "choices": 4, "perturbations": [], "labels": [], "length": None, **extra}
-    runs = [run("helm_core", "a", "mmlu", perturbations=["robustness"], labels=[("methods", "multiple_choice_joint")]),
-            run("helm_core", "b", "mmlu"), run("helm_core", "a", "truthfulqa", n=50),
-            run("sensitivity", "a", "mmlu", "multiple_choice_separate", labels=[("methods", "multiple_choice_separate")]),
-            run("depth", "a", "json_kv", "multiple_choice_separate", n=30, length=512, perturbations=["baseline"]),
-            run("depth", "a", "json_kv", "multiple_choice_separate", n=20, length=1024, perturbations=["baseline"])]
-    table = {row["claim"]: row for row in planned_claims.headline_claims(runs)}
-    assert table["instruct vs base differ on mmlu"]["n"] == 100
-    assert "robustness perturbation lowers a's accuracy on mmlu" in table
-    assert "robustness perturbation lowers b's accuracy on mmlu" not in table
-    assert table["joint vs separate changes a's accuracy on mmlu"]["n"] == 100
-    assert table["length degradation: a · json_kv · multiple_choice_separate"]["n"] == 20
-    assert table["instruct vs base differ on mmlu"]["decidable"]  # 0.144 <= 0.15 at n = 100
-    # the probability score with its baseline decides at 20 contexts (MDE 0.0786/√depths, test above) ...
-    assert table["length degradation: a · json_kv · multiple_choice_separate"]["decidable"]
-    # ... a generation curve's 0/1 accuracy does not (0.3932 at 20 contexts)
-    gen = [run("depth", "a", "niah", "generation", n=20, length=length) for length in (128, 256)]
-    assert not {row["claim"]: row for row in planned_claims.headline_claims(gen)}["length degradation: a · niah · generation"]["decidable"]
-    # calibration: per scenario for b (one MC run), pooled for a (two of notebook 01's MC runs, 100 + 50 items)
-    assert "b is miscalibrated on mmlu (ECE test)" in table and "a is miscalibrated on mmlu (ECE test)" not in table
-    assert table["a is miscalibrated on its 2 multiple-choice runs, pooled (ECE test)"]["n"] == 150
-    # robustness: one claim per model, pooled over its perturbed MC runs when it has two (notebook 01's claim)
-    both = runs + [run("helm_core", "a", "bbq", perturbations=["robustness"], n=100)]
-    pooled = {row["claim"]: row for row in planned_claims.headline_claims(both)}
-    claim = "robustness perturbation lowers a's accuracy on its 2 perturbed multiple-choice runs, pooled"
-    assert pooled[claim]["n"] == 200 and "robustness perturbation lowers a's accuracy on mmlu" not in pooled
-    assert pooled[claim]["mde"] == pytest.approx(planned_claims.paired(200)[0])
-    # a fairness perturbation (HELM's dialect) gets its own claim, per scenario or pooled, beside robustness's
-    fair = {row["claim"]: row for row in planned_claims.headline_claims(
-        both + [run("helm_core", "b", "bbq", perturbations=["dialect"], n=80)])}
-    assert fair["dialect perturbation lowers b's accuracy on bbq"]["n"] == 80 and claim in fair
-    assert not any(name.startswith("dialect perturbation lowers a") for name in fair)
-    # shots: 0 → 1 always; "the 0 → 1 step is the largest" only with a later level, its MDE by hand:
-    # by hand: var((x1 − x0) − (x2 − x1)) = ψ + ψ − 2·(−ψ/2) = 3ψ when every pair of levels disagrees on a share ψ,
-    # (1.9600 + 0.8416)·√(3·0.25)/√100 = 0.2426 (undecidable at 100 items); seeds: Cochran's Q on the SD scale
-    shots = [run("sensitivity", "a", "mmlu", n=100, labels=[("shots", k), ("seeds", f"seed {k}")]) for k in ("0", "1", "5")]
+def _run(analysis, model, scenario, method="multiple_choice_joint", n=100, **extra):
+    return {"analysis": analysis, "run_id": f"{analysis}-{model}-{scenario}-{method}-{extra.get('length')}-{extra.get('labels')}",
+            "model": model, "scenario": scenario, "scenario_label": scenario, "method": method, "instances": n,
+            "contexts": n, "choices": 4, "perturbations": [], "labels": [], "length": None, "seed": 0, **extra}
+
+
+def test_headline_claims_are_the_analyses_declarations_at_their_familys_level():
+    """The planner names each claim as the notebooks do (the analyses' name functions) and sizes it at α / family
+    size: notebook 01's live family here has 4 hypotheses (a model difference, a robustness claim, two calibration
+    claims), its published family 7 (5 claims, 2 of them with a claimed size), notebook 02's one, notebook 04's five."""
+    from helmlite.analyses.depth import claims as depth_claims
+    from helmlite.analyses.helm_core import claims as core_claims
+    from helmlite.analyses.sensitivity import claims as sensitivity_claims
+
+    runs = [_run("helm_core", "a", "mmlu", perturbations=["robustness"], labels=[("methods", "multiple_choice_joint")]),
+            _run("helm_core", "b", "mmlu"), _run("helm_core", "a", "truthfulqa", n=50),
+            _run("sensitivity", "a", "mmlu", "multiple_choice_separate", labels=[("methods", "multiple_choice_separate")]),
+            _run("depth", "a", "json_kv", "multiple_choice_separate", n=30, length=512, perturbations=["baseline"]),
+            _run("depth", "a", "json_kv", "multiple_choice_separate", n=20, length=1024, perturbations=["baseline"])]
+    rows = planned_claims.headline_claims(runs, analyses=["helm_core", "sensitivity", "depth"])
+    table = {row["claim"]: row for row in rows}
+    difference = table[core_claims.model_difference_name("b", "a", "mmlu")]
+    assert difference["n"] == 100 and difference["family_size"] == 4 and difference["alpha"] == pytest.approx(0.0125)
+    assert difference["mde"] == pytest.approx(planned_claims.paired(100, level=1 - 0.0125)[0])
+    assert core_claims.perturbation_name("robustness", "a", "mmlu") in table
+    assert core_claims.perturbation_name("robustness", "b", "mmlu") not in table
+    # calibration: per scenario for b (one MC run), pooled for a (its two MC runs, 100 + 50 items)
+    assert core_claims.calibration_name("b", "mmlu") in table
+    pooled = table[core_claims.calibration_name("a", core_claims.pooled_label(core_claims.POOLED, ["mmlu", "truthfulqa"]))]
+    assert pooled["n"] == 150 and pooled["pooled"]
+    published = [row for row in rows if row["family"] == core_claims.PUBLISHED]
+    assert len(published) == 5 and {row["family_size"] for row in published} == {7} and not any(r["decidable"] for r in published)
+    method = table[sensitivity_claims.paired_study_name("methods", "a", "mmlu")]
+    assert method["n"] == 100 and method["family_size"] == 1 and method["alpha"] == 0.05
+    score = "(P(gold) − baseline P(gold))/(1 − chance)"
+    length = table[depth_claims.length_name("a", "json_kv", "log-prob retrieval", score, 512, 1024)]
+    # five depth hypotheses (two curves × U-shape and recency, one length claim): α = 0.01, 20 contexts, sd √0.02
+    assert length["n"] == 20 and length["family_size"] == 5 and length["mde"] == pytest.approx(0.1081, abs=5e-4)
+    assert length["decidable"] and length["min_n"] == 10  # the depth tests' minimum contexts
+    gen = [_run("depth", "a", "niah", "generation", n=20, length=length) for length in (128, 256)]
+    gen_rows = {row["claim"]: row for row in planned_claims.headline_claims(gen)}
+    assert not gen_rows[depth_claims.length_name("a", "niah", "substring match (generation)", "chance-corrected accuracy",
+                                                 128, 256)]["decidable"]
+
+
+def test_a_declared_primary_family_is_what_the_planner_corrects_over():
+    """With notebook 01's primary claims declared, only those share its family's α; the rest are exploratory at 0.05;
+    a name that is no claim of the analysis is one error naming the config key."""
+    from helmlite.analyses.helm_core import claims as core_claims
+    from helmlite.errors import UserError
+
+    runs = [_run("helm_core", "a", "mmlu", perturbations=["robustness"]), _run("helm_core", "b", "mmlu")]
+    name = core_claims.model_difference_name("b", "a", "mmlu")
+    table = {row["claim"]: row for row in planned_claims.headline_claims(runs, primary={"helm_core": [name]})}
+    assert table[name]["role"] == "primary" and table[name]["family_size"] == 1 and table[name]["alpha"] == 0.05
+    assert table[core_claims.perturbation_name("robustness", "a", "mmlu")]["role"] == "exploratory"
+    with pytest.raises(UserError, match="helm_core.primary_claims: 'instruct vs base'"):
+        planned_claims.headline_claims(runs, primary={"helm_core": ["instruct vs base"]})
+
+
+def test_sensitivity_claims_planned_from_the_grids_labels():
+    """Shots: the first step always; "the first step is the largest" only with a later level, its MDE by hand:
+    var((x1 − x0) − (x2 − x1)) = ψ + ψ − 2·(−ψ/2) = 3ψ when every pair of levels disagrees on a share ψ; at α = 0.05/3
+    (three claims: first step, largest step, seed SD) z = 2.3940: (2.3940 + 0.8416)·√0.75/√100 = 0.2802; seeds:
+    Cochran's Q on the SD scale at the same level."""
+    from helmlite.analyses.sensitivity import claims as sensitivity_claims
+
+    shots = [_run("sensitivity", "a", "mmlu", n=100, labels=[("shots", k), ("seeds", f"seed {k}")]) for k in ("0", "1", "5")]
     table = {row["claim"]: row for row in planned_claims.headline_claims(shots)}
-    largest = table["the 0 → 1 step is a's largest on mmlu (weakest contrast with a later step)"]
-    assert largest["mde"] == pytest.approx(0.2426, abs=5e-4) and not largest["decidable"]
-    assert table["0 → 1 shots changes a's accuracy on mmlu"]["mde"] == pytest.approx(0.1442, abs=5e-4)
-    seeds = table["in-context seed matters for a on mmlu (3 seeds; between-seed SD of accuracy, Cochran's Q)"]
-    assert seeds["mde"] == pytest.approx(stats.mde_seed_sd(100, 3, 0.125)) and seeds["decidable"]
+    largest = table[sensitivity_claims.first_step_largest_name("a", "mmlu", "0→1")]
+    assert largest["family_size"] == 3 and largest["mde"] == pytest.approx(0.2802, abs=5e-4) and not largest["decidable"]
+    first = table[sensitivity_claims.first_example_name("a", "mmlu")]
+    assert first["mde"] == pytest.approx(planned_claims.paired(100, level=1 - 0.05 / 3)[0])
+    seeds = table[sensitivity_claims.seed_sd_name("a", "mmlu", 3)]
+    assert seeds["mde"] == pytest.approx(stats.mde_seed_sd(100, 3, 0.125, level=1 - 0.05 / 3))
     two = {row["claim"] for row in planned_claims.headline_claims(shots[:2])}
     assert not any("largest" in claim for claim in two)
 

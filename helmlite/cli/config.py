@@ -39,7 +39,8 @@ def register(sub) -> None:
                       help="design for a decision: the items each headline claim needs for a minimum detectable effect "
                            "of D (e.g. 0.05) at 80%% power, and what that design costs here")
     plan.add_argument("--claims", nargs="+", metavar="NAME",
-                      help="with --target-mde: size only the claims whose text contains one of these (case-insensitive)")
+                      help="with --target-mde: size only these claims — each a claim's name verbatim (as a report's claims "
+                           "table prints it) or a part of it (case-insensitive)")
     plan.add_argument("--write-config", metavar="OUT.yaml", help="with --target-mde: write the sized config here")
     plan.set_defaults(func=run)
 
@@ -70,6 +71,17 @@ def _placed(config: dict, args, validate: bool = True) -> dict:
     return workflow.validate_config(placed, "--device/--dtype") if validate else placed
 
 
+def _check_output(path: str, configfile: str) -> None:
+    """``--write-config`` must name a new file: not the config being sized (its comments would be lost) nor a folder."""
+    target = Path(path)
+    if target.is_dir():
+        raise UserError(f"plan --write-config: {path} is a folder; give the sized config a file name, e.g. "
+                        f"{target / 'sized.yaml'}")
+    if target.exists() and target.resolve() == Path(configfile).resolve():
+        raise UserError(f"plan --write-config: {path} is the config being sized (--configfile); write the design to "
+                        "another file, so that the config as written stays")
+
+
 def show_design(args, config: dict, cores: int) -> None:
     """``plan --target-mde D``: the design's claims table (:mod:`helmlite.planning.design`), and the sized config."""
     from datetime import datetime, timezone
@@ -80,6 +92,8 @@ def show_design(args, config: dict, cores: int) -> None:
     from ..planning import job_plan
     from ..planning.design import COLUMNS, design, render
 
+    if args.write_config:
+        _check_output(args.write_config, args.configfile)
     raw = _placed(yaml.safe_load(Path(args.configfile).read_text(encoding="utf-8")) or {}, args, validate=False)
     result = design(config, raw, args.target_mde, args.claims, rates_file=args.rates_file, recalibrate=args.recalibrate,
                     cores=cores)

@@ -27,8 +27,8 @@ from ..runspec import RunSpec
 from .pilot import Pilot
 
 #: The columns of the design's claims table (``--table claims --format csv`` with ``--target-mde``).
-COLUMNS = ["analysis", "claim", "n", "mde", "target_mde", "n_needed", "n_design", "mde_design", "reachable",
-           "predicted_s", "planning"]
+COLUMNS = ["analysis", "claim", "family", "role", "family_size", "alpha", "n", "mde", "target_mde", "n_needed",
+           "n_design", "mde_design", "discordance_design", "reachable", "predicted_s", "planning"]
 
 
 @dataclass
@@ -40,14 +40,19 @@ class Design:
 
 
 def select_claims(claims: pd.DataFrame, names: list[str] | None) -> pd.Series:
-    """Which claims drive the sizing: all, or those whose text contains one of ``names`` (case-insensitive); a name
-    that matches no claim is an error listing the claims."""
-    if not names:
+    """Which claims drive the sizing: all (``names`` None), or for each name the claim of that name (verbatim, as a
+    claims table prints it) or else those whose text contains it (case-insensitive); an empty name, or one that matches
+    no claim, is an error (the latter listing the claims)."""
+    if names is None:
         return pd.Series(True, index=claims.index)
+    if not names or any(not name.strip() for name in names):
+        raise UserError("plan --claims: give the name (or part of the name) of each claim to size; an empty name selects "
+                        "nothing (leave --claims out to size every claim)")
     text = claims["claim"].str.lower()
     chosen = pd.Series(False, index=claims.index)
     for name in names:
-        hits = text.str.contains(name.lower(), regex=False)
+        exact = claims["claim"] == name
+        hits = exact if exact.any() else text.str.contains(name.lower(), regex=False)
         if not hits.any():
             listing = "; ".join(claims["claim"])
             raise UserError(f"plan --claims: {name!r} matches no headline claim of this config; its claims: {listing}")
@@ -73,7 +78,7 @@ def wanted_sizes(claims: pd.DataFrame, chosen: pd.Series, available: dict[str, f
     :func:`pooled_shares` of it for a pooled claim; the most any claim asks."""
     wanted: dict[str, int] = {}
     for claim in claims[chosen].itertuples():
-        if not math.isfinite(claim.n_needed):
+        if not math.isfinite(claim.n_needed) or claim.no_verdict:  # n_needed is never below what a verdict needs
             continue
         items = {m: available.get(m, math.inf) for m in claim.members if m}
         shares = (pooled_shares(claim.n_needed, items) if claim.pooled
@@ -86,7 +91,7 @@ def wanted_sizes(claims: pd.DataFrame, chosen: pd.Series, available: dict[str, f
 
 def entry_sizes(runs: pd.DataFrame, units: dict[str, str], wanted: dict[str, int]) -> dict[tuple, tuple[str, int]]:
     """Config entry (its source, :func:`helmlite.planning._sources`) → (its runs' unit, ``"instances"`` or
-    ``"contexts"``; size): the most its runs are asked for."""
+    ``"contexts"``; size): the most its runs are asked for (``units``: run id → ``items`` or ``contexts``)."""
     sizes: dict[tuple, tuple[str, int]] = {}
     for run in runs.itertuples():
         if run.run_id in wanted and run.source:
@@ -101,7 +106,7 @@ def sized_config(raw: dict, sizes: dict[tuple, tuple[str, int]]) -> dict:
     out = copy.deepcopy(raw)
     for source, (unit, size) in sorted(sizes.items(), key=lambda item: str(item[0])):
         entry = out["runs"][source[1]] if source[0] == "runs" else out[source[0]][source[1]][source[2]]
-        if unit == "contexts":
+        if unit == "contexts":  # else items
             entry["args"] = {**entry.get("args", {}), "n_contexts": size}
         else:
             entry["max_instances"] = size
@@ -136,7 +141,7 @@ def design(config: dict, raw: dict, target: float, names: list[str] | None = Non
         raise UserError("plan --target-mde: this config makes no headline claim to size (see `helmlite plan`)")
     chosen = select_claims(before.claims, names)
     units = {m: claim.unit for claim in before.claims.itertuples() for m in claim.members}  # run → what its n counts
-    available = {run.run_id: run.available if units.get(run.run_id) == "instances" else math.inf
+    available = {run.run_id: run.available if units.get(run.run_id) == "items" else math.inf
                  for run in before.runs.itertuples()}
     sizes = entry_sizes(before.runs, units, wanted_sizes(before.claims, chosen, available))
     raw_sized = sized_config(raw, sizes)
@@ -149,9 +154,11 @@ def design(config: dict, raw: dict, target: float, names: list[str] | None = Non
     for row, chosen_row in zip(before.claims.itertuples(), chosen):
         new = designed.get(row.claim)
         mde_design = new.mde if new is not None else math.nan
-        rows.append({"analysis": row.analysis, "claim": row.claim, "n": row.n, "mde": row.mde, "target_mde": target,
+        rows.append({"analysis": row.analysis, "claim": row.claim, "family": row.family, "role": row.role,
+                     "family_size": row.family_size, "alpha": row.alpha, "n": row.n, "mde": row.mde, "target_mde": target,
                      "n_needed": row.n_needed, "n_design": new.n if new is not None else math.nan,
-                     "mde_design": mde_design, "reachable": bool(mde_design <= target + 1e-12),
+                     "mde_design": mde_design, "discordance_design": new.discordance if new is not None else math.nan,
+                     "reachable": bool(mde_design <= target + 1e-12),
                      "predicted_s": sum(seconds.get(m, math.nan) for m in new.members) if new is not None else math.nan,
                      "planning": row.planning, "sized": bool(chosen_row)})
     return Design(pd.DataFrame(rows, columns=COLUMNS + ["sized"]), raw_sized, before, after)
@@ -169,18 +176,21 @@ def render(result: Design, cores: int) -> str:
     def effect(values):
         return values.map(lambda v: f"{v:.3f}" if math.isfinite(v) else "n/a")
 
-    shown = pd.DataFrame({"analysis": table["analysis"], "claim": table["claim"], "n": whole(table["n"]),
+    shown = pd.DataFrame({"analysis": table["analysis"], "claim": table["claim"], "role": table["role"],
+                          "alpha": table["alpha"].map(lambda v: f"{v:.4g}"), "n": whole(table["n"]),
                           "mde": effect(table["mde"]), "n_needed": whole(table["n_needed"]),
                           "n_design": whole(table["n_design"]), "mde_design": effect(table["mde_design"]),
                           "predicted_min": (table["predicted_s"] / 60).map(lambda v: f"{v:,.1f}" if math.isfinite(v) else "n/a"),
                           "planning": table["planning"]})
     target = float(table["target_mde"].iloc[0])
     sized = table[table["sized"]]
-    lines = [f"Design for an MDE of {target:g} (80% power, 95% level; the notebooks' tests) on {len(sized)} of "
-             f"{len(table)} headline claim(s)", "",
+    lines = [f"Design for an MDE of {target:g} (80% power at the level each claim's family decides it at: alpha = 0.05 / "
+             f"family size; the notebooks' tests) on {len(sized)} of {len(table)} claim(s)", "",
              shown.to_string(index=False), ""]
     for row in sized[~sized["reachable"]].itertuples():
-        if math.isfinite(row.mde_design):
+        if row.planning.startswith("a published table"):
+            lines.append(f"not sized: {row.claim} — it reads a published table, not runs")
+        elif math.isfinite(row.mde_design):
             lines.append(f"cannot reach {target:g}: {row.claim} — best reachable MDE {row.mde_design:.3f} with n = "
                          f"{int(row.n_design)} (every item the data have)")
         else:
