@@ -19,21 +19,37 @@ def test_live_claims_follow_the_schema_and_small_n_is_inconclusive():
                          # a generation scenario stays in the model-difference table but makes no claim (no headline claim)
                          {"scenario": "nq", "method": "generation", "difference": 0.01, "ci_low": -0.2, "ci_high": 0.2,
                           "n": 8, "p_value": 0.9, "discordance": math.nan, "test": "paired-bootstrap"}])
+    mc = {"seed": 0, "method": "multiple_choice_joint"}
     deltas = pd.DataFrame([{"model": "m", "scenario": "mmlu", "perturbation": "robustness", "delta": -0.02, "ci_low": -0.1,
-                            "ci_high": 0.05, "n": 50, "p_value": 0.6, "discordance": 0.1, "test": "newcombe-score/mcnemar-exact"},
+                            "ci_high": 0.05, "n": 50, "p_value": 0.6, "discordance": 0.1, "test": "newcombe-score/mcnemar-exact", **mc},
                            # HELM's fairness perturbations are claimed as robustness is; "contrast" is not a headline claim
                            {"model": "m", "scenario": "mmlu", "perturbation": "dialect", "delta": -0.3, "ci_low": -0.42,
-                            "ci_high": -0.18, "n": 50, "p_value": 2 * 0.5**15, "discordance": 0.3, "test": "newcombe-score/mcnemar-exact"},
+                            "ci_high": -0.18, "n": 50, "p_value": 2 * 0.5**15, "discordance": 0.3, "test": "newcombe-score/mcnemar-exact", **mc},
                            {"model": "m", "scenario": "boolq", "perturbation": "contrast", "delta": -0.3, "ci_low": -0.42,
-                            "ci_high": -0.18, "n": 50, "p_value": 2 * 0.5**15, "discordance": 0.3, "test": "newcombe-score/mcnemar-exact"}])
-    calibration = pd.DataFrame([{"model": "m", "scenario": "mmlu", "ece_10": 0.30, "n": 200, "ece_if_calibrated": 0.08,
+                            "ci_high": -0.18, "n": 50, "p_value": 2 * 0.5**15, "discordance": 0.3, "test": "newcombe-score/mcnemar-exact", **mc},
+                           # a second seed repeats the first seed's question: no claim of its own
+                           {"model": "m", "scenario": "mmlu", "perturbation": "robustness", "delta": -0.3, "ci_low": -0.42,
+                            "ci_high": -0.18, "n": 50, "p_value": 2 * 0.5**15, "discordance": 0.3,
+                            "test": "newcombe-score/mcnemar-exact", "seed": 1, "method": "multiple_choice_joint"}])
+    calibration = pd.DataFrame([{"model": "m", "scenario": "mmlu", "method": "multiple_choice_joint", "ece_10": 0.30, "n": 200, "ece_if_calibrated": 0.08,
                                  "ece_if_calibrated_q95": 0.11, "p_calibrated": 1 / 2001, "p_two_sided": 2 / 2001,
                                  "p_floor": 2 / 2001, "direction": "overconfident", "calibration_error": 0.21,
                                  "ci_low": 0.17, "ci_high": 0.62, "mde": 0.07}])
-    table = claims.claims_table(helm_claims.live_claims(diff, deltas, calibration))
+    asked = []
+
+    def calibration_mde(model, scenario, alpha):  # the ECE test's MDE at the family's level (a stand-in here)
+        asked.append((model, scenario, alpha))
+        return 0.07
+
+    table = claims.claims_table(helm_claims.live_claims(diff, deltas, calibration, pair=("a", "b"),
+                                                        calibration_mde=calibration_mde))
     claims.check_claims_table(table)
     verdicts = dict(zip(table["quantity"], table["verdict"]))
     assert "live:model_difference:nq" not in verdicts and len(table) == 5
+    # one family of five hypotheses: every MDE at α = 0.05/5 (Holm's worst case), the calibration test's asked there
+    assert set(table["family_size"]) == {5} and table["alpha"].tolist() == pytest.approx([0.01] * 5)
+    assert asked == [("m", "mmlu", pytest.approx(0.01))]
+    assert helm_claims.model_difference_name("a", "b", "mmlu") in set(table["claim"])
     # 15 discordant pairs all one way (p = 2 · 0.5^15, Holm over 5 claims: far below 0.05)
     assert verdicts["live:dialect_delta:m:mmlu"] == "supported"
     assert "dialect (fairness) perturbation" in table.set_index("quantity").loc["live:dialect_delta:m:mmlu", "claim"]
@@ -43,9 +59,9 @@ def test_live_claims_follow_the_schema_and_small_n_is_inconclusive():
     assert "MDE at n = 3" in table.set_index("quantity").loc["live:model_difference:boolq", "evidence"]
     assert verdicts["live:robustness_delta:m:mmlu"] == "inconclusive"
     # the MDE of a paired claim is the exact McNemar test's with the discordance growing from the observed pairs that
-    # differ both ways: 5 of 50 items differ, the difference is −0.02, so 0.1 − 0.02 = 0.08 differ both ways
+    # differ both ways: 5 of 50 items differ, the difference is −0.02, so 0.1 − 0.02 = 0.08 differ both ways (at α = 0.01)
     assert table.set_index("quantity").loc["live:robustness_delta:m:mmlu", "mde"] == pytest.approx(
-        stats.mde_paired_growing(50, 0.08))
+        stats.mde_paired_growing(50, 0.08, level=0.99))
     # the calibration test's p = 1/2001 and its dual interval [0.17, 0.62] of the calibration error: supported,
     # with the test's own MDE
     row = table.set_index("quantity").loc["live:calibration_error:m:mmlu"]
@@ -57,7 +73,7 @@ def test_live_claims_follow_the_schema_and_small_n_is_inconclusive():
 def test_sensitivity_claims_report_b_minus_a_and_the_weakest_first_step_contrast():
     spread = pd.DataFrame([{"model": "m", "scenario": "s", "seeds": 3, "seed_variance": 0.001, "seed_sd": 0.001 ** 0.5,
                             "ci_low": -0.002, "ci_high": 0.01, "sd_ci_low": 0.0, "sd_ci_high": 0.1, "p_seeds_matter": 0.4,
-                            "n": 100, "mde_sd": stats.mde_seed_sd(100, 3, 0.125)}])
+                            "n": 100, "mde_sd": stats.mde_seed_sd(100, 3, 0.125), "within_item_variance": 0.125}])
     steps = pd.DataFrame([{"model": "m", "scenario": "s", "step": "0→1", "difference": 0.3, "ci_low": 0.2, "ci_high": 0.4,
                            "p_value": 1e-6, "n": 100, "discordance": 0.3, "test": "newcombe-score/mcnemar-exact"}])
     first = pd.DataFrame([{"model": "m", "scenario": "s", "contrast": "(0→1) − (1→2)", "difference": 0.25, "ci_low": 0.1,
@@ -68,14 +84,17 @@ def test_sensitivity_claims_report_b_minus_a_and_the_weakest_first_step_contrast
                            "b": "multiple_choice_separate", "difference": -0.2, "ci_low": -0.3, "ci_high": -0.1,
                            "p_value": 0.001, "n": 100, "discordance": 0.2, "test": "newcombe-score/mcnemar-exact"}])
     table = claims.claims_table(sensitivity_claims.sensitivity_claims(spread, steps, first, tests)).set_index("quantity")
-    # the seed claim on the SD scale (accuracy points), with the MDE of Cochran's Q at that design (0.078)
+    # the seed claim on the SD scale (accuracy points), with the MDE of Cochran's Q at that design (0.078 alone; at the
+    # family's α = 0.05/4 — four claims — larger)
     seed_claim = table.loc["seed_sd:m:s"]
     assert seed_claim["verdict"] == "inconclusive" and seed_claim["estimate"] == pytest.approx(0.0316, abs=1e-4)
-    assert seed_claim["mde"] == pytest.approx(0.0776, abs=1e-3)
+    assert stats.mde_seed_sd(100, 3, 0.125) == pytest.approx(0.0776, abs=1e-3)
+    assert seed_claim["mde"] == pytest.approx(stats.mde_seed_sd(100, 3, 0.125, level=1 - 0.05 / 4)) and seed_claim["mde"] > 0.09
     assert table.loc["shot_step:0→1:m:s", "verdict"] == "supported"
     # the intersection–union test is decided by its weakest contrast, which includes 0
-    assert table.loc["first_step_largest:m:s", "estimate"] == pytest.approx(0.05)
-    assert table.loc["first_step_largest:m:s", "verdict"] == "inconclusive"
+    largest = table.loc["first_step_largest:m:s:weakest (0→1) − (2→4)"]
+    assert largest["estimate"] == pytest.approx(0.05) and largest["verdict"] == "inconclusive"
+    assert largest["claim"] == sensitivity_claims.first_step_largest_name("m", "s", "0→1")
     # joint − separate = −0.2 is reported as separate − joint = +0.2 with the interval mirrored
     row = table.loc["methods:multiple_choice_separate-multiple_choice_joint:m:s"]
     assert (row["estimate"], row["ci_low"], row["ci_high"]) == pytest.approx((0.2, 0.1, 0.3)) and row["verdict"] == "supported"

@@ -155,7 +155,7 @@ def test_holm_correction_over_the_family():
     table = claims_table(_family([0.01, 0.02, 0.04]))
     assert table["p_adjusted"].tolist() == pytest.approx([0.03, 0.04, 0.04])
     assert table["verdict"].tolist() == ["supported"] * 3
-    assert set(table["correction"]) == {"holm over 3 claims"} and "holm over 3 claims" in table["evidence"][0]
+    assert set(table["correction"]) == {"holm over 3 claims (family 'claims')"} and "holm over 3 claims" in table["evidence"][0]
     table = claims_table(_family([0.01, 0.03, 0.04]))
     assert table["p_adjusted"].tolist() == pytest.approx([0.03, 0.06, 0.06])
     assert table["verdict"].tolist() == ["supported", "inconclusive", "inconclusive"]
@@ -163,7 +163,7 @@ def test_holm_correction_over_the_family():
     bonferroni = claims_table(_family([0.01, 0.02, 0.04]), correction="bonferroni")
     assert bonferroni["p_adjusted"].tolist() == pytest.approx([0.03, 0.06, 0.12])
     none = claims_table(_family([0.01, 0.03, 0.04]), correction="none")
-    assert none["verdict"].tolist() == ["supported"] * 3 and set(none["correction"]) == {"no correction over 3 claims"}
+    assert none["verdict"].tolist() == ["supported"] * 3 and set(none["correction"]) == {"no correction over 3 claims (family 'claims')"}
 
 
 def test_table_schema_and_check():
@@ -314,11 +314,32 @@ def test_a_resampled_p_floor_is_its_smallest_p():
     from helmlite.stats import paired_binary_difference, paired_test
     from helmlite.stats.bootstrap import Resampled
 
-    assert Resampled(np.arange(1.0, 2000.0 + 1)).p_floor == pytest.approx(2 / 2001)
+    assert Resampled(np.arange(1.0, 2000.0 + 1)).floor_at(0.0) == pytest.approx(2 / 2001)
     a, b = np.linspace(1, 2, 40), np.linspace(0, 0.5, 40)
     diff = paired_test((a, b), lambda x, y, axis=-1: np.mean(x - y, axis=axis), n_resamples=999, method="percentile")
     assert diff.p_value == diff.p_floor == pytest.approx(2 / 1000)
     assert paired_binary_difference(np.ones(30), np.r_[np.zeros(10), np.ones(20)]).p_floor == 0.0
+
+
+def test_a_bca_p_with_no_resample_beyond_the_null_is_at_its_tails_floor():
+    """Under BCa the two tails' floors differ. The lower tail's smallest two-sided p (k = 0 of B = 1999 resamples at or
+    below the null) is 2·Φ(w − z0) with w = y/(1 + a·y), y = Φ⁻¹(1/2000) − z0 (the inverse of E&T eq. 14.10): by hand
+    at z0 = −0.3, a = −0.05: y = −2.9905, w = −2.6015, p = 2·Φ(−2.3015) = 0.0214, while the upper tail's floor is
+    2.9e-06. Every resample above 0: the p comes from the lower tail at k = 0, so it is that tail's floor and reads "≤",
+    not a value (the smaller of the two floors, the old rule, called it a value)."""
+    from scipy.special import ndtr, ndtri
+
+    from helmlite.stats.bootstrap import Resampled
+
+    resampled = Resampled(np.linspace(0.01, 1.0, 1999), "bca", z0=-0.3, accel=-0.05)
+    y = ndtri(1 / 2000) + 0.3
+    by_hand = 2 * ndtr(y / (1 - 0.05 * y) + 0.3)
+    assert by_hand == pytest.approx(0.0214, abs=1e-4)
+    assert resampled.p_value(0.0) == pytest.approx(by_hand) and resampled.floor_at(0.0) == pytest.approx(by_hand)
+    lower, upper = resampled._tails(np.array([0]))
+    assert min(lower[0], upper[0]) < by_hand / 10  # the floor the old rule took
+    assert claims.format_p(resampled.p_value(0.0), resampled.floor_at(0.0)).startswith("≤")
+    assert resampled.floor_at(0.5) < resampled.p_value(0.5)  # a null inside the resamples: p above its floor
 
 
 def test_the_notebooks_table_shows_a_floored_p_as_a_bound():

@@ -57,14 +57,15 @@ def test_u_shape_statistic_on_known_curves(curve, lost, primacy_sign, recency_si
     expected_p = max(p for _, p in parts.values()) if joint["estimate"] >= 0 else min(1.0, len(negative) * min(negative))
     assert joint["p_value"] == pytest.approx(expected_p)
     assert joint["ci_low"] == min(row["primacy_ci_low"], row["recency_ci_low"])
-    assert joint["correction"] == "holm over 2 claims"
+    assert joint["correction"] == "holm over 2 claims (family 'depth')"
 
 
 def test_curves_with_fewer_than_ten_contexts_get_no_interval_and_no_verdict():
     records = synthetic_records((1.0, 0.0, 0.0, 0.0, 0.0, 1.0), contexts=9)  # a perfect U, but only 9 contexts
     ushape, table = verdicts(records)
     assert ushape["primacy_ci_low"].isna().all() and (ushape["primacy_method"] == "inconclusive: 9 contexts < 10 (no interval)").all()
-    assert set(table["verdict"]) == {"inconclusive"} and table["claim"].str.contains("9 contexts < 10").all()
+    assert set(table["verdict"]) == {"inconclusive"} and table["evidence"].str.startswith("inconclusive: 9 contexts < 10").all()
+    assert not table["claim"].str.contains("contexts <").any()  # the name stays what the planner declares
     curves = depth.curves(records)
     assert curves["ci_low"].isna().all() and curves["interval"].str.startswith("inconclusive").all()
     assert (curves["contexts"] == 9).all()
@@ -144,8 +145,9 @@ def test_read_checks_are_labelled_apart_from_reproductions():
 
 def test_power_table_beside_the_claims():
     ushape = depth.u_shape(synthetic_records((0.9, 0.6, 0.3, 0.3, 0.6, 0.9)), seed=0, n_resamples=500)
-    power = depth.power_table(depth.depth_claims(ushape))
-    assert list(power.columns) == ["claim", "quantity", "n", "mde", "effect", "n_needed"]
+    claim_list = depth.depth_claims(ushape)
+    power = depth.power_table(claim_list, claims.claims_table(claim_list))
+    assert list(power.columns) == ["claim", "quantity", "n", "alpha", "mde", "effect", "n_needed"]
     assert (power["n"] == 60).all() and (power["n_needed"] > 60).all()  # 5 points needs more than 60 contexts
 
 

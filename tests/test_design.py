@@ -23,7 +23,8 @@ from helmlite.cli import main
 from helmlite.errors import UserError
 from helmlite.metrics import calibration_error_test
 from helmlite.planning import claim_mdes, design as designs, rates
-from helmlite.planning.pilot import PILOT_CONFIDENCE, Pilot
+from helmlite.analyses.helm_core.claims import model_difference_name
+from helmlite.planning.pilot import PILOT_CONFIDENCE, Pilot, upper_sd
 
 from .test_stats_power import clopper_pearson_power, statsmodels_mcnemar_power
 
@@ -35,6 +36,8 @@ RAW = {"analyses": ["helm_core", "depth"],
        "depth": {"models": ["smollm2-135m"], "lengths": [128],
                  "tasks": [{"scenario": "niah", "args": {"n_contexts": 2, "depths": [0.0, 0.5, 1.0], "distractors": 5},
                             "methods": ["multiple_choice_separate"]}]}}
+MMLU = model_difference_name("smollm2-135m", "gemma3-270m", "mmlu:computer_security")
+BOOLQ = model_difference_name("smollm2-135m", "gemma3-270m", "boolq:only_contrast")
 
 
 @pytest.mark.parametrize("effect,base", [(0.15, None), (0.12, 0.08)])
@@ -56,15 +59,16 @@ def test_one_proportion_n_needed_is_the_first_n_from_which_the_exact_test_has_80
 
 
 def test_a_pilot_gives_the_80_percent_upper_limit_of_the_two_way_discordance(monkeypatch, tmp_path):
-    """a right where b is wrong on 10 items, the reverse on 4, of 50: ψ0 = 2·min(10, 4) = 8 items, planned at the
-    upper limit of a one-sided 80% Clopper–Pearson interval, the Beta(k + 1, n − k) quantile at 0.8; an absent run
-    or fewer than 20 pairs leave the planning value."""
+    """a right where b is wrong on 10 items, the reverse on 4, of 50: ψ0 = 2·min(p_b, p_c) planned at 2·min(U_10, U_4),
+    each U a one-sided 90% Clopper–Pearson limit — the Beta(k + 1, n − k) quantile at 0.9 (Bonferroni: both cover with
+    probability ≥ 0.8; tests/test_pilot_coverage.py enumerates it); an absent run or fewer than 20 pairs leave the
+    planning value."""
     a = {f"i{k}": k < 20 for k in range(50)}                         # right on the first 20
     b = {f"i{k}": 10 <= k < 24 for k in range(50)}                   # a only: 0-9 (10); b only: 20-23 (4)
     pilot = Pilot(tmp_path)
     monkeypatch.setattr(pilot, "_correct", lambda run_id, perturbation=None: {"A": a, "B": b}.get(run_id))
     upper, note = pilot.paired_base_discordance([("A", None, "B", None)])
-    assert upper == pytest.approx(sps.beta.ppf(PILOT_CONFIDENCE, 8 + 1, 50 - 8)) and "10+4 of 50" in note
+    assert upper == pytest.approx(2 * sps.beta.ppf(1 - (1 - PILOT_CONFIDENCE) / 2, 4 + 1, 50 - 4)) and "10+4 of 50" in note
     assert pilot.paired_base_discordance([("A", None, "missing", None)]) is None
     few = {k: v for k, v in list(a.items())[:10]}
     monkeypatch.setattr(pilot, "_correct", lambda run_id, perturbation=None: few)
@@ -93,32 +97,41 @@ def _raw(tmp_path) -> dict:
 def test_a_design_sizes_each_entry_for_its_claims_and_says_what_cannot_be_reached(fixed_rates, tmp_path, mirrored_cache):
     raw = _raw(tmp_path)
     config = workflow.validate_config(raw, "<test>")
-    result = designs.design(config, raw, 0.15, rates_file=tmp_path / "rates.json")
+    result = designs.design(config, raw, 0.17, rates_file=tmp_path / "rates.json")
     claims = result.claims.set_index("claim")
-    mmlu = claims.loc["instruct vs base differ on mmlu:subject=computer_security"]
+    mmlu = claims.loc[MMLU]
     needed = int(mmlu["n_needed"])
-    assert needed == stats.required_n(0.15, paired=True, discordance=claim_mdes.PLANNING_DISCORDANCE)
-    assert mmlu["n_design"] == needed and mmlu["mde_design"] <= 0.15 and mmlu["reachable"] and mmlu["n"] == 10
-    boolq = claims.loc["instruct vs base differ on boolq:only_contrast=True"]  # HELM's contrast set: 64 questions
-    assert boolq["n_design"] == 64 and not boolq["reachable"] and boolq["mde_design"] > 0.15
-    depth = claims.loc[[c for c in claims.index if c.startswith("U-shape")][0]]
-    assert depth["n_design"] == depth["n_needed"] and depth["mde_design"] <= 0.15
+    # notebook 01's live family here: two model differences and two pooled calibration claims, so α = 0.05/4 (at 0.15
+    # MMLU's 111 items would not be enough at that level: 127 needed)
+    assert mmlu["family_size"] == 4 and mmlu["alpha"] == pytest.approx(0.0125)
+    assert needed == stats.required_n(0.17, paired=True, discordance=claim_mdes.PLANNING_DISCORDANCE, level=1 - 0.0125)
+    assert needed > stats.required_n(0.17, paired=True, discordance=claim_mdes.PLANNING_DISCORDANCE)
+    assert mmlu["n_design"] == needed and mmlu["mde_design"] <= 0.17 and mmlu["reachable"] and mmlu["n"] == 10
+    boolq = claims.loc[BOOLQ]  # HELM's contrast set: 64 questions
+    assert boolq["n_design"] == 64 and not boolq["reachable"] and boolq["mde_design"] > 0.17
+    depth = claims.loc[[c for c in claims.index if c.startswith("Lost in the Middle: U-shape")][0]]
+    assert depth["n_design"] == depth["n_needed"] >= 10 and depth["mde_design"] <= 0.17  # never below the tests' minimum
     # the entries as written, resized; the rest of the config untouched
     entries = result.config["helm_core"]["scenarios"]
     available = result.before.runs.set_index("scenario").loc["mmlu", "available"].max()
     assert needed <= entries[0]["max_instances"] <= available  # at least the paired claim's n (the ECE claim may ask more)
     assert entries[1]["max_instances"] == 64 and result.config["helm_core"]["max_instances"] == 10
     assert result.config["depth"]["tasks"][0]["args"]["n_contexts"] == int(depth["n_needed"])
-    assert (result.claims["predicted_s"] > 0).all()
+    on_runs = result.claims["analysis"].ne("helm_core") | ~result.claims["planning"].str.startswith("a published table")
+    assert (result.claims.loc[on_runs, "predicted_s"] > 0).all() and result.claims.loc[~on_runs, "predicted_s"].isna().all()
     assert result.after.analyses.iloc[-1]["predicted_run_s"] > result.before.analyses.iloc[-1]["predicted_run_s"]
     text = designs.render(result, cores=2)
-    assert "cannot reach 0.15: instruct vs base differ on boolq:only_contrast=True — best reachable MDE" in text
-    # --claims: only the named claims size their entries
-    only = designs.design(config, raw, 0.15, ["MMLU:subject=computer"], rates_file=tmp_path / "rates.json")
+    assert f"cannot reach 0.17: {BOOLQ} — best reachable MDE" in text
+    # --claims: only the named claims size their entries, by part of a name or the name verbatim
+    only = designs.design(config, raw, 0.17, ["MMLU:computer"], rates_file=tmp_path / "rates.json")
     assert only.config["helm_core"]["scenarios"][1] == RAW["helm_core"]["scenarios"][1]
-    assert only.claims.set_index("claim").loc["instruct vs base differ on mmlu:subject=computer_security", "n_design"] >= needed
-    with pytest.raises(UserError, match="'gsm8k' matches no headline claim of this config; its claims: instruct vs"):
-        designs.design(config, raw, 0.15, ["gsm8k"], rates_file=tmp_path / "rates.json")
+    assert only.claims.set_index("claim").loc[MMLU, "n_design"] >= needed
+    verbatim = designs.design(config, raw, 0.17, [MMLU], rates_file=tmp_path / "rates.json")
+    assert list(verbatim.claims.loc[verbatim.claims["sized"], "claim"]) == [MMLU]
+    with pytest.raises(UserError, match="'gsm8k' matches no headline claim of this config; its claims: The two models"):
+        designs.design(config, raw, 0.17, ["gsm8k"], rates_file=tmp_path / "rates.json")
+    with pytest.raises(UserError, match="an empty name selects nothing"):
+        designs.design(config, raw, 0.17, [""], rates_file=tmp_path / "rates.json")
 
 
 def test_plan_target_mde_writes_a_config_that_validates_and_dry_runs(fixed_rates, tmp_path, mirrored_cache, capsys):
@@ -127,7 +140,7 @@ def test_plan_target_mde_writes_a_config_that_validates_and_dry_runs(fixed_rates
     assert main(["plan", "--configfile", str(source), "--target-mde", "0.15", "--rates-file", str(tmp_path / "r.json"),
                  "--table", "claims", "--format", "csv", "--write-config", str(out)]) == 0
     header = capsys.readouterr().out.splitlines()[0].split(",")
-    assert header[:6] == ["analysis", "claim", "n", "mde", "target_mde", "n_needed"] and "predicted_s" in header
+    assert header[:8] == ["analysis", "claim", "family", "role", "family_size", "alpha", "n", "mde"] and "predicted_s" in header
     assert out.read_text().startswith(f"# Sized by `helmlite plan --configfile {source} --target-mde 0.15` on ")
     workflow.load_config(out)
     assert workflow.planned_jobs_file(str(out)).is_file()  # the sized config's cluster limits
@@ -136,6 +149,13 @@ def test_plan_target_mde_writes_a_config_that_validates_and_dry_runs(fixed_rates
     assert dry.returncode == 0, dry.stderr[-2000:]
     assert main(["plan", "--configfile", str(source), "--write-config", str(out)]) == 2
     assert "give --target-mde D with them" in capsys.readouterr().err
+    # --write-config never overwrites the config being sized, nor writes onto a folder: one line naming the path
+    before = source.read_text()
+    for target, why in ((source, "is the config being sized"), (tmp_path, "is a folder")):
+        assert main(["plan", "--configfile", str(source), "--target-mde", "0.15", "--write-config", str(target)]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and f"{target} {why}" in err[0]
+    assert source.read_text() == before
 
 
 def test_a_design_plans_sized_runs_with_the_pilot_of_the_same_specification(tmp_path):
@@ -143,7 +163,7 @@ def test_a_design_plans_sized_runs_with_the_pilot_of_the_same_specification(tmp_
     stands for it."""
     raw = _raw(tmp_path)
     config = workflow.validate_config(raw, "<test>")
-    sized_raw = designs.sized_config(raw, {("helm_core", "scenarios", 0): ("instances", 90),
+    sized_raw = designs.sized_config(raw, {("helm_core", "scenarios", 0): ("items", 90),
                                            ("depth", "tasks", 0): ("contexts", 7)})
     sized = workflow.validate_config(sized_raw, "<test>")
     aliases = designs.pilot_aliases(config, sized)
@@ -203,20 +223,21 @@ def test_runs_already_in_the_results_folder_plan_the_paired_claims(fixed_rates, 
         execute(workflow.run_specs(config)[run_id], WordModel(), results_dir=tmp_path / "runs")
     claims = planning.plan(config, rates_file=tmp_path / "r.json").claims.set_index("claim")
     expected = Pilot(tmp_path / "runs").paired_base_discordance([(mmlu[0], None, mmlu[1], None)])
-    label = claims.loc["instruct vs base differ on mmlu:subject=computer_security", "planning"]
+    label = claims.loc[MMLU, "planning"]
     assert expected is not None and label == expected[1] and label.startswith("pilot: ψ0 ≤ ") and "of 30 pairs" in label
-    assert claims.loc["instruct vs base differ on boolq:only_contrast=True", "planning"] == "planning ψ = 0.25"
+    assert claims.loc[BOOLQ, "planning"] == "planning ψ = 0.25"
 
 
 def test_a_pilot_gives_the_upper_limit_of_the_within_item_variance_across_seeds(monkeypatch, tmp_path):
     """Three seeds × 30 items, 10 items right under two seeds of three (sample variance 1/3 each), 20 right under all:
-    mean within-item variance 10/3/30 = 1/9, planned at its one-sided 80% χ² upper limit with 30·2 degrees of freedom,
-    (1/9)·60 / χ²₀.₂(60) (Browne 1995), which notebook 02's Cochran's-Q MDE then uses."""
+    mean within-item variance 10/3/30 = 1/9, planned at v_max = 1/3 times the one-sided 80% Clopper–Pearson limit of the
+    share of items that vary, Beta(11, 20)'s 0.8 quantile (an exact limit: tests/test_pilot_coverage.py), which
+    notebook 02's Cochran's-Q MDE then uses."""
     runs = {f"seed{s}": {f"i{k}": (k >= 10 or s < 2) for k in range(30)} for s in range(3)}
     pilot = Pilot(tmp_path)
     monkeypatch.setattr(pilot, "_correct", lambda run_id, perturbation=None: runs.get(run_id))
     upper, note = pilot.seed_within_variance(list(runs))
-    assert upper == pytest.approx((1 / 9) * 60 / sps.chi2.ppf(0.2, 60)) and "0.111 observed over 3 seeds × 30 items" in note
+    assert upper == pytest.approx(sps.beta.ppf(0.8, 11, 20) / 3) and "0.111 observed over 3 seeds × 30 items" in note
     assert claim_mdes.seed_sd(30, 3, within_variance=upper)[0] == pytest.approx(stats.mde_seed_sd(30, 3, upper))
     assert pilot.seed_within_variance(["seed0", "absent", "seed2"]) is None
 
@@ -224,7 +245,7 @@ def test_a_pilot_gives_the_upper_limit_of_the_within_item_variance_across_seeds(
 def test_a_pilot_gives_the_upper_limit_of_a_depth_curves_end_minus_start_sd(tmp_path, mirrored_cache):
     """A NIAH curve made by a fake model (6 contexts, depths 0, 0.5, 1, with its baseline): the SD across contexts of
     P(gold) − baseline P(gold) at depth 1 minus at depth 0, recomputed here from the run's records, at its one-sided
-    80% χ² upper limit with 5 degrees of freedom."""
+    80% upper limit (Bonett 2006, by hand in tests/test_pilot_coverage.py)."""
     from helmlite.results import read_run
     from helmlite.runner import execute
     from helmlite.runspec import RunSpec
@@ -242,14 +263,14 @@ def test_a_pilot_gives_the_upper_limit_of_a_depth_curves_end_minus_start_sd(tmp_
         score[(r.metadata["context"], r.metadata["depth"])] = sum(gold) - sum(base)
     contrast = np.array([score[(c, 1.0)] - score[(c, 0.0)] for c in range(6)])
     upper, note = Pilot(tmp_path).depth_contrast_sd(folder.name)
-    assert upper == pytest.approx(max(contrast.std(ddof=1), 1e-3) * math.sqrt(5 / sps.chi2.ppf(0.2, 5)))
+    assert upper == pytest.approx(upper_sd(contrast)) and upper > contrast.std(ddof=1)
     assert "over 6 contexts" in note and Pilot(tmp_path).depth_contrast_sd("absent") is None
 
 
 def test_a_pilot_gives_the_step_contrasts_sd_and_the_calibration_claims_confidences(monkeypatch, tmp_path):
     """Hand-derived: 0, 1 and 2 shots on 30 items where 1 shot alone is right on 10 (contrast +2), 2 shots alone on 10
-    (contrast −1) and none on 10 (0): the contrast's SD is that of [2]*10 + [−1]*10 + [0]*10, planned at its 80% χ²
-    upper limit with 29 degrees of freedom. A calibration claim draws its confidences from the pilot's, so a pilot
+    (contrast −1) and none on 10 (0): the contrast's SD is that of [2]*10 + [−1]*10 + [0]*10, planned at its 80%
+    upper limit (Bonett 2006). A calibration claim draws its confidences from the pilot's, so a pilot
     whose confidences sit at 0.99 plans another MDE than U(1/4, 1)."""
     shots = {"zero": {f"i{k}": False for k in range(30)}, "one": {f"i{k}": k < 10 for k in range(30)},
              "two": {f"i{k}": 10 <= k < 20 for k in range(30)}}
@@ -257,7 +278,7 @@ def test_a_pilot_gives_the_step_contrasts_sd_and_the_calibration_claims_confiden
     monkeypatch.setattr(pilot, "_correct", lambda run_id, perturbation=None: shots.get(run_id))
     upper, note = pilot.step_contrast_sd("zero", "one", "two")
     contrast = np.array([2.0] * 10 + [-1.0] * 10 + [0.0] * 10)
-    assert upper == pytest.approx(contrast.std(ddof=1) * math.sqrt(29 / sps.chi2.ppf(0.2, 29))) and "30 items" in note
+    assert upper == pytest.approx(upper_sd(contrast)) and upper > contrast.std(ddof=1) and "30 items" in note
     assert claim_mdes.step_contrast(100, contrast_sd=upper)[0] == pytest.approx(
         (sps.norm.ppf(0.975) + sps.norm.ppf(0.8)) * upper / 10)
     sharp = claim_mdes.calibration([(400, 4)], pools=[np.full(50, 0.99)])[0]
@@ -267,7 +288,7 @@ def test_a_pilot_gives_the_step_contrasts_sd_and_the_calibration_claims_confiden
 def test_a_pilot_gives_the_upper_limit_of_the_length_contrasts_sd(tmp_path, mirrored_cache):
     """Two NIAH curves by a fake model at 128 and 256 tokens (6 contexts, 3 depths, with baselines): per context, the
     mean over depths of (P(gold) − baseline P(gold)) / (1 − chance) at 128 minus at 256 — recomputed here from the
-    runs' records with notebook 04's chance level — and the 80% χ² upper limit of its SD (5 degrees of freedom)."""
+    runs' records with notebook 04's chance level — and the 80% upper limit of its SD (Bonett 2006)."""
     from helmlite.analyses.depth.sweeps import chance_level
     from helmlite.results import read_run
     from helmlite.runner import execute
@@ -290,5 +311,5 @@ def test_a_pilot_gives_the_upper_limit_of_the_length_contrasts_sd(tmp_path, mirr
         means.append(np.array([np.mean(per_context[c]) for c in range(6)]))
     upper, note = Pilot(tmp_path).length_contrast_sd(*folders)
     contrast = means[0] - means[1]
-    assert upper == pytest.approx(max(contrast.std(ddof=1), 1e-3) * math.sqrt(5 / sps.chi2.ppf(0.2, 5)))
+    assert upper == pytest.approx(upper_sd(contrast))
     assert "over 6 contexts" in note

@@ -157,9 +157,9 @@ def test_helmet_claims_on_the_released_table(results):
     table = claims.claims_table(claim_list)
     claims.check_claims_table(table)
     icl_cite = table.iloc[2]
-    assert "ICL" in icl_cite["claim"] and "Cite" in icl_cite["claim"] and icl_cite["correction"] == "holm over 3 claims"
+    assert "ICL" in icl_cite["claim"] and "Cite" in icl_cite["claim"] and icl_cite["correction"] == "holm over 3 claims (family 'published correlations')"
     assert table.iloc[0]["null"] == 0.8 and table.iloc[0]["direction"] == "less"
-    power = helmet.power_table(claim_list)
+    power = helmet.power_table(claim_list, table)
     assert (power["n"] == 35).all() and (power["n_needed"] > 35).all()
 
 

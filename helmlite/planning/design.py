@@ -159,7 +159,8 @@ def design(config: dict, raw: dict, target: float, names: list[str] | None = Non
                      "n_needed": row.n_needed, "n_design": new.n if new is not None else math.nan,
                      "mde_design": mde_design, "discordance_design": new.discordance if new is not None else math.nan,
                      "reachable": bool(mde_design <= target + 1e-12),
-                     "predicted_s": sum(seconds.get(m, math.nan) for m in new.members) if new is not None else math.nan,
+                     "predicted_s": (sum(seconds.get(m, math.nan) for m in new.members)
+                                     if new is not None and new.members else math.nan),
                      "planning": row.planning, "sized": bool(chosen_row)})
     return Design(pd.DataFrame(rows, columns=COLUMNS + ["sized"]), raw_sized, before, after)
 

@@ -153,24 +153,28 @@ class Resampled:
         high = float(self.boot[self.size - r_up]) if r_up else math.inf
         return low, high
 
-    @property
-    def p_floor(self) -> float:
-        """The smallest p-value :meth:`p_value` can give: no resample at or beyond the null on one side (k = 0);
-        2/(B + 1) for the percentile method. A p at this floor is reported as "p ≤ floor"."""
-        if self.size == 0:
-            return math.nan
-        lower, upper = self._tails(np.array([0]))
-        return float(min(1.0, lower[0], upper[0]))
+    def _sides(self, null: float) -> tuple[float, float]:
+        """The two-sided p-values from the lower and the upper tail at ``null`` (k resamples at or beyond it there)."""
+        k_le = np.searchsorted(self.boot, null, side="right")
+        k_ge = self.size - np.searchsorted(self.boot, null, side="left")
+        return float(self._tails(np.array([k_le]))[0][0]), float(self._tails(np.array([k_ge]))[1][0])
 
     def p_value(self, null: float = 0.0) -> float:
         """Two-sided p-value of θ = ``null`` with the (k+1)/(B+1) correction (never 0)."""
         if self.size == 0:
             return math.nan
-        k_le = np.searchsorted(self.boot, null, side="right")
-        k_ge = self.size - np.searchsorted(self.boot, null, side="left")
-        lower, _ = self._tails(np.array([k_le]))
-        _, upper = self._tails(np.array([k_ge]))
-        return float(min(1.0, lower[0], upper[0]))
+        return min(1.0, *self._sides(null))
+
+    def floor_at(self, null: float = 0.0) -> float:
+        """The smallest p-value the tail that gives :meth:`p_value` at ``null`` can reach (k = 0 resamples beyond the
+        null on that side): a p at it is reported as "p ≤ floor". Under BCa (and the expanded percentile) the two tails'
+        floors differ, so the floor is the reporting tail's, not the smaller of the two; 2/(B + 1) for the percentile
+        method."""
+        if self.size == 0:
+            return math.nan
+        lower, upper = self._sides(null)
+        floor_lower, floor_upper = (float(side[0]) for side in self._tails(np.array([0])))
+        return float(min(1.0, floor_lower if lower <= upper else floor_upper))
 
 
 #: The method name of a BCa interval that fell back to the percentile interval of the same resamples.
@@ -271,7 +275,7 @@ def paired_test(arrays, difference: Statistic, *, level: float = 0.95, n_resampl
         return PairedComparison(theta_hat, math.nan, math.nan, n, level, resampled.method, p_value=math.nan)
     low, high, procedure, name = defined_interval(resampled, level, n)
     return PairedComparison(theta_hat, low, high, n, level, name, p_value=procedure.p_value(0.0),
-                            p_floor=procedure.p_floor)
+                            p_floor=procedure.floor_at(0.0))
 
 
 def bootstrap_weighted(n_items: int, statistic: Callable[[np.ndarray], np.ndarray], *, level: float = 0.95,

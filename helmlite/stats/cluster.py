@@ -194,7 +194,7 @@ def cluster_paired_difference(a, b, clusters, *, statistic: str = "mean", level:
     resampled = Resampled(_cluster_distribution(sums, sizes, n_resamples, seed), "expanded", n=len(sums))
     low, high, _, name = defined_interval(resampled, level, len(sums), METHOD)
     return PairedComparison(estimate, low, high, len(sums), level, name, p_value=resampled.p_value(0.0),
-                            p_floor=resampled.p_floor)
+                            p_floor=resampled.floor_at(0.0))
 
 
 def _no_discordance(clusters, level: float, n: int) -> PairedComparison:

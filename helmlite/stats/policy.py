@@ -58,7 +58,7 @@ def _independent_groups(data, versus, statistic: Callable, level: float, n_resam
     low, high = resampled.interval(level)
     n = min(len(groups[0][0]), len(groups[1][0]))
     return PairedComparison(estimate, low, high, n, level, "percentile (independent groups)", p_value=resampled.p_value(0.0),
-                            p_floor=resampled.p_floor)
+                            p_floor=resampled.floor_at(0.0))
 
 
 def interval_for(data, *, statistic: Callable | None = None, paired: bool = False, clusters=None,

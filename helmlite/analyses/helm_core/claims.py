@@ -77,13 +77,14 @@ def _one_claim_per_model(frame: pd.DataFrame, prefix: str) -> pd.DataFrame:
     return frame[pooled | ~frame["model"].isin(frame.loc[pooled, "model"])]
 
 
-def live_claims(model_differences: pd.DataFrame, perturbation_deltas: pd.DataFrame,
-                calibration: pd.DataFrame, calibration_mde=None) -> list[Claim]:
+def live_claims(model_differences: pd.DataFrame, perturbation_deltas: pd.DataFrame, calibration: pd.DataFrame, *,
+                pair: tuple[str, str], calibration_mde) -> list[Claim]:
     """Claims on the live runs, from the tables of :mod:`helmlite.analyses.helm_core.live`, named as
-    :func:`declare_claims` declares them. ``calibration_mde``: (model, scenario, α) → the ECE test's MDE at α
+    :func:`declare_claims` declares them. ``pair``: the models (a, b) of the model-difference table (a − b).
+    ``calibration_mde``: (model, scenario, α) → the ECE test's MDE at α
     (:func:`helmlite.analyses.helm_core.calibration_mde`), so that its MDE is at its family's level."""
     claims = []
-    a, b = (model_differences.columns[4], model_differences.columns[5]) if len(model_differences.columns) > 5 else ("", "")
+    a, b = pair
     for row in _multiple_choice(model_differences).itertuples():
         claims.append(Claim(model_difference_name(a, b, row.scenario), f"live:model_difference:{row.scenario}",
                             row.difference, row.ci_low, row.ci_high, 0.0, int(row.n), "two-sided", p_value=row.p_value,
@@ -99,8 +100,7 @@ def live_claims(model_differences: pd.DataFrame, perturbation_deltas: pd.DataFra
                                 discordance=observed_discordance(row.discordance, int(row.n)), family=LIVE))
     for row in _one_claim_per_model(_multiple_choice(calibration), POOLED).itertuples():
         # the test of perfect calibration (ECE against calibrated simulations) and the interval dual to it
-        mde = (row.mde if calibration_mde is None
-               else (lambda alpha, model=row.model, scenario=row.scenario: calibration_mde(model, scenario, alpha)))
+        mde = (lambda alpha, model=row.model, scenario=row.scenario: calibration_mde(model, scenario, alpha))
         claims.append(Claim(calibration_name(row.model, row.scenario),
                             f"live:calibration_error:{row.model}:{row.scenario}", row.calibration_error, row.ci_low,
                             row.ci_high, 0.0, int(row.n), "greater", p_value=row.p_two_sided, mde=mde,
