@@ -10,8 +10,9 @@ Any run folder can be compared: a native run or one imported from crfm-helm, lm-
   interval; for continuous scores a paired bootstrap over items whose p-value comes from the same resamples;
 * the verdict on the claim "A > B" (A's mean is higher) from :func:`helmlite.claims.claims_table` — ``supported``,
   ``contradicted`` (B's is higher) or ``inconclusive`` — with every pair and metric of the call in one family,
-  Holm-corrected (Holm 1979), the minimum detectable effect at this n (80% power of the test used) and the n
-  needed to detect the observed difference.
+  Holm-corrected (Holm 1979), the minimum detectable effect at this n (80% power of the test used at α / m, Holm's
+  worst case over the call's m comparisons: one pair is decided at α = 0.05, as a notebook decides a claim that its
+  config declares as the one primary claim of its family) and the n needed to detect the observed difference.
 
 Never an unpaired test on paired items (lm-eval's ``scripts/model_comparator.py`` applies a two-sample z-test to
 them; its issue #3831): the item effect both runs share cancels only when the pairing is kept.
@@ -38,8 +39,8 @@ from .seeds import rng
 ON_MISSING = ("error", "drop")
 #: The table's columns, one row per pair of runs and metric.
 COLUMNS = ["metric", "run_a", "run_b", "n", "dropped", "kind", "mean_a", "ci_low_a", "ci_high_a", "mean_b", "ci_low_b",
-           "ci_high_b", "difference", "ci_low", "ci_high", "interval", "p_value", "p_adjusted", "correction", "mde",
-           "n_needed", "verdict", "evidence"]
+           "ci_high_b", "difference", "ci_low", "ci_high", "interval", "p_value", "p_adjusted", "correction",
+           "alpha_per_claim", "mde", "n_needed", "verdict", "evidence"]
 _SHOWN_IDS = 5
 
 
@@ -243,7 +244,8 @@ def compare_runs(runs: list[Run], metrics: list[str] | None = None, *, alpha: fl
     out = pd.DataFrame(rows)
     for column in ("difference", "ci_low", "ci_high", "p_value", "p_adjusted", "correction", "mde", "verdict", "evidence"):
         out[column] = verdicts["estimate" if column == "difference" else column].to_numpy()
-    out["n_needed"] = [claims.n_needed(claim, abs(claim.estimate), alpha) for claim in pairs]
+    out["alpha_per_claim"] = verdicts["alpha"].to_numpy()
+    out["n_needed"] = [claims.n_needed(claim, abs(claim.estimate), a) for claim, a in zip(pairs, out["alpha_per_claim"])]
     return out[COLUMNS]
 
 
@@ -299,8 +301,11 @@ def render(table: pd.DataFrame, runs: list[Run], alpha: float) -> str:
     notes = [f"{'; '.join(tests[k] for k in kinds)}. Verdict on \"1st > 2nd\": supported (the 1st has the higher mean), "
              f"contradicted (the 2nd has) or inconclusive, at α = {claims.format_number(alpha)} with p Holm-adjusted over "
              f"the {len(table)} comparison(s); for a metric where lower is better (an error rate, toxicity) supported "
-             f"means the 1st is worse. MDE: the smallest difference this n detects with 80% power; "
-             f"\"n to detect\": the pairs needed to detect the observed difference" + (
+             f"means the 1st is worse. MDE: the smallest difference this n detects with 80% power at the level each "
+             f"comparison is decided at, α = {claims.format_number(alpha)} / {len(table)} (Holm's worst case over this "
+             f"call's comparisons; a notebook that decides the same claim inside a family of k hypotheses decides it at "
+             f"α / k: its claims table's alpha column); "
+             f"\"n to detect\": the pairs needed to detect the observed difference at that level" + (
                  "; \"time for n\": the predicted run compute of the 1st and the 2nd at that n on this machine (helmlite "
                  "plan's measured rates; n/a for imported runs and models it cannot price or has not measured: `helmlite plan` "
                  "measures them)." if "seconds_to_detect_a" in table

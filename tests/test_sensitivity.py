@@ -93,7 +93,7 @@ def test_seed_spread_reports_the_variance_component_and_labels_raw_spread():
     order = sorted(range(100), key=lambda k: f"i{k}")  # instances aligned by id
     component = stats.seed_variance_component(items[:, order], n_resamples=500, seed=0)
     assert spread["seed_variance"] == pytest.approx(component.estimate)
-    assert spread["p_seeds_matter"] == pytest.approx(stats.seeds_matter_test(items[:, order]))
+    assert spread["p_seeds_matter"] == pytest.approx(stats.seeds_matter_test(items[:, order])[0])
     # the SD scale: the square root of the component and of its interval's bounds (clipped at 0); the MDE of
     # Cochran's Q at the mean within-item variance across seeds (computed here with numpy on the raw matrix)
     assert spread["seed_sd"] == pytest.approx(max(component.estimate, 0) ** 0.5)

@@ -16,7 +16,7 @@ from scipy import stats as sps
 from statsmodels.stats.anova import anova_lm
 from statsmodels.stats.contingency_tables import cochrans_q
 
-from helmlite import stats
+from helmlite import claims, stats
 from helmlite.stats.variance import _mls_difference
 
 
@@ -38,7 +38,7 @@ def test_mean_squares_and_f_test_equal_statsmodels_anova():
     assert (component.df_seed, component.df_residual) == (3, 87)
     assert component.estimate == pytest.approx((ms_seed - ms_residual) / 30)
     assert component.raw_variance == pytest.approx(matrix.mean(axis=1).var(ddof=1))
-    assert stats.seeds_matter_test(matrix) == pytest.approx(table.loc["C(seed)", "PR(>F)"])
+    assert stats.seeds_matter_test(matrix)[0] == pytest.approx(table.loc["C(seed)", "PR(>F)"])
 
 
 def test_cochrans_q_for_binary_scores():
@@ -48,10 +48,10 @@ def test_cochrans_q_for_binary_scores():
     k = matrix.shape[0]
     columns, rows, total = matrix.sum(axis=1), matrix.sum(axis=0), matrix.sum()
     q = (k - 1) * (k * np.sum(columns**2) - total**2) / (k * total - np.sum(rows**2))
-    p = stats.seeds_matter_test(matrix)
+    p, floor = stats.seeds_matter_test(matrix)
     assert p == pytest.approx(sps.chi2.sf(q, k - 1))
-    assert p == pytest.approx(tuple(cochrans_q(matrix.T.astype(int)))[1])
-    assert stats.seeds_matter_test(np.ones((3, 10))) == 1.0  # no item varies across seeds
+    assert p == pytest.approx(tuple(cochrans_q(matrix.T.astype(int)))[1]) and floor == 0.0  # an analytic test: no floor
+    assert stats.seeds_matter_test(np.ones((3, 10))) == (1.0, 0.0)  # no item varies across seeds
 
 
 def test_mls_interval_reduces_to_the_exact_chi_square_interval():
@@ -75,7 +75,7 @@ def test_seed_variance_interval_covers_the_true_seed_variance(seed_sd):
         matrix = rng.normal(0, seed_sd, (5, 1)) + rng.normal(0, 1, (1, 200)) + rng.normal(0, 0.5, (5, 200))
         component = stats.seed_variance_component(matrix)
         hits += component.ci_low <= seed_sd**2 <= component.ci_high
-        rejected += stats.seeds_matter_test(matrix) < 0.05
+        rejected += stats.seeds_matter_test(matrix)[0] < 0.05
         negative += component.estimate < 0
         assert component.estimate_clipped == max(0.0, component.estimate)
     assert 0.91 <= hits / 400 <= 0.99
@@ -124,10 +124,12 @@ def test_anova_table_without_residual_df_uses_the_fits():
 def test_exactly_additive_scores_get_a_permutation_p_never_0():
     """The issue's matrix [[0, .5], [.5, 1], [.25, .75]] is exactly seed + item (no residual): F is
     infinite and its p was 0. Hand-derived: with the first item fixed there are 3! arrangements of the
-    second; only the observed one reaches the observed seed sum of squares, so p = 1/6."""
-    assert stats.seeds_matter_test(np.array([[0, 0.5], [0.5, 1], [0.25, 0.75]])) == pytest.approx(1 / 6)
+    second; only the observed one reaches the observed seed sum of squares, so p = 1/6 — an exact p, no floor. A design
+    too large to enumerate is sampled (9,999 permutations): none as extreme, p = 1/10,000, which is that test's floor
+    and reads "≤"."""
+    assert stats.seeds_matter_test(np.array([[0, 0.5], [0.5, 1], [0.25, 0.75]])) == (pytest.approx(1 / 6), 0.0)
     additive = np.add.outer(np.linspace(0, 0.5, 6), np.linspace(0, 1, 8)) / 2  # 720^7 arrangements: sampled
-    p = stats.seeds_matter_test(additive)
-    assert p == pytest.approx(1 / 10_000) and p > 0
+    p, floor = stats.seeds_matter_test(additive)
+    assert p == floor == pytest.approx(1 / 10_000) and p > 0 and claims.format_p(p, floor).startswith("≤")
     nearly = np.array([[1e-6, 0.5], [0.5, 1], [0.25, 0.75]])  # a tiny design is permuted exactly: no jump
-    assert stats.seeds_matter_test(nearly) == pytest.approx(1 / 6)
+    assert stats.seeds_matter_test(nearly)[0] == pytest.approx(1 / 6)

@@ -53,12 +53,13 @@ accuracies on the same items (exact McNemar test, with ``discordance`` — the o
 """
 from .numbers import P_FLOOR, at_floor, claimed_size_p_value, format_number, format_p, interval_p_value
 from .power import base_discordance, min_units, minimum_detectable_effect, n_needed, observed_discordance, power_table
+from .declaration import POWER_FORMULAS, Declared
 from .families import check_primary
 from .record import (COLUMNS, CORRECTIONS, DIRECTIONS, EXPLORATORY, POWER, REQUIRED_COLUMNS, SCALES, TABLE_VERDICTS,
                      VERDICTS, Claim)
 from .verdicts import check_claims_table, claims_table, readable, verdict
 
 __all__ = ["COLUMNS", "CORRECTIONS", "DIRECTIONS", "EXPLORATORY", "P_FLOOR", "POWER", "REQUIRED_COLUMNS", "SCALES",
-           "TABLE_VERDICTS", "VERDICTS", "Claim", "at_floor", "check_primary", "base_discordance", "check_claims_table", "claimed_size_p_value", "claims_table", "format_number",
+           "TABLE_VERDICTS", "VERDICTS", "Claim", "Declared", "POWER_FORMULAS", "at_floor", "check_primary", "base_discordance", "check_claims_table", "claimed_size_p_value", "claims_table", "format_number",
            "format_p", "interval_p_value", "min_units", "minimum_detectable_effect", "n_needed", "observed_discordance",
            "power_table", "readable", "verdict"]

@@ -13,6 +13,19 @@ from .power import _power_note, min_units, minimum_detectable_effect
 from .record import COLUMNS, CORRECTIONS, EXPLORATORY, REQUIRED_COLUMNS, TABLE_VERDICTS, Claim
 
 
+def _row(claim: Claim, p_adjusted, p_claimed_adjusted, correction_note: str, mde_alpha: float) -> dict:
+    """The claims-table row of ``claim`` but its verdict and evidence: its raw and adjusted p-values (its own, or from
+    its interval), its MDE at ``mde_alpha`` and its family."""
+    p_raw = claim.p_value if claim.p_value is not None else interval_p_value(claim)
+    p_size = _p_claimed(claim)
+    return {"claim": claim.claim, "quantity": claim.quantity, "estimate": claim.estimate, "ci_low": claim.ci_low,
+            "ci_high": claim.ci_high, "null": claim.null, "n": claim.n, "mde": minimum_detectable_effect(claim, mde_alpha),
+            "p_value": p_raw, "p_adjusted": p_raw if p_adjusted is None else p_adjusted, "correction": correction_note,
+            "direction": claim.direction, "claimed_effect": claim.claimed_effect, "p_claimed": p_size,
+            "p_claimed_adjusted": p_size if p_claimed_adjusted is None else p_claimed_adjusted, "p_floor": claim.p_floor,
+            "family": claim.family, "role": "primary", "family_size": 1, "alpha": mde_alpha}
+
+
 def verdict(claim: Claim, *, alpha: float | None = None, p_adjusted: float | None = None,
             p_claimed_adjusted: float | None = None, correction_note: str = "single claim",
             mde_alpha: float | None = None) -> dict:
@@ -26,18 +39,10 @@ def verdict(claim: Claim, *, alpha: float | None = None, p_adjusted: float | Non
     alpha = 1 - claim.level if alpha is None else alpha
     mde_alpha = alpha if mde_alpha is None else mde_alpha
     low, high, null, n = claim.ci_low, claim.ci_high, claim.null, claim.n
-    p_raw = claim.p_value if claim.p_value is not None else interval_p_value(claim)
-    p_adj = p_raw if p_adjusted is None else p_adjusted
-    p_size = _p_claimed(claim)
-    p_size_adj = p_size if p_claimed_adjusted is None else p_claimed_adjusted
-    mde = minimum_detectable_effect(claim, mde_alpha)
+    row = _row(claim, p_adjusted, p_claimed_adjusted, correction_note, mde_alpha)
+    p_raw, p_adj, p_size, p_size_adj, mde = (row[k] for k in ("p_value", "p_adjusted", "p_claimed", "p_claimed_adjusted", "mde"))
     interval = f"{claim.level:.0%} CI [{format_number(low)}, {format_number(high)}] (n = {n})"
     c = claim.claimed_effect
-    row = {"claim": claim.claim, "quantity": claim.quantity, "estimate": claim.estimate, "ci_low": low,
-           "ci_high": high, "null": null, "n": n, "mde": mde, "p_value": p_raw, "p_adjusted": p_adj,
-           "correction": correction_note, "direction": claim.direction, "claimed_effect": c, "p_claimed": p_size,
-           "p_claimed_adjusted": p_size_adj, "p_floor": claim.p_floor, "family": claim.family, "role": "primary",
-           "family_size": 1, "alpha": mde_alpha}
     source = "" if claim.p_value is not None else " (p from the interval, normal approximation)"
     size_source = "" if claim.p_claimed is not None else " (from the interval, normal approximation)"
 

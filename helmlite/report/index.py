@@ -35,8 +35,11 @@ def _decided(analyses: list[tuple[Analysis, dict]], base: Path) -> list[str]:
             table = pd.read_csv(path)
             decided = table[table["verdict"].isin(["supported", "contradicted"])]
             report = f"<a href='{_link(files['html'], base)}'>{html.escape(analysis.title)}</a>"
+            exploratory = int((table["verdict"] == "exploratory").sum())
             counts.append(f"<li>{report} ({html.escape(Path(path).name)}): {len(decided)} decided, "
-                          f"{int((table['verdict'] == 'inconclusive').sum())} inconclusive of {len(table)} claims</li>")
+                          f"{int((table['verdict'] == 'inconclusive').sum())} inconclusive"
+                          + (f", {exploratory} exploratory (not declared primary)" if exploratory else "")
+                          + f" of {len(table)} claims</li>")
             for row in decided.itertuples():
                 rows.append(f"<tr><td class='hl-verdict-{html.escape(row.verdict)}'>{html.escape(row.verdict)}</td>"
                             f"<td>{html.escape(str(row.claim))}</td><td>{row.estimate:.3g} [{row.ci_low:.3g}, "

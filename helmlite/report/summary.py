@@ -21,8 +21,8 @@ from ..reproduction import VERDICTS as REPRODUCTION_VERDICTS
 #: figure of the notebook (:func:`helmlite.report.figures_shown`).
 HEADLINE_METADATA = {"helmlite": "headline"}
 
-#: The claim verdicts in the order a reader wants them: what the data decided first.
-_VERDICT_ORDER = ("supported", "contradicted", "inconclusive")
+#: The claim verdicts in the order a reader wants them: what the data decided first, then what was not to be decided.
+_VERDICT_ORDER = ("supported", "contradicted", "inconclusive", "exploratory")
 
 
 def _number(value: float) -> str:
@@ -35,12 +35,18 @@ def meaning(row) -> str:
     """One claim's verdict in words a student follows (from the claims table's columns; :mod:`helmlite.claims`
     decides the verdict, this only says it)."""
     interval = f"the 95% interval [{_number(row.ci_low)}, {_number(row.ci_high)}]"
+    if row.verdict == "exploratory":
+        return (f"Exploratory — not among the primary claims this run's config declares, so no decision is made: "
+                f"estimate {_number(row.estimate)}, {interval}, unadjusted p "
+                f"{format_p(getattr(row, 'p_value', math.nan), getattr(row, 'p_floor', 0.0)).removeprefix('= ')}.")
     if row.verdict == "supported":
         return f"The data support it: {interval} lies on the claimed side of {_number(row.null)}, and the test agrees."
     if row.verdict == "contradicted":
         return f"The data go against it: {interval} excludes what the claim asserts, and the test agrees."
     if not (math.isfinite(row.ci_low) and math.isfinite(row.ci_high)):
-        reason = str(row.claim).partition("— inconclusive: ")[2].removesuffix(" (no verdict)") or "see the claims table's evidence"
+        note = str(getattr(row, "evidence", "")).split(" — ")[0]
+        reason = (note.removeprefix("inconclusive: ").removesuffix(" (no verdict)") if note.startswith("inconclusive: ")
+                  else "see the claims table's evidence")
         return f"No verdict: no interval was computed ({reason})."
     excludes = row.ci_low > row.null or row.ci_high < row.null
     correction = getattr(row, "correction", None)
@@ -59,10 +65,21 @@ def meaning(row) -> str:
                 "would count against it, not for it.")
     planning = (" — the share of items on which the two sides differ growing with the effect (the claims table's "
                 "evidence gives the MDE at the observed share too)" if "growing with the effect" in str(getattr(row, "evidence", "")) else "")
+    level = (f" at α = {_number(row.alpha)}, its family's level" if math.isfinite(getattr(row, "alpha", math.nan))
+             else "")
     if math.isfinite(row.mde):
         return (f"Too uncertain to decide: {why}; at n = {int(row.n)} only an effect of about {_number(row.mde)} would be "
-                f"detected reliably (80% power{planning}).")
-    return f"Too uncertain to decide: {why}; at n = {int(row.n)} no effect size reaches 80% power{planning}."
+                f"detected reliably (80% power{level}{planning}).")
+    return f"Too uncertain to decide: {why}; at n = {int(row.n)} no effect size reaches 80% power{level}{planning}."
+
+
+def family_label(row) -> str:
+    """Which family a claim's verdict belongs to and its size ("live runs, 9 hypotheses"), or "exploratory"."""
+    if getattr(row, "role", "primary") == "exploratory":
+        return "exploratory"
+    size = getattr(row, "family_size", math.nan)
+    counted = f", {int(size)} hypothes{'is' if size == 1 else 'es'}" if isinstance(size, (int, float)) and math.isfinite(size) else ""
+    return f"{getattr(row, 'family', '')}{counted}"
 
 
 def counts_sentence(claims: pd.DataFrame | None, reproduction: pd.DataFrame | None) -> str:
@@ -71,7 +88,9 @@ def counts_sentence(claims: pd.DataFrame | None, reproduction: pd.DataFrame | No
     parts = []
     if claims is not None and len(claims):
         counts = claims["verdict"].value_counts()
-        parts.append(", ".join(f"<b>{int(counts.get(v, 0))} {v}</b>" for v in _VERDICT_ORDER) + f" of {len(claims)} claims")
+        shown = [v for v in _VERDICT_ORDER if v != "exploratory" or counts.get(v, 0)]
+        parts.append(", ".join(f"<b>{int(counts.get(v, 0))} {v}</b>" for v in shown) + f" of {len(claims)} claims"
+                     + _families_sentence(claims))
     if reproduction is not None and len(reproduction):
         counts = reproduction["verdict"].value_counts()
         parts.append("reproduction check: " + ", ".join(
@@ -79,17 +98,28 @@ def counts_sentence(claims: pd.DataFrame | None, reproduction: pd.DataFrame | No
     return " · ".join(parts) if parts else "This run tests no claim and has no published value to check."
 
 
+def _families_sentence(claims: pd.DataFrame) -> str:
+    """" (Holm within each family: live runs, 9 hypotheses; published leaderboard, 7)" — the families the verdicts were
+    corrected over; empty for a table without families."""
+    if "family" not in claims or "role" not in claims:
+        return ""
+    primary = claims[claims["role"] == "primary"].drop_duplicates("family")
+    if primary.empty:
+        return ""
+    return " (corrected within each family: " + "; ".join(family_label(row) for row in primary.itertuples()) + ")"
+
+
 def claims_html(claims: pd.DataFrame) -> str:
-    """The claims as a table: verdict, claim, estimate [95% interval], n, MDE and what the verdict means; decided
-    claims first."""
+    """The claims as a table: verdict, claim, its family (and size) or "exploratory", estimate [95% interval], n, MDE and
+    what the verdict means; decided claims first."""
     order = {verdict: i for i, verdict in enumerate(_VERDICT_ORDER)}
     rows = []
     for row in claims.assign(_order=claims["verdict"].map(order)).sort_values("_order", kind="stable").itertuples():
         rows.append(f"<tr><td class='hl-verdict-{html.escape(row.verdict)}'>{html.escape(row.verdict)}</td>"
-                    f"<td>{html.escape(str(row.claim))}</td>"
+                    f"<td>{html.escape(str(row.claim))}</td><td>{html.escape(family_label(row))}</td>"
                     f"<td>{_number(row.estimate)} [{_number(row.ci_low)}, {_number(row.ci_high)}]</td>"
                     f"<td>{int(row.n)}</td><td>{_number(row.mde)}</td><td>{html.escape(meaning(row))}</td></tr>")
-    return ("<table><thead><tr><th>verdict</th><th>claim</th><th>estimate [95% CI]</th><th>n</th>"
+    return ("<table><thead><tr><th>verdict</th><th>claim</th><th>family</th><th>estimate [95% CI]</th><th>n</th>"
             "<th>MDE</th><th>what it means</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
 
 

@@ -115,8 +115,10 @@ def seed_variance_component(matrix, level: float = 0.95, n_resamples: int | None
                              raw_variance=float(matrix.mean(axis=1).var(ddof=1)))
 
 
-def seeds_matter_test(matrix) -> float:
-    """p-value of "every seed has the same expected score" for a seeds × items matrix.
+def seeds_matter_test(matrix) -> tuple[float, float]:
+    """(p-value, its floor) of "every seed has the same expected score" for a seeds × items matrix. The floor is the
+    smallest p the test can give where it is a resampling test — 1/(B + 1) for random within-item permutations, so a p
+    there reads "p ≤ floor" — and 0 for the exact and analytic tests below.
 
     0/1 scores: Cochran's (1950) Q test (statsmodels ``cochrans_q`` on the items × seeds table; items
     on which all seeds agree carry no information; 1.0 when no item varies). Continuous scores: the
@@ -131,24 +133,24 @@ def seeds_matter_test(matrix) -> float:
     matrix = _matrix(matrix)
     if is_binary(matrix):
         if not np.any(matrix.min(axis=0) != matrix.max(axis=0)):
-            return 1.0
+            return 1.0, 0.0
         from statsmodels.stats.contingency_tables import cochrans_q
 
         _, p_value, _ = cochrans_q(matrix.T.astype(int))  # unpacks in statsmodels 0.14 and 0.15
-        return float(p_value)
+        return float(p_value), 0.0
     ms_seed, ms_residual, df_seed, df_residual = _two_way(matrix)
     if ms_seed == 0:
-        return 1.0
+        return 1.0, 0.0
     seeds, items = matrix.shape
     if math.factorial(seeds) ** (items - 1) <= _EXACT_ARRANGEMENTS or ms_residual <= 1e-12 * ms_seed:
         return _within_item_permutation_p(matrix)  # tiny designs, or exactly additive scores (F infinite)
-    return max(float(sps.f.sf(ms_seed / ms_residual, df_seed, df_residual)), np.finfo(float).tiny)
+    return max(float(sps.f.sf(ms_seed / ms_residual, df_seed, df_residual)), np.finfo(float).tiny), 0.0
 
 
 _EXACT_ARRANGEMENTS = 10_000  # designs with at most this many within-item arrangements are permuted exactly
 
 
-def _within_item_permutation_p(matrix: np.ndarray, n_resamples: int = 9_999, seed: Seed = 0) -> float:
+def _within_item_permutation_p(matrix: np.ndarray, n_resamples: int = 9_999, seed: Seed = 0) -> tuple[float, float]:
     """Permutation p-value of "seeds do not matter": for designs small enough to enumerate, and when the F
     test is undefined (no residual variance: the scores are exactly seed + item effects, so F = ∞).
 
@@ -156,7 +158,8 @@ def _within_item_permutation_p(matrix: np.ndarray, n_resamples: int = 9_999, see
     and Bootstrap Tests of Hypotheses*, §5), and SS_seed orders the arrangements as F does (the
     within-item sum of squares is the same for all). All (S!)^(I−1) arrangements are enumerated when
     there are at most ``n_resamples`` + 1 of them (p = share at least as extreme, the observed one
-    included), else ``n_resamples`` random ones with p = (k + 1)/(B + 1); never 0."""
+    included; an exact p, floor 0), else ``n_resamples`` random ones with p = (k + 1)/(B + 1), never 0, and its floor
+    1/(B + 1)."""
     from itertools import permutations, product
 
     seeds, items = matrix.shape
@@ -170,12 +173,12 @@ def _within_item_permutation_p(matrix: np.ndarray, n_resamples: int = 9_999, see
         orders = list(permutations(range(seeds)))
         columns = [[matrix[list(order), i] for order in orders] for i in range(1, items)]
         arranged = np.array([np.column_stack([matrix[:, 0], *combo]) for combo in product(*columns)])
-        return float(np.mean(ss_seed(arranged) >= observed))
+        return float(np.mean(ss_seed(arranged) >= observed)), 0.0
     rng = np.random.default_rng(seed)
     shuffled = np.argsort(rng.random((n_resamples, seeds, items)), axis=1)
     shuffled[:, :, 0] = np.arange(seeds)
     arranged = np.take_along_axis(np.broadcast_to(matrix, shuffled.shape), shuffled, axis=1)
-    return float((1 + np.sum(ss_seed(arranged) >= observed)) / (n_resamples + 1))
+    return float((1 + np.sum(ss_seed(arranged) >= observed)) / (n_resamples + 1)), 1 / (n_resamples + 1)
 
 
 def anova_table(frame: pd.DataFrame, response: str, factors: Sequence[str]) -> pd.DataFrame:

@@ -7,8 +7,7 @@ import math
 
 import pandas as pd
 
-from ...claims import Claim
-from ...claims.declaration import Declared
+from ...claims import Claim, Declared
 from .sweeps import MIN_CONTEXTS, SCORE_NAME
 
 FAMILY = "depth"

@@ -24,10 +24,9 @@ import pandas as pd
 
 from ... import stats
 from ...adaptation import MULTIPLE_CHOICE_METHODS
-from ...claims import Claim, observed_discordance
+from ...claims import Claim, Declared, observed_discordance
 from ...perturbations import PERTURBATIONS
 from ...seeds import rng
-from ...claims.declaration import Declared
 from .live import PERTURBED_POOLED, POOLED
 from .published import RELATED
 from ...leaderboards import RankingView

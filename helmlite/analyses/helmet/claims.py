@@ -20,8 +20,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ... import stats
-from ...claims import Claim
-from ...claims.declaration import Declared
+from ...claims import Claim, Declared
 
 AVERAGE_LIMIT = 0.8
 FAMILY = "published correlations"

@@ -13,8 +13,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ... import stats
-from ...claims import Claim, observed_discordance
-from ...claims.declaration import Declared
+from ...claims import Claim, Declared, observed_discordance
 
 
 FAMILY = "prompt sensitivity"

@@ -62,13 +62,14 @@ def seed_spread(runs: list[Run], *, seed: int, n_resamples: int) -> pd.DataFrame
         component = stats.seed_variance_component(matrix, n_resamples=n_resamples, seed=rng(seed, "seed-variance", model, scenario))
         means = matrix.mean(axis=1)
         within = max(float(matrix.var(axis=0, ddof=1).mean()), 1 / (len(shared) * len(members)))  # ≥ one item varying
+        p_seeds, p_floor = stats.seeds_matter_test(matrix)
         rows.append({"model": model, "scenario": scenario, "seeds": len(members), "n": len(shared),
                      "seed_variance": component.estimate, "seed_sd": float(np.sqrt(max(component.estimate, 0.0))),
                      "ci_low": component.ci_low, "ci_high": component.ci_high, "interval": component.method,
                      "sd_ci_low": float(np.sqrt(max(component.ci_low, 0.0))), "sd_ci_high": float(np.sqrt(max(component.ci_high, 0.0))),
                      "within_item_variance": within,
                      "mde_sd": stats.mde_seed_sd(len(shared), len(members), within),
-                     "p_seeds_matter": stats.seeds_matter_test(matrix),
+                     "p_seeds_matter": p_seeds, "p_floor": p_floor,
                      "raw_min": means.min(), "raw_max": means.max(), "raw_range": np.ptp(means), "raw_sd": means.std(ddof=1)})
     return pd.DataFrame(rows)
 
