@@ -373,3 +373,21 @@ def test_the_summary_says_when_the_estimate_leans_against_the_claim_and_which_pl
     floored = _claims().iloc[[0]].assign(verdict="inconclusive", p_value=2 / 2001, p_floor=2 / 2001, p_adjusted=0.06,
                                          correction="holm over 30 claims")
     assert "(adjusted p ≤ 0.06)" in summary.meaning(next(floored.itertuples()))
+
+
+def test_a_claim_the_plan_does_not_name_verbatim_is_reported(tmp_path, monkeypatch):
+    """``make e2e``'s name check: a claims table's claim that the plan of the same config does not declare under the
+    same name is listed (here a name with a data-dependent suffix, as the depth claims once carried)."""
+    import pandas as pd
+
+    from helmlite import planning, workflow
+    from helmlite.report import checks
+
+    config = workflow.validate_config({"analyses": ["helmet"], "output_dir": str(tmp_path)}, "<test>")
+    declared = planning.claim_mdes.declarations([], ["helmet"])
+    monkeypatch.setattr(planning, "plan", lambda config, **kwargs: type("P", (), {"claims": pd.DataFrame(
+        {"claim": [d.name for d in declared]})})())
+    tables = tmp_path / "tables"
+    tables.mkdir()
+    pd.DataFrame({"claim": [declared[0].name, declared[1].name + " — at the ceiling"]}).to_csv(tables / "helmet_claims.csv")
+    assert checks.unplanned_claims(config) == [f"{tables}/helmet_claims.csv: {declared[1].name} — at the ceiling"]

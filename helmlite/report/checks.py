@@ -1,6 +1,7 @@
 """Checks on the executed notebooks of a workflow run, before anyone reads them (``make e2e`` runs
-:func:`check_reports` on ``config/test.yaml``): each shows every catalogued figure, and none carries a warning,
-an error or a download message (a stderr or error output), which would reach its report."""
+:func:`check_reports` on ``config/test.yaml``): each shows every catalogued figure, none carries a warning,
+an error or a download message (a stderr or error output), which would reach its report, and every claim its claims
+table names is a claim ``helmlite plan --claims`` accepts verbatim (:func:`unplanned_claims`)."""
 from __future__ import annotations
 
 import os
@@ -35,9 +36,28 @@ def stray_outputs(notebook: str | os.PathLike) -> list[str]:
     return found
 
 
+def unplanned_claims(config: dict) -> list[str]:
+    """The claims of the config's claims tables (``tables/*_claims.csv``) that its plan does not declare under the same
+    name — the name a report prints must be what ``helmlite plan --claims`` accepts (the planner counts tokens here but
+    measures no rates)."""
+    import pandas as pd
+
+    from .. import workflow
+    from ..planning import plan
+
+    declared = set(plan(config, measure_rates=False).claims["claim"])
+    missing = []
+    for analysis in workflow.enabled(config):
+        path = workflow.outputs(config, analysis)["tables"]
+        for table in (p for p in path if str(p).endswith("_claims.csv")):
+            missing += [f"{table}: {name}" for name in pd.read_csv(table)["claim"] if name not in declared]
+    return missing
+
+
 def check_reports(config_path: str | os.PathLike) -> None:
     """Fail unless every executed notebook of the config's workflow shows each of its catalogued figures (its image
-    outputs equal the catalog's figure count) and has no stderr or error output (run after the workflow)."""
+    outputs equal the catalog's figure count) and has no stderr or error output, and every claim of its claims tables
+    is a claim of its plan, verbatim (run after the workflow)."""
     from .. import workflow
     from ..errors import DataError
 
@@ -50,5 +70,8 @@ def check_reports(config_path: str | os.PathLike) -> None:
         if shown != len(analysis.figures):
             problems.append(f"{notebook} shows {shown} figures, the catalog lists {len(analysis.figures)}")
         problems += [f"{notebook}: {line}" for line in stray]
+    unplanned = unplanned_claims(config)
+    print(f"claims tables: {len(unplanned)} claim(s) the plan does not name verbatim")
+    problems += [f"not a claim of the plan (helmlite plan --claims would refuse it): {line}" for line in unplanned]
     if problems:
         raise DataError("; ".join(problems))

@@ -19,6 +19,8 @@ so an interval reflects which models happen to be on the leaderboard. "Strong" i
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 
@@ -99,10 +101,10 @@ def live_claims(model_differences: pd.DataFrame, perturbation_deltas: pd.DataFra
                                 discordance=observed_discordance(row.discordance, int(row.n)), family=LIVE))
     for row in _one_claim_per_model(_multiple_choice(calibration), POOLED).itertuples():
         # the test of perfect calibration (ECE against calibrated simulations) and the interval dual to it
-        mde = (lambda alpha, model=row.model, scenario=row.scenario: calibration_mde(model, scenario, alpha))
         claims.append(Claim(calibration_name(row.model, row.scenario),
                             f"live:calibration_error:{row.model}:{row.scenario}", row.calibration_error, row.ci_low,
-                            row.ci_high, 0.0, int(row.n), "greater", p_value=row.p_two_sided, mde=mde,
+                            row.ci_high, 0.0, int(row.n), "greater", p_value=row.p_two_sided,
+                            mde=functools.partial(calibration_mde, row.model, row.scenario),
                             p_floor=row.p_floor, family=LIVE))
     return claims
 
