@@ -261,8 +261,8 @@ def false_positives(reps: int, resamples: int) -> None:
         q = f = 0
         for _ in range(reps):
             difficulty = g.uniform(0.1, 0.9, (1, items))
-            q += stats.seeds_matter_test((g.random((seeds, items)) < difficulty).astype(float)) < 0.05
-            f += stats.seeds_matter_test(g.normal(size=(1, items)) + g.normal(size=(seeds, items))) < 0.05
+            q += stats.seeds_matter_test((g.random((seeds, items)) < difficulty).astype(float))[0] < 0.05
+            f += stats.seeds_matter_test(g.normal(size=(1, items)) + g.normal(size=(seeds, items)))[0] < 0.05
         rows.append([f"seeds × items {seeds} × {items}", seeds * items, "Cochran's Q (0/1)", rate(q, reps)])
         exact = math.factorial(seeds) ** (items - 1) <= 10_000
         rows.append(["", seeds * items, "within-item permutation, exact (continuous; tiny design)" if exact

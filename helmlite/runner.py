@@ -23,7 +23,7 @@ from .results import InstanceRecord, PerturbedOutcome, write_run
 from .scoring_rules import decision_rules, main_metric
 from .runspec import RunSpec
 from .scenarios import Instance, scenario
-from .shared_prefixes import declare_shared_prefixes
+from .shared_prefixes import declare_shared_prefixes, sharing_group
 
 RESULTS_DIR = Path("results/runs")
 
@@ -38,7 +38,8 @@ def prepare_requests(spec: RunSpec, model: LanguageModel, instances: list[Instan
     # instance by instance, each with its variants: a perturbed or baseline prompt follows the prompt it varies, so
     # the prefix they declare shared (shared_prefixes) is still in the backend's prefix cache when it is asked again
     jobs = [(name, k, items[k]) for k in range(len(test)) for name, items in variant_sets.items() if items[k] is not None]
-    adapted = declare_shared_prefixes([adapt(instance, examples, spec.adapter, model) for _, _, instance in jobs])
+    adapted = declare_shared_prefixes([adapt(instance, examples, spec.adapter, model) for _, _, instance in jobs],
+                                      [sharing_group(test[k]) for _, k, _ in jobs])
     return test, examples, variant_sets, jobs, adapted
 
 

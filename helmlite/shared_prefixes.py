@@ -3,13 +3,16 @@ and :class:`~helmlite.models.GenerationRequest`), beyond the few-shot prefix the
 
 A backend encodes each declared prefix once and reuses its key/value cache (the transformers backend keeps
 recent ones), and a request's scores depend on that request alone — so what is shared has to be part of each
-request, decided from the run's prompts before any is sent. The run's prompts form a trie; a prompt's
-candidate levels are the branch points on its path (its longest common prefixes with every other prompt), kept
-from the root down when a level is at least :data:`GROUP_MIN_CHARS` past the last one kept. Every prompt through
-a branch point has the same branch points above it, so all of them keep or drop it alike and build its cache the
-same way. That covers what repeats within a run: a needle's haystack before the needle, the same at every deeper
-insertion point of one context (Liu et al. 2023, §2's depth sweep), and a context's text before its query,
-shared with the query's baseline variant (issue 24 §5).
+request (and of its cache key), decided before any is sent. It is decided within the request's **sharing group**,
+fixed by the prompt's structure, never by the rest of the run: an instance with its perturbed and baseline variants,
+or every instance of one synthetic context (its ``context`` metadata: the depths of one haystack). So adding,
+removing or reordering the run's other instances changes no request's prefixes, and a grown run finds its earlier
+answers in the request cache. Within a group the prompts form a trie; a prompt's candidate levels are the branch
+points on its path (its longest common prefixes with the group's other prompts), kept from the root down when a level
+is at least :data:`GROUP_MIN_CHARS` past the last one kept. Every prompt through a branch point has the same branch
+points above it, so all of them keep or drop it alike and build its cache the same way. That covers what repeats: a
+needle's haystack before the needle, the same at every deeper insertion point of one context (Liu et al. 2023, §2's
+depth sweep), and a context's text before its query, shared with the query's baseline variant.
 """
 from __future__ import annotations
 
@@ -48,23 +51,32 @@ def _branch_points(prompts: list[str], floor: dict[str, int]) -> dict[str, list[
     return points
 
 
-def declare_shared_prefixes(adapted: Sequence[Adapted]) -> list[Adapted]:
-    """``adapted`` with each request's ``prefixes`` extended by its shared levels (module docstring), in
-    increasing order, each at least :data:`GROUP_MIN_CHARS` past the one before (or past what it declares)."""
-    floor: dict[str, int] = {}
-    for a in adapted:
+def sharing_group(instance) -> tuple:
+    """The group whose prompts may share declared prefixes (module docstring): the instance's synthetic context when
+    it has one, else the instance itself (with its variants, which keep its id)."""
+    context = instance.metadata.get("context")
+    return ("context", str(context)) if context is not None else ("instance", instance.id)
+
+
+def declare_shared_prefixes(adapted: Sequence[Adapted], groups: Sequence) -> list[Adapted]:
+    """``adapted`` with each request's ``prefixes`` extended by the levels it shares within its group (``groups[i]``:
+    :func:`sharing_group` of ``adapted[i]``'s instance; module docstring), in increasing order, each at least
+    :data:`GROUP_MIN_CHARS` past the one before (or past what it declares)."""
+    floors: dict = {}
+    for a, group in zip(adapted, groups):
+        floor = floors.setdefault(group, {})
         for r in a.requests:
             if isinstance(r, REQUESTS):
                 floor[r.prompt] = max(floor.get(r.prompt, 0), max(r.prefixes, default=0))
-    points = _branch_points(sorted(floor), floor)
+    points = {group: _branch_points(sorted(floor), floor) for group, floor in floors.items()}
 
-    def declared(request):
+    def declared(request, group):
         levels, last = [], max(request.prefixes, default=0)
-        for length in points[request.prompt]:
+        for length in points[group][request.prompt]:
             if length >= last + GROUP_MIN_CHARS:
                 levels.append(length)
                 last = length
         return replace(request, prefixes=request.prefixes + tuple(levels)) if levels else request
 
-    return [replace(a, requests=tuple(declared(r) if isinstance(r, REQUESTS) else r for r in a.requests))
-            for a in adapted]
+    return [replace(a, requests=tuple(declared(r, group) if isinstance(r, REQUESTS) else r for r in a.requests))
+            for a, group in zip(adapted, groups)]

@@ -203,3 +203,36 @@ def test_scenarios_no_config_uses_still_run_end_to_end(mirrored_cache, tmp_path,
     execute(run_spec, WordModel(), results_dir=tmp_path)
     run = read_run(tmp_path, run_spec.run_id)
     assert run.stats.n_instances == 3 and run.main_metric == main and len(run.main_values()) == 3
+
+
+@pytest.mark.parametrize("small,large", [
+    ({**MMLU, "max_instances": 5, "perturbations": ["robustness"]}, {**MMLU, "max_instances": 10, "perturbations": ["robustness"]}),
+    # BBQ's questions come in groups that share a context passage: in one run-wide trie half of a 10-item run's
+    # requests gained a shared level when the run grew to 40 (measured), so their keys changed
+    ({"scenario": "bbq", "args": {"category": "Age"}, "adapter": {"max_train_instances": 3}, "max_instances": 10},
+     {"scenario": "bbq", "args": {"category": "Age"}, "adapter": {"max_train_instances": 3}, "max_instances": 40}),
+    ({"scenario": "niah", "args": {"n_contexts": 2, "depths": [0.0, 0.5, 1.0], "distractors": 3, "target_tokens": 128},
+      "perturbations": ["baseline"], "adapter": {"method": "multiple_choice_separate"}},
+     {"scenario": "niah", "args": {"n_contexts": 4, "depths": [0.0, 0.5, 1.0], "distractors": 3, "target_tokens": 128},
+      "perturbations": ["baseline"], "adapter": {"method": "multiple_choice_separate"}})])
+def test_a_grown_run_reuses_every_request_it_already_asked(mirrored_cache, tmp_path, tiny_model_dir, small, large):
+    """A request's cache key depends on the request alone (its prefixes come from its instance's or context's own
+    prompts, helmlite.shared_prefixes) and the request cache computes only what it lacks, chunk by chunk: a run of 10
+    items after a run of 5 of the same spec — HELM's subsample is nested —, BBQ's 40 after 10, and a depth sweep of 4
+    contexts after 2 answer every request of the smaller run from the cache, and those items' records are the smaller
+    run's byte for byte (the transformers backend, fp32 on CPU)."""
+    from helmlite.models.transformers_backend import TransformersModel
+
+    model = TransformersModel(tiny_model_dir, batch_size=4)
+    cache = RequestCache(tmp_path / "cache.sqlite")
+    results = tmp_path / "runs"
+    first = execute(RunSpec.from_dict({**small, "model": str(tiny_model_dir)}), CachedModel(model, cache, progress=False),
+                    results_dir=results)
+    grown = execute(RunSpec.from_dict({**large, "model": str(tiny_model_dir)}), CachedModel(model, cache, progress=False),
+                    results_dir=results)
+    before, after = (json.loads((folder / "timings.json").read_text()) for folder in (first, grown))
+    assert before["cache_hits"] == 0 and after["cache_hits"] == before["model_calls"] > 0
+    lines = {folder: {json.loads(line)["id"]: line for line in (folder / "instances.jsonl").read_text().splitlines()}
+             for folder in (first, grown)}
+    assert set(lines[first]) < set(lines[grown])
+    assert all(lines[grown][i] == line for i, line in lines[first].items())

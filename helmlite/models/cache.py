@@ -137,7 +137,8 @@ def _scores(d: dict) -> Scores:
 
 
 class CachedModel:
-    """A ``LanguageModel`` that answers from the cache and sends only missing chunks to the inner model.
+    """A ``LanguageModel`` that answers from the cache and sends the inner model only the requests the cache lacks
+    (chunk by chunk: a chunk of a grown run computes its new requests only).
 
     ``calls`` counts requests actually sent to the inner model (a resumed run's count shows the work
     it did not repeat); ``hits`` counts requests answered from the cache. ``progress``: ``"bar"`` (True),
@@ -167,12 +168,12 @@ class CachedModel:
         for start in chunks:
             chunk_keys = keys[start:start + self.chunk_size]
             found = self.cache.get_many(chunk_keys)
-            if len(found) == len(set(chunk_keys)):
-                self.hits += len(chunk_keys)
-                values = [found[k] for k in chunk_keys]
-                bar.update(len(chunk_keys))
-            else:
-                size, reported = len(chunk_keys), [0.0]
+            missing = list(dict.fromkeys(k for k in chunk_keys if k not in found))  # each new request once
+            self.hits += len(chunk_keys) - sum(k in missing for k in chunk_keys)
+            bar.update(len(chunk_keys) - len(missing))
+            if missing:  # only the requests the cache lacks reach the model: a grown run reuses what it asked
+                first = {k: start + chunk_keys.index(k) for k in missing}
+                size, reported = len(missing), [0.0]
 
                 def advance(fraction: float, size=size, reported=reported) -> None:  # the backend's progress in this chunk
                     bar.update(fraction * size - reported[0])
@@ -180,17 +181,16 @@ class CachedModel:
 
                 self.inner.on_progress = advance
                 try:
-                    outputs = compute(list(requests[start:start + self.chunk_size]))
+                    outputs = compute([requests[first[k]] for k in missing])
                 finally:
                     self.inner.on_progress = None
                 bar.update(size - reported[0])
                 self.calls += len(outputs)
-                self.cache.put_many(self._model_key, dict(zip(chunk_keys, (asdict(o) for o in outputs))))
+                self.cache.put_many(self._model_key, dict(zip(missing, (asdict(o) for o in outputs))))
                 # what the cache holds (the first answer stored wins): another job may have stored some of these
                 # requests first (a backend whose answers depend on the batch, e.g. a server, may differ there)
-                stored = self.cache.get_many(chunk_keys)
-                values = [stored[k] for k in chunk_keys]
-            results[start:start + len(values)] = [decode(v) for v in values]
+                found = {**found, **self.cache.get_many(missing)}
+            results[start:start + len(chunk_keys)] = [decode(found[k]) for k in chunk_keys]
         bar.close()
         return results
 

@@ -1,8 +1,10 @@
 """A design for a decision: from a target minimum detectable effect to a sized config and its price on this machine
 (``helmlite plan --target-mde D``; issue "Design for a decision").
 
-1. The config's plan gives, per headline claim, the n needed for an MDE of ``D`` at 80% power with the notebooks'
-   own tests (:mod:`.claim_mdes`), at the planning values or a pilot's (:mod:`.pilot`).
+1. The config's plan gives, per claim its analyses declare, the n needed for an MDE of ``D`` at 80% power with the
+   notebooks' own tests at the level the claim's family decides it at (α / family size; :mod:`.claim_mdes`), at the
+   planning values or a pilot's (:mod:`.pilot`), never fewer units than a verdict needs (the exact tests' minimum at
+   that level, the depth tests' minimum contexts).
 2. Each claim asks that of its runs, capped at the items each scenario has: a paired or per-run claim ``n_needed``
    items (or contexts) of each, a pooled claim its items spread over its runs as far as each run's items go
    (:func:`pooled_shares`). A config entry (a ``runs:`` item, a grid's scenario or depth task) gets the most any of its
