@@ -39,7 +39,7 @@ from .seeds import rng
 ON_MISSING = ("error", "drop")
 #: The table's columns, one row per pair of runs and metric.
 COLUMNS = ["metric", "run_a", "run_b", "n", "dropped", "kind", "mean_a", "ci_low_a", "ci_high_a", "mean_b", "ci_low_b",
-           "ci_high_b", "difference", "ci_low", "ci_high", "interval", "p_value", "p_adjusted", "correction",
+           "ci_high_b", "difference", "ci_low", "ci_high", "interval", "p_value", "p_adjusted", "p_floor", "correction",
            "alpha_per_claim", "mde", "n_needed", "verdict", "evidence"]
 _SHOWN_IDS = 5
 
@@ -204,7 +204,8 @@ def _pair(aligned: Aligned, k: int, j: int, runs: list[Run], means: list, level:
     means = [means[k], means[j]]
     claim = claims.Claim(f"{runs[k].run_id} > {runs[j].run_id} on {aligned.metric}", f"mean {aligned.metric}: A − B",
                          difference.estimate, difference.ci_low, difference.ci_high, 0.0, difference.n, "greater",
-                         p_value=difference.p_value, scale="paired-proportion" if binary else "difference", level=level,
+                         p_value=difference.p_value, p_floor=difference.p_floor,
+                         scale="paired-proportion" if binary else "difference", level=level,
                          discordance=claims.observed_discordance(difference.discordance, difference.n) if binary else None)
     row = {"metric": aligned.metric, "run_a": runs[k].run_id, "run_b": runs[j].run_id, "n": difference.n,
            "dropped": aligned.dropped(k, j),
@@ -242,7 +243,8 @@ def compare_runs(runs: list[Run], metrics: list[str] | None = None, *, alpha: fl
             rows.append(row)
     verdicts = claims.claims_table(pairs, alpha=alpha, correction="holm")
     out = pd.DataFrame(rows)
-    for column in ("difference", "ci_low", "ci_high", "p_value", "p_adjusted", "correction", "mde", "verdict", "evidence"):
+    for column in ("difference", "ci_low", "ci_high", "p_value", "p_adjusted", "p_floor", "correction", "mde", "verdict",
+                   "evidence"):
         out[column] = verdicts["estimate" if column == "difference" else column].to_numpy()
     out["alpha_per_claim"] = verdicts["alpha"].to_numpy()
     out["n_needed"] = [claims.n_needed(claim, abs(claim.estimate), a) for claim, a in zip(pairs, out["alpha_per_claim"])]
@@ -289,7 +291,9 @@ def render(table: pd.DataFrame, runs: list[Run], alpha: float) -> str:
         "n": table["n"], f"1st: mean [{level} CI]": [_interval(*r) for r in zip(table["mean_a"], table["ci_low_a"], table["ci_high_a"])],
         f"2nd: mean [{level} CI]": [_interval(*r) for r in zip(table["mean_b"], table["ci_low_b"], table["ci_high_b"])],
         f"1st − 2nd [{level} CI]": [_interval(*r, signed=True) for r in zip(table["difference"], table["ci_low"], table["ci_high"])],
-        "p": table["p_value"].map(claims.format_number), "p (Holm)": table["p_adjusted"].map(claims.format_number),
+        "p": [claims.format_p(p, floor).removeprefix("= ") for p, floor in zip(table["p_value"], table["p_floor"])],
+        "p (Holm)": [claims.format_p(p, floor, adjusted).removeprefix("= ")
+                     for p, floor, adjusted in zip(table["p_value"], table["p_floor"], table["p_adjusted"])],
         "MDE": table["mde"].map(claims.format_number),
         "n to detect": table["n_needed"].map(lambda v: "n/a" if not math.isfinite(v) else f"{int(v)}"),
         "1st > 2nd": table["verdict"]})

@@ -127,3 +127,48 @@ def test_two_seeds_are_one_paired_difference_with_the_pairwise_tables_test():
     # the MDE the claim reports lets the discordance grow with the effect from the 0.02 differing both ways: reachable
     assert row.mde == pytest.approx(stats.mde_paired_growing(100, 0.02)) and 0.05 < row.mde < 0.15
     assert "ψ0 = 0.02 differing both ways; at the observed 0.03 held fixed: ∞" in row.evidence
+
+
+def test_the_planner_and_the_notebooks_name_every_claim_kind_alike():
+    """Each analysis names its claims once: the claims notebook 02 and 04 build from their tables carry exactly the
+    names their ``declare_claims`` gives the planner for the same runs — here the kinds config/test.yaml does not make
+    (three seeds' SD, "the first step is the largest", the format study, length degradation)."""
+    from helmlite.analyses.depth import claims as depth_claims
+
+    def run(run_id, labels=(), **extra):
+        return {"analysis": "x", "run_id": run_id, "model": "m", "scenario": "mmlu", "scenario_label": "mmlu:a",
+                "method": "multiple_choice_joint", "instances": 50, "contexts": 50, "choices": 4, "perturbations": [],
+                "labels": list(labels), "length": None, "seed": 0, **extra}
+
+    planned = [run(f"seed{k}", [("seeds", f"seed {k}")]) for k in range(3)]
+    planned += [run(f"shot{k}", [("shots", str(k))]) for k in (0, 1, 2)]
+    planned += [run(f"format-{f}", [("formats", f)]) for f in ("helm_default", "plain")]
+    planned += [run(f"method-{m}", [("methods", m)]) for m in ("multiple_choice_joint", "multiple_choice_separate")]
+    spread = pd.DataFrame([{"model": "m", "scenario": "mmlu:a", "seeds": 3, "seed_sd": 0.01, "sd_ci_low": 0.0,
+                            "sd_ci_high": 0.1, "p_seeds_matter": 0.4, "n": 50, "within_item_variance": 0.1}])
+    steps = pd.DataFrame([{"model": "m", "scenario": "mmlu:a", "step": s, "difference": 0.1, "ci_low": 0.0, "ci_high": 0.2,
+                           "p_value": 0.1, "n": 50, "discordance": 0.2, "test": "newcombe-score/mcnemar-exact"}
+                          for s in ("0→1", "1→2")])
+    first = pd.DataFrame([{"model": "m", "scenario": "mmlu:a", "contrast": "(0→1) − (1→2)", "difference": 0.1,
+                           "ci_low": 0.0, "ci_high": 0.2, "p_value": 0.1, "n": 50}])
+    tests = pd.DataFrame([{"study": study, "model": "m", "scenario": "mmlu:a", "a": a, "b": b, "difference": 0.1,
+                           "ci_low": 0.0, "ci_high": 0.2, "p_value": 0.1, "n": 50, "discordance": 0.2,
+                           "test": "newcombe-score/mcnemar-exact"}
+                          for study, a, b in (("formats", "helm_default", "plain"),
+                                              ("methods", "multiple_choice_joint", "multiple_choice_separate"))])
+    built = {c.claim for c in sensitivity_claims.sensitivity_claims(spread, steps, first, tests)}
+    assert built == {d.name for d in sensitivity_claims.declare_claims(planned)} and len(built) == 5
+
+    curve = {"contexts": 20, **{f"{part}{end}": math.nan for part in ("primacy", "recency", "recency_minus_primacy")
+                                for end in ("", "_ci_low", "_ci_high", "_p")},
+             **{f"{part}_p_floor": 0.0 for part in ("primacy", "recency", "recency_minus_primacy")}, "no_verdict": ""}
+    score = "P(gold) − baseline P(gold)"
+    ushape = pd.DataFrame([{"model": "m", "task": "niah", "length": n, "method": "log-prob retrieval", "score": score,
+                            **curve} for n in (512, 1024)])
+    lengths = pd.DataFrame([{"model": "m", "task": "niah", "method": "log-prob retrieval", "short": 512, "long": 1024,
+                             "score": f"({score})/(1 − chance)", "difference": 0.1, "ci_low": 0.0, "ci_high": 0.2,
+                             "p_value": 0.1, "p_floor": 0.0, "contexts": 20, "no_verdict": ""}])
+    depth_runs = [run(f"d{n}", scenario="niah", method="multiple_choice_separate", length=n, contexts=20, instances=60,
+                      positions=3, perturbations=["baseline"]) for n in (512, 1024)]
+    built = {c.claim for c in depth_claims.depth_claims(ushape, lengths)}
+    assert built == {d.name for d in depth_claims.declare_claims(depth_runs)} and len(built) == 5

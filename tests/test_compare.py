@@ -16,6 +16,7 @@ from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 
 from helmlite import cli
+from helmlite.claims import format_number
 from helmlite.compare import compare_runs
 from helmlite.errors import UserError
 from helmlite.imports import import_helm, import_inspect, import_lm_eval
@@ -118,6 +119,20 @@ def test_a_continuous_metric_gets_the_paired_bootstrap_computed_by_hand():
     assert (row["ci_low"], row["ci_high"]) == pytest.approx((boot[r_low - 1], boot[big_b - r_high]), abs=1e-12)
     assert row["p_value"] == pytest.approx(p, abs=1e-12)
     assert row["verdict"] == ("supported" if row["ci_low"] > 0 and p < alpha else "inconclusive")
+
+
+def test_a_continuous_difference_with_no_resample_beyond_0_prints_its_floor():
+    """Every resample of the difference lies above 0 (the first run's scores are all higher): the p is the expanded
+    percentile's lower-tail floor, 2·level(1/(B + 1)), and compare prints it as "≤ floor", with its Holm p too."""
+    from helmlite.compare import render
+
+    a = np.linspace(0.6, 1.0, 40)
+    runs = [make_run("m1", "nq", a, run_id="x", metric="f1"), make_run("m2", "nq", a - 0.5, run_id="y", metric="f1")]
+    table = compare_runs(runs, n_resamples=999, seed=3)
+    row = table.iloc[0]
+    floor = 2 * scipy_stats.t.cdf(scipy_stats.norm.ppf(1 / 1000) * np.sqrt(39 / 40), df=39)
+    assert row["p_value"] == pytest.approx(floor) and row["p_floor"] == pytest.approx(floor)
+    assert f"≤ {format_number(floor)}" in render(table, runs, 0.05) and "p ≤" in row["evidence"]
 
 
 def test_missing_instances_can_be_dropped_and_are_counted(tmp_path, mirrored_cache):

@@ -290,3 +290,24 @@ def test_the_schemas_other_name_lists_are_the_registries():
     assert set(task["scenario"]["enum"]) == sized
     analysis_keys = {key for name in ANALYSES for key in sections[name].get("properties", {})}
     assert set(workflow.GRID_KEYS) <= analysis_keys
+
+
+def test_a_primary_claim_that_the_config_does_not_make_is_one_line_at_start_up(tmp_path, capsys):
+    """config/examples/decide.yaml declares its one primary claim by name; a name no analysis declares for the config's
+    runs stops `helmlite config` and Snakemake's start-up (before any job) with one line naming the key."""
+    import yaml
+
+    raw = yaml.safe_load((REPO / "config" / "examples" / "decide.yaml").read_text())
+    assert main(["config", str(REPO / "config" / "examples" / "decide.yaml")]) == 0
+    capsys.readouterr()
+    raw["helm_core"]["primary_claims"] = ["The two models differ on bbq:Age (instruct vs base)"]
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump(raw, allow_unicode=True))
+    assert main(["config", str(bad)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "helm_core.primary_claims: 'The two models differ on bbq:Age (instruct vs base)' is not a claim" in err[0]
+    assert "The two models differ on bbq:Age (smollm2-135m − gemma3-270m, paired)" in err[0]  # the claims it has
+    dry = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--cores", "1", "--configfile", str(bad)], cwd=REPO,
+                         capture_output=True, text=True)
+    assert dry.returncode == 2 and "helm_core.primary_claims" in dry.stderr
+    assert [line for line in dry.stderr.splitlines() if line.startswith("helmlite: error:")] == dry.stderr.strip().splitlines()[-1:]

@@ -272,8 +272,8 @@ def test_a_pilot_gives_the_upper_limit_of_a_depth_curves_end_minus_start_sd(tmp_
 
 def test_a_pilot_gives_the_step_contrasts_sd_and_the_calibration_claims_confidences(monkeypatch, tmp_path):
     """Hand-derived: 0, 1 and 2 shots on 30 items where 1 shot alone is right on 10 (contrast +2), 2 shots alone on 10
-    (contrast −1) and none on 10 (0): the contrast's SD is that of [2]*10 + [−1]*10 + [0]*10, planned at its 80%
-    upper limit (Bonett 2006). A calibration claim draws its confidences from the pilot's, so a pilot
+    (contrast −1) and none on 10 (0): planned at the bound on E[c²] = P(|c| = 1) + 4·P(|c| = 2), each share at its
+    90% Clopper–Pearson limit, here both 10 of 30: √(5·Beta(11, 20)'s 0.9 quantile). A calibration claim draws its confidences from the pilot's, so a pilot
     whose confidences sit at 0.99 plans another MDE than U(1/4, 1)."""
     shots = {"zero": {f"i{k}": False for k in range(30)}, "one": {f"i{k}": k < 10 for k in range(30)},
              "two": {f"i{k}": 10 <= k < 20 for k in range(30)}}
@@ -281,7 +281,8 @@ def test_a_pilot_gives_the_step_contrasts_sd_and_the_calibration_claims_confiden
     monkeypatch.setattr(pilot, "_correct", lambda run_id, perturbation=None: shots.get(run_id))
     upper, note = pilot.step_contrast_sd("zero", "one", "two")
     contrast = np.array([2.0] * 10 + [-1.0] * 10 + [0.0] * 10)
-    assert upper == pytest.approx(upper_sd(contrast)) and upper > contrast.std(ddof=1) and "30 items" in note
+    assert upper == pytest.approx(math.sqrt(5 * sps.beta.ppf(0.9, 11, 20))) and upper > contrast.std(ddof=1)
+    assert "30 items" in note
     assert claim_mdes.step_contrast(100, contrast_sd=upper)[0] == pytest.approx(
         (sps.norm.ppf(0.975) + sps.norm.ppf(0.8)) * upper / 10)
     sharp = claim_mdes.calibration([(400, 4)], pools=[np.full(50, 0.99)])[0]

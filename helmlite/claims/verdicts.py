@@ -143,10 +143,14 @@ def claims_table(claims: list[Claim], alpha: float = 0.05, correction: str = "ho
 
 
 def check_claims_table(table: pd.DataFrame) -> None:
-    """Raise ``UserError`` unless ``table`` follows the claims schema: the ten required columns first,
-    known verdicts, and no ``supported`` row whose interval contains the null."""
+    """Raise ``UserError`` unless ``table`` follows the claims schema: the ten required columns first, unique claim
+    names, known verdicts, and no ``supported`` row whose interval contains the null."""
     if list(table.columns[:len(REQUIRED_COLUMNS)]) != REQUIRED_COLUMNS:
         raise UserError(f"claims table: the columns must start with {REQUIRED_COLUMNS}, got {list(table.columns)}")
+    repeated = sorted(set(table.loc[table["claim"].duplicated(), "claim"]))
+    if repeated:
+        raise UserError(f"claims table: each claim's name must be unique (a config's primary_claims and `helmlite plan "
+                        f"--claims` select claims by it), repeated: {repeated}")
     unknown = set(table["verdict"]) - set(TABLE_VERDICTS)
     if unknown:
         raise UserError(f"claims table: unknown verdicts {sorted(unknown)}; expected {TABLE_VERDICTS}")

@@ -52,6 +52,7 @@ def run(args) -> None:
 def check(args) -> None:
     config = workflow.load_config(args.file)
     workflow.check_names(config, args.file)
+    workflow.check_primary_claims(config, args.file)
     if args.runs:  # the run ids, one per line: what the workflow will run (compare with snakemake --summary, helmlite plan)
         sys.stdout.write("".join(f"{run_id}\n" for run_id in sorted(workflow.run_specs(config))))
         return
@@ -120,6 +121,7 @@ def show_plan(args) -> None:
 
     config = workflow.load_config(args.configfile)
     workflow.check_names(config, args.configfile)
+    workflow.check_primary_claims(config, args.configfile)
     config = _placed(config, args)
     cores = args.cores or os.cpu_count() or 1
     if args.target_mde is not None:

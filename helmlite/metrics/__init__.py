@@ -10,7 +10,7 @@ from .accuracy import (GENERATION_METRICS, best_over_references, bits_per_byte, 
                        final_number_match, ndcg, normalize_text, quasi_exact_match, reciprocal_rank, rouge_2,
                        substring_match)
 
-_LAZY = {"calibration_error_test": "calibration", "reliability_table": "calibration", "calibration_correct": "families",
+_LAZY = {"calibration_error_test": "calibration", "calibration_error_mde": "calibration", "reliability_table": "calibration", "calibration_correct": "families",
          "confidence_of": "families"}
 
 __all__ = ["GENERATION_METRICS", "best_over_references", "bits_per_byte", "exact_match", "f1_score",

@@ -261,3 +261,14 @@ def calibration_error_test(confidence, correct, n_bins: int = 10, n_simulations:
     simulation = _EceSimulation(confidence, n_bins, n_simulations, seed) if len(confidence) else None
     return calibration_test.simulated_calibration_test(confidence, correct, simulation, level=level, power=power,
                                                    iterations=iterations)
+
+
+def calibration_error_mde(confidence, n_bins: int = 10, n_simulations: int = 2_000, seed: int | np.random.Generator = 0,
+                          level: float = 0.95, power: float = 0.8) -> float:
+    """The MDE of :func:`calibration_error_test` alone, at ``level`` (e.g. 1 − α / m, the level a claim's family decides
+    it at): :func:`helmlite.stats.calibration_test.simulated_calibration_mde` over the same simulations of these bins."""
+    confidence = np.asarray(confidence, float)
+    if not len(confidence):
+        return float("nan")
+    return calibration_test.simulated_calibration_mde(confidence, _EceSimulation(confidence, n_bins, n_simulations, seed),
+                                                      level=level, power=power)

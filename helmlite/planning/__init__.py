@@ -37,7 +37,7 @@ from tqdm.auto import tqdm
 
 from .. import workflow
 from ..errors import UserError
-from ..results import read_timings, scenario_label
+from ..results import read_timings
 from . import memory
 from ..scenarios import TEST
 from .claim_mdes import EFFECT, TARGET_MDE, headline_claims
@@ -112,21 +112,6 @@ def _model_path(name: str) -> Path | None:
     return path if path.is_dir() else None
 
 
-def _scenario_label(spec) -> str:
-    """The run's scenario as reports and claim names label it (:func:`helmlite.results.scenario_label`), less the
-    arguments that size a synthetic scenario (its length and contexts, shown in their own columns)."""
-    return scenario_label(spec.scenario, {k: v for k, v in spec.args if k not in ("target_tokens", "n_contexts", "n_questions")})
-
-
-def _labels(config: dict) -> dict[str, list[tuple[str, str]]]:
-    out: dict[str, list[tuple[str, str]]] = {}
-    for analysis in workflow.enabled(config):
-        for run_id, item in workflow.grid_runs(config, analysis):
-            if item.study is not None:
-                out.setdefault(run_id, []).append((item.study, item.level))
-    return out
-
-
 def _sources(config: dict) -> dict[str, tuple]:
     """Run id → where in the config its entry is: ``("runs", i)``, or (analysis key, list key, i) for a grid's entry
     (the first, where several entries make one run): what a design resizes (:mod:`.design`)."""
@@ -170,7 +155,8 @@ def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool
     counters: dict = {}  # model → its WorkCounter, None without local weights
     rates: dict[str, Rates | None] = {}
     calibrated = []
-    labels, sources = _labels(config), _sources(config)
+    sources = _sources(config)
+    named = {row["run_id"]: row for row in workflow.run_rows(config)}  # what each run's claim names need
     batches = workflow.run_batches(config)
     slowdown = CONCURRENT_SLOWDOWN if cores >= 2 and len(batches) >= 2 else 1.0
     asked: dict[str, set] = {}  # per model, the requests an earlier run of the plan already counts
@@ -187,10 +173,7 @@ def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool
                     config, spec.model, rates_file=rates_file, recalibrate=recalibrate, measure=measure_rates)
                 calibrated += [spec.model] if measured else []
             counter = counters[spec.model]
-            row = {"analysis": key, "run_id": run_id, "model": spec.model, "scenario": spec.scenario,
-                   "scenario_label": _scenario_label(spec), "method": spec.adapter.method, "seed": spec.adapter.seed,
-                   "length": dict(spec.args).get("target_tokens"), "perturbations": list(spec.perturbations),
-                   "labels": labels.get(run_id, []), "source": sources.get(run_id, ()), "absent_data": ""}
+            row = {**named[run_id], "source": sources.get(run_id, ()), "absent_data": ""}
             try:
                 everything = loaded(spec, counter)
             except FetchError as error:  # a data file absent here: unknown, the plan still answers for every other run
@@ -231,14 +214,8 @@ def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool
     runs = pd.DataFrame(rows)
     runs["measured_s"] = [_measured_s(engine["results_dir"], run_id) for run_id in runs["run_id"]]
     claims = headline_claims(rows, effect, pilot if pilot is not None else Pilot(engine["results_dir"]),
-                             analyses=[a.key for a in workflow.enabled(config)], primary=primary_claims(config))
+                             analyses=[a.key for a in workflow.enabled(config)], primary=workflow.primary_claims(config))
     return Plan(runs, _summary(runs, config, rates, batches), pd.DataFrame(claims), calibrated, batches)
-
-
-def primary_claims(config: dict) -> dict[str, list[str]]:
-    """Analysis key → the claims its config section declares primary (``primary_claims``; absent: every claim)."""
-    return {a.key: config[a.key]["primary_claims"] for a in workflow.enabled(config)
-            if (config.get(a.key) or {}).get("primary_claims") is not None}
 
 
 def _measured_s(results_dir: str, run_id: str) -> float:

@@ -48,8 +48,9 @@ from scipy.special import ndtri
 
 from ..claims import min_units
 from ..errors import UserError
-from ..metrics import calibration_error_test
+from ..metrics import calibration_error_mde
 from ..stats import power
+from ..workflow.claim_names import check_primary, declarations
 
 PLANNING_DISCORDANCE = 0.25
 TARGET_MDE = 0.15  # a headline claim is decidable when its MDE is at most this
@@ -57,6 +58,9 @@ EFFECT = 0.05  # "n needed for a 5-point difference"
 #: Above this many pooled items the ECE test's MDE is simulated on this many, drawn in the runs' proportions, and
 #: scaled by √(simulated / n): the 1/√n scaling its n needed uses (a paper-scale pool of 30,000 items took 7 s).
 CALIBRATION_SIMULATED = 2000
+#: The ECE test's simulations, as many as notebook 01's (:func:`helmlite.analyses.helm_core.calibration_table`): the
+#: smallest two-sided p they allow, 2/2001, is also the level below which neither can decide (a family of > 50).
+CALIBRATION_SIMULATIONS = 2000
 PLANNING_SCORE_SD = 0.1  # per-row SD of a log-probability depth score, P(gold) − baseline P(gold) (module docstring)
 POWER = 0.8
 ALPHA = 0.05  # the family-wise level every notebook decides at (:func:`helmlite.claims.claims_table`)
@@ -106,8 +110,7 @@ def calibration(parts: list[tuple[int, int]], effect: float = EFFECT, seed: int 
     rng = np.random.default_rng(seed)
     confidence = np.concatenate([rng.uniform(1 / max(k, 2), 1.0, size=count) if pools is None
                                  else rng.choice(pools[j], size=count) for j, (count, k) in enumerate(simulated)])
-    mde = calibration_error_test(confidence, rng.random(n_simulated) < confidence, n_simulations=500, seed=seed,
-                                 level=level).mde
+    mde = calibration_error_mde(confidence, n_simulations=CALIBRATION_SIMULATIONS, seed=seed, level=level)
     mde *= math.sqrt(n_simulated / n)
     return mde, _scaled_n(n, mde, effect)
 
@@ -162,42 +165,11 @@ def _planning_note(kind: str) -> str:
             "published": "a published table: nothing to size"}[kind]
 
 
-def declarations(runs: list[dict], analyses) -> list:
-    """Every claim the enabled ``analyses`` (keys) declare for the planned ``runs``, in the analyses' order."""
-    from ..analyses.depth.claims import declare_claims as depth
-    from ..analyses.helm_core.claims import declare_claims as helm_core
-    from ..analyses.helmet.claims import declare_claims as helmet
-    from ..analyses.sensitivity.claims import declare_claims as sensitivity
-
-    out = []
-    for key in analyses:
-        mine = [r for r in runs if r["analysis"] == key]
-        if key == "helm_core":
-            out += helm_core(mine)
-        elif key == "sensitivity":
-            out += sensitivity([r for r in runs if r.get("labels")])  # a run shared with notebook 01 keeps its labels
-        elif key == "depth":
-            out += depth(mine)
-        elif key == "helmet":
-            out += helmet()
-    return out
-
-
-def check_primary(declared: list, primary: dict) -> None:
-    """A config's ``<analysis>.primary_claims`` must name claims that analysis declares for this config, verbatim: one
-    error line naming the key and listing the analysis's claims otherwise."""
-    for key, names in (primary or {}).items():
-        known = {d.name for d in declared if d.analysis == key}
-        for name in names or []:
-            if name not in known:
-                listing = "; ".join(sorted(known)) or "(none)"
-                raise UserError(f"config: {key}.primary_claims: {name!r} is not a claim of {key} for this config "
-                                f"(names are its claims table's 'claim' column, verbatim); its claims: {listing}")
-
-
 def family_levels(declared: list, primary: dict | None) -> list[tuple[str, int, float]]:
     """Per declaration: its role (``primary`` / ``exploratory``), its family's hypothesis count and the per-claim α it is
-    decided at (α / m; :mod:`helmlite.claims.families`)."""
+    decided at (α / m; :mod:`helmlite.claims.families`). A claim that no design can decide (``no_verdict``) has no
+    p-value in the notebook and so leaves its family, as it does there; one left without a p-value only at run time
+    (a curve at its floor) is counted — the most the notebook can correct over."""
     primary = primary or {}
 
     def is_primary(d) -> bool:
@@ -206,9 +178,12 @@ def family_levels(declared: list, primary: dict | None) -> list[tuple[str, int, 
     sizes: dict[tuple, int] = {}
     for d in declared:
         if is_primary(d):
-            sizes[(d.analysis, d.family)] = sizes.get((d.analysis, d.family), 0) + d.hypotheses
-    return [("primary", sizes[(d.analysis, d.family)], ALPHA / sizes[(d.analysis, d.family)]) if is_primary(d)
-            else ("exploratory", 1, ALPHA) for d in declared]
+            sizes[(d.analysis, d.family)] = sizes.get((d.analysis, d.family), 0) + (0 if d.no_verdict else d.hypotheses)
+    out = []
+    for d in declared:
+        size = max(sizes.get((d.analysis, d.family), 1), 1)
+        out.append(("primary", size, ALPHA / size) if is_primary(d) else ("exploratory", 1, ALPHA))
+    return out
 
 
 def _observed(pilot, d) -> tuple:

@@ -29,8 +29,8 @@ from ..runspec import RunSpec
 from .pilot import Pilot
 
 #: The columns of the design's claims table (``--table claims --format csv`` with ``--target-mde``).
-COLUMNS = ["analysis", "claim", "family", "role", "family_size", "alpha", "n", "mde", "target_mde", "n_needed",
-           "n_design", "mde_design", "discordance_design", "reachable", "predicted_s", "planning"]
+COLUMNS = ["analysis", "claim", "family", "role", "family_size", "alpha", "n", "mde", "discordance", "target_mde",
+           "n_needed", "n_design", "mde_design", "discordance_design", "reachable", "predicted_s", "planning"]
 
 
 @dataclass
@@ -157,7 +157,8 @@ def design(config: dict, raw: dict, target: float, names: list[str] | None = Non
         new = designed.get(row.claim)
         mde_design = new.mde if new is not None else math.nan
         rows.append({"analysis": row.analysis, "claim": row.claim, "family": row.family, "role": row.role,
-                     "family_size": row.family_size, "alpha": row.alpha, "n": row.n, "mde": row.mde, "target_mde": target,
+                     "family_size": row.family_size, "alpha": row.alpha, "n": row.n, "mde": row.mde,
+                     "discordance": row.discordance, "target_mde": target,
                      "n_needed": row.n_needed, "n_design": new.n if new is not None else math.nan,
                      "mde_design": mde_design, "discordance_design": new.discordance if new is not None else math.nan,
                      "reachable": bool(mde_design <= target + 1e-12),

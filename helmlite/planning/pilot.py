@@ -17,13 +17,16 @@ it reaches its power with at least that probability:
   of 0/1 scores is at most v_max·P(an item varies), v_max = ⌊S/2⌋⌈S/2⌉/(S(S − 1)) (exactly so for S ≤ 3); the limit is
   v_max times the one-sided 0.8 Clopper–Pearson limit on the share of items that vary: exact coverage ≥ 0.8
   (enumerated: 0.82–0.99 for 3 and 5 seeds, 30–100 items, a share of 0.05–0.5 varying).
-* **contrast SDs** (a depth curve's end − start per context, the length contrast, the 0 → 1 step's contrast) — Bonett's
-  (2006, *Computational Statistics & Data Analysis* 50:775–782) kurtosis-adjusted upper limit for a standard deviation,
-  at a nominal one-sided level of :data:`SD_NOMINAL` = 0.9. The χ² limit assumes normal data and covered 0.55–0.76 on
+* **the 0 → 1 step's contrast** (x₁ − x₀) − (x₂ − x₁) of 0/1 scores, whose values lie in {−2, …, 2}: its variance is
+  at most E[c²] = P(|c| = 1) + 4·P(|c| = 2), each share at a 90% Clopper–Pearson limit (Bonferroni): exact coverage
+  ≥ 0.8 however rarely the levels disagree (enumerated: 0.97–1.00 at ψ = 0.05–0.4, n = 30/50/100), at a median
+  about 5–15% above Bonett's limit below, which covered only 0.75 at ψ = 0.05 and n = 30.
+* **contrast SDs over contexts** (a depth curve's end − start per context, the length contrast) — Bonett's (2006,
+  *Computational Statistics & Data Analysis* 50:775–782) kurtosis-adjusted upper limit for a standard deviation, at a
+  nominal one-sided level of :data:`SD_NOMINAL` = 0.9. The χ² limit assumes normal data and covered 0.55–0.76 on
   0/1-based contrasts; Bonett at 0.8 covered 0.73–0.83. At 0.9 the simulated coverage over realistic bounded contrasts
-  (``tests/test_pilot_coverage.py``, 4,000 pilots each) is 0.82–0.93 at n = 30/50/100 — the step contrast with ψ = 0.1–0.4,
-  per-context accuracy and P(gold) differences — except when fewer than one item in twenty differs between shot levels
-  (ψ = 0.05: 0.75 at n = 30): a pilot that rarely shows a difference says little about its spread.
+  (``tests/test_pilot_coverage.py``, 4,000 pilots each) is 0.88–0.93 at n = 30/50/100 — per-context accuracy
+  differences over 3–5 items per depth and P(gold) differences.
 
 A calibration claim draws its planning confidences from those the pilot's runs gave (the test's power depends on where
 they lie) instead of U(1/k, 1). The plan's ``planning`` column says which values each claim used.
@@ -51,9 +54,10 @@ def upper_proportion(k: int, n: int, confidence: float) -> float:
 
 def upper_base_discordance(a_wins: int, b_wins: int, n: int, confidence: float = PILOT_CONFIDENCE) -> float:
     """The upper limit of ψ0 = 2·min(p_b, p_c) that covers with probability ≥ ``confidence``: 2·min(U_b, U_c), each a
-    one-sided Clopper–Pearson limit at 1 − (1 − confidence)/2 (module docstring)."""
+    one-sided Clopper–Pearson limit at 1 − (1 − confidence)/2 (module docstring), kept within [1/n, 1 − 1/n] (the
+    planning model needs 0 < ψ0 < 1)."""
     each = 1 - (1 - confidence) / 2
-    return 2 * min(upper_proportion(a_wins, n, each), upper_proportion(b_wins, n, each))
+    return min(max(2 * min(upper_proportion(a_wins, n, each), upper_proportion(b_wins, n, each)), 1 / n), 1 - 1 / n)
 
 
 def upper_within_variance(matrix: np.ndarray, confidence: float = PILOT_CONFIDENCE) -> float:
@@ -63,6 +67,17 @@ def upper_within_variance(matrix: np.ndarray, confidence: float = PILOT_CONFIDEN
     largest = (seeds // 2) * (seeds - seeds // 2) / (seeds * (seeds - 1))
     varying = int(np.sum(matrix.min(axis=0) != matrix.max(axis=0)))
     return largest * upper_proportion(varying, n, confidence)
+
+
+def upper_sd_of_steps(contrast: np.ndarray, confidence: float = PILOT_CONFIDENCE) -> float:
+    """The upper limit of the SD of the 0 → 1 step contrast (x₁ − x₀) − (x₂ − x₁) of 0/1 scores, whose values lie in
+    {−2, …, 2}: var ≤ E[c²] = P(|c| = 1) + 4·P(|c| = 2), each share at its one-sided Clopper–Pearson limit at
+    1 − (1 − confidence)/2 (Bonferroni: both cover with probability ≥ ``confidence``, and then so does the sum) — exact,
+    and valid however rarely the shot levels disagree (module docstring)."""
+    magnitude = np.abs(np.asarray(contrast)).round()
+    n, each = len(magnitude), 1 - (1 - confidence) / 2
+    second_moment = sum(m * m * upper_proportion(int(np.sum(magnitude == m)), n, each) for m in (1, 2))
+    return float(max(np.sqrt(second_moment), MIN_SD))
 
 
 def upper_sd(values: np.ndarray, nominal: float = SD_NOMINAL) -> float:
@@ -139,7 +154,7 @@ class Pilot:
             n += matrix.shape[1]
         if n < MIN_PILOT_PAIRS:
             return None
-        upper = min(max(upper_base_discordance(a_wins, b_wins, n), 1 / n), 1 - 1 / n)
+        upper = upper_base_discordance(a_wins, b_wins, n)
         text = (f"pilot: ψ0 ≤ {upper:.3f} ({PILOT_CONFIDENCE:.0%} upper limit; {a_wins}+{b_wins} of {n} pairs "
                 f"discordant)")
         return upper, text
@@ -183,7 +198,7 @@ class Pilot:
             return None
         x0, x1, x2 = matrix
         contrast = (x1 - x0) - (x2 - x1)
-        upper = upper_sd(contrast)
+        upper = upper_sd_of_steps(contrast)
         return upper, (f"pilot: SD of the step contrast ≤ {upper:.3f} ({PILOT_CONFIDENCE:.0%} upper limit; "
                        f"{np.std(contrast, ddof=1):.3f} observed over {len(contrast)} items)")
 

@@ -141,6 +141,26 @@ class _Inversion:
         return self.error(model, low)
 
 
+def _shift_mde(test: _Inversion, power: float, iterations: int) -> float:
+    """The smallest θ that the two-sided test detects with ``power`` in a model off by a constant shift, in the harder
+    of the two directions."""
+    shifts = [lambda c, size, sign=sign: MISCALIBRATIONS[0][1](c, size, sign) for sign in (1, -1)]
+    return max(test.smallest_error(lambda sims: float(np.mean(test.rejects_calibration(sims))) >= power, m, iterations)
+               for m in shifts)
+
+
+def simulated_calibration_mde(confidence, simulation: EceSimulator, *, level: float = 0.95, power: float = 0.8,
+                              iterations: int = 30) -> float:
+    """The ``mde`` of :func:`simulated_calibration_test` alone (it does not depend on the outcomes): what a planner, or
+    a claim decided at another level than the interval's (its family's, α / m), needs, without inverting the test for
+    an interval. ``inf`` where ``simulation``'s B cannot reach the level (2/(B + 1) ≥ 1 − level)."""
+    confidence = np.asarray(confidence, float)
+    if len(confidence) == 0:
+        return math.nan
+    test = _Inversion(confidence, simulation, math.inf, simulation.simulate(), (1 - level) / 2)
+    return _shift_mde(test, power, iterations)
+
+
 def simulated_calibration_test(confidence, correct, simulation: EceSimulator, *, level: float = 0.95, power: float = 0.8,
                            iterations: int = 30) -> CalibrationTest:
     """Is the model miscalibrated beyond what n instances show by chance? The ECE's test and its dual interval.
@@ -185,9 +205,7 @@ def simulated_calibration_test(confidence, correct, simulation: EceSimulator, *,
     own = [m for (_, sign), m in models.items() if sign == direction]
     estimate = min(min(test.smallest_error(lambda sims: test.at_least(sims) >= 0.5, m, iterations) for m in own), largest)
     estimate = min(max(estimate, lower), upper)
-    shifts = [models[(MISCALIBRATIONS[0][0], sign)] for sign in (1, -1)]
-    mde = max(test.smallest_error(lambda sims: float(np.mean(test.rejects_calibration(sims))) >= power, m, iterations)
-              for m in shifts)
+    mde = _shift_mde(test, power, iterations)
     p = test.at_least(null)
     return CalibrationTest(observed, p, min(1.0, 2 * p), "overconfident" if direction > 0 else "underconfident",
                            estimate, lower, upper, mde, float(null.mean()), float(np.quantile(null, 0.95)), n, level,

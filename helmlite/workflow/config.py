@@ -94,24 +94,6 @@ def check_names(config: dict, source: str = "config") -> None:
                 raise ConfigError(f"{source}: {key}: {problem}")
 
 
-def validated_for_snakemake(config: dict, configfiles=()) -> dict:
-    """The Snakefile's check of the config it was given: the schema (defaults filled in place) and the
-    names. A bad config stops Snakemake with one line on stderr and exit status 2, not a traceback with the
-    schema dumped."""
-    import sys
-
-    source = "config from " + (", ".join(str(f) for f in configfiles) or "config/config.yaml")
-    try:
-        checked = validate_config(config, source)
-        check_names(checked, source)
-    except ConfigError as error:
-        print(f"helmlite: error: {error}", file=sys.stderr)
-        raise SystemExit(2) from None
-    config.clear()
-    config.update(checked)
-    return config
-
-
 def load_config(path: str | os.PathLike) -> dict:
     path = Path(path)
     if not path.is_file():

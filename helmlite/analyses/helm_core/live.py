@@ -8,12 +8,15 @@ config's ``helm_core`` section (:func:`helmlite.grids.helm_core`) and executed b
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 
 from ...adaptation import MULTIPLE_CHOICE_METHODS as MC_METHODS
 from ... import stats
-from ...metrics import calibration_correct, calibration_error_test, confidence_of, reliability_table
+from ...metrics import (calibration_correct, calibration_error_mde, calibration_error_test, confidence_of,
+                        reliability_table)
 from .efficiency import fit_runtime_model
 from ...results import Run
 from ...seeds import rng
@@ -221,10 +224,11 @@ def calibration_mde(runs: list[Run], *, seed: int, n_simulations: int = 2000):
     simulations' seed as :func:`calibration_table`."""
     cells = {(model, scenario): (key, records) for model, scenario, key, records, _ in _calibration_cells(runs)}
 
+    @functools.lru_cache(maxsize=None)  # the claims table and the power table beside it ask for the same MDE
     def mde(model: str, scenario: str, alpha: float) -> float:
         key, records = cells[(model, scenario)]
-        return calibration_error_test(*_confidence_and_correct(records), n_bins=10, n_simulations=n_simulations,
-                                      seed=rng(seed, "calibration-null", key), level=1 - alpha).mde
+        return calibration_error_mde(_confidence_and_correct(records)[0], n_bins=10, n_simulations=n_simulations,
+                                     seed=rng(seed, "calibration-null", key), level=1 - alpha)
 
     return mde
 

@@ -52,7 +52,8 @@ def paper_claims(recall_average: stats.Estimate, recall_p: float, rag_vs_recall:
     categories = [c for c in weak["category"] if c != "all"]
     return [
         Claim(RECALL_NAME, "fig3:Recall~Avg.", recall_average.estimate, recall_average.ci_low, recall_average.ci_high,
-              AVERAGE_LIMIT, recall_average.n, "less", p_value=recall_p, family=FAMILY),
+              AVERAGE_LIMIT, recall_average.n, "less", p_value=recall_p,
+              p_floor=float(getattr(recall_average, "p_floor", 0.0)), family=FAMILY),
         Claim(RAG_NAME, "fig3:Avg.:RAG−Recall", avg["difference"], avg["ci_low"], avg["ci_high"], 0.0, int(avg["n"]),
               "greater", p_value=avg["p_value"], p_floor=float(avg.get("p_floor", 0.0)), family=FAMILY),
         Claim(weak_name(categories), "fig5:min_gap(" + ",".join(categories) + ")", joint["gap"], joint["ci_low"],

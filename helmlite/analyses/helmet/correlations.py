@@ -297,7 +297,8 @@ def average_against(table: pd.DataFrame, task: str, null: float, downstream=DOWN
     """Fig. 3's ``Avg.`` for ``task`` (mean ρ with the downstream categories) with its bootstrap interval over
     models (BCa from 20 models, else percentile: ``method="auto"``) and the two-sided p-value of "Avg. =
     ``null``" from the same procedure: the test of Avg. − ``null`` against 0, whose BCa interval is the
-    Avg.'s shifted by ``null`` (BCa is translation-equivariant), so the interval does not depend on ``null``."""
+    Avg.'s shifted by ``null`` (BCa is translation-equivariant), so the interval does not depend on ``null``. The
+    estimate carries that p and its resampling floor (``p_floor``: a p there reads "p ≤ floor")."""
     x = table[task].to_numpy(float)
     targets = tuple(table[d].to_numpy(float) for d in downstream)
 
@@ -305,5 +306,5 @@ def average_against(table: pd.DataFrame, task: str, null: float, downstream=DOWN
         return _mean_rho(*cols, axis=axis) - null
 
     test = stats.interval_for((x, *targets), statistic=shifted, paired=True, seed=rng(seed, "average", task), n_resamples=n_resamples)
-    return (stats.Estimate(test.estimate + null, test.ci_low + null, test.ci_high + null, test.n, test.level, test.method),
-            test.p_value)
+    return (stats.PairedComparison(test.estimate + null, test.ci_low + null, test.ci_high + null, test.n, test.level,
+                                   test.method, p_value=test.p_value, p_floor=test.p_floor), test.p_value)
