@@ -112,8 +112,8 @@ def test_a_design_sizes_each_entry_for_its_claims_and_says_what_cannot_be_reache
     depth = claims.loc[[c for c in claims.index if c.startswith("Lost in the Middle: U-shape")][0]]
     # the formula asks for fewer contexts (two depth hypotheses: α = 0.025, planning SD √0.02) than the depth tests'
     # ten, below which they give no verdict: the design writes ten
-    raw = math.ceil(((sps.norm.ppf(1 - 0.025 / 2) + sps.norm.ppf(0.8)) * math.sqrt(0.02) / 0.17) ** 2)
-    assert raw < 10 and depth["n_design"] == depth["n_needed"] == 10 and depth["mde_design"] <= 0.17
+    by_formula = math.ceil(((sps.norm.ppf(1 - 0.025 / 2) + sps.norm.ppf(0.8)) * math.sqrt(0.02) / 0.17) ** 2)
+    assert by_formula < 10 and depth["n_design"] == depth["n_needed"] == 10 and depth["mde_design"] <= 0.17
     # the entries as written, resized; the rest of the config untouched
     entries = result.config["helm_core"]["scenarios"]
     available = result.before.runs.set_index("scenario").loc["mmlu", "available"].max()

@@ -22,7 +22,8 @@ def _claims() -> pd.DataFrame:
                          "estimate": [0.1, -0.2, 0.0, 0.01], "ci_low": [0.05, -0.3, -0.1, -0.05],
                          "ci_high": [0.15, -0.1, 0.1, 0.07], "null": [0.0] * 4, "n": [200] * 4,
                          "mde": [0.08, 0.08, 0.0912, float("nan")],
-                         "verdict": ["supported", "contradicted", "inconclusive", "inconclusive"]})
+                         "verdict": ["supported", "contradicted", "inconclusive", "inconclusive"],
+                         "family": ["live runs"] * 4, "role": ["primary"] * 4, "family_size": [4] * 4, "alpha": [0.0125] * 4})
 
 
 def _reproduction() -> pd.DataFrame:
@@ -35,9 +36,13 @@ def _reproduction() -> pd.DataFrame:
 
 def test_counts_sentence_names_every_verdict_in_order():
     sentence = summary.counts_sentence(_claims(), _reproduction())
-    assert sentence == ("<b>1 supported</b>, <b>1 contradicted</b>, <b>2 inconclusive</b> of 4 claims · reproduction "
-                        "check: <b>1 reproduced</b>, <b>1 consistent</b>, <b>1 differs</b>, <b>1 not comparable</b> of 4 "
-                        "published values")
+    assert sentence == ("<b>1 supported</b>, <b>1 contradicted</b>, <b>2 inconclusive</b> of 4 claims (corrected within "
+                        "each family: live runs, 4 hypotheses) · reproduction check: <b>1 reproduced</b>, <b>1 consistent"
+                        "</b>, <b>1 differs</b>, <b>1 not comparable</b> of 4 published values")
+    exploratory = _claims().assign(verdict=["supported", "exploratory", "inconclusive", "exploratory"],
+                                   role=["primary", "exploratory", "primary", "exploratory"])
+    assert summary.counts_sentence(exploratory, None).startswith(
+        "<b>1 supported</b>, <b>0 contradicted</b>, <b>1 inconclusive</b>, <b>2 exploratory</b> of 4 claims")
     assert summary.counts_sentence(None, None) == "This run tests no claim and has no published value to check."
 
 
@@ -45,17 +50,27 @@ def test_counts_sentence_names_every_verdict_in_order():
     (0, "The data support it: the 95% interval [0.05, 0.15] lies on the claimed side of 0, and the test agrees."),
     (1, "The data go against it: the 95% interval [-0.3, -0.1] excludes what the claim asserts, and the test agrees."),
     (2, "Too uncertain to decide: the 95% interval [-0.1, 0.1] includes 0; at n = 200 only an effect of about 0.0912 "
-        "would be detected reliably (80% power)."),
-    (3, "Too uncertain to decide: the 95% interval [-0.05, 0.07] includes 0; at n = 200 no effect size reaches 80% power."),
+        "would be detected reliably (80% power at α = 0.0125, its family's level)."),
+    (3, "Too uncertain to decide: the 95% interval [-0.05, 0.07] includes 0; at n = 200 no effect size reaches 80% power "
+        "at α = 0.0125, its family's level."),
 ])
 def test_each_verdict_in_words(row, words):
     assert summary.meaning(next(_claims().iloc[[row]].itertuples())) == words
 
 
 def test_a_claim_without_an_interval_says_why_it_has_no_verdict():
-    row = _claims().iloc[[2]].assign(claim="U-shape (m · niah · 128 tok) — inconclusive: at the ceiling (no verdict)",
-                                     ci_low=float("nan"), ci_high=float("nan"), mde=float("nan"))
+    row = _claims().iloc[[2]].assign(evidence="inconclusive: at the ceiling (no verdict) — no finite interval (95% CI "
+                                              "[NaN, NaN] (n = 20)).", ci_low=float("nan"), ci_high=float("nan"),
+                                     mde=float("nan"))
     assert summary.meaning(next(row.itertuples())) == "No verdict: no interval was computed (at the ceiling)."
+
+
+def test_an_exploratory_claim_is_reported_without_a_verdict():
+    row = _claims().iloc[[0]].assign(verdict="exploratory", role="exploratory", p_value=0.012, p_floor=0.0)
+    assert summary.meaning(next(row.itertuples())) == (
+        "Exploratory — not among the primary claims this run's config declares, so no decision is made: estimate 0.1, "
+        "the 95% interval [0.05, 0.15], unadjusted p 0.012.")
+    assert "<td>exploratory</td>" in summary.claims_html(row)
 
 
 def test_an_interval_excluding_the_null_but_not_the_corrected_test_says_so():
@@ -65,7 +80,7 @@ def test_an_interval_excluding_the_null_but_not_the_corrected_test_says_so():
     assert summary.meaning(next(row.itertuples())) == (
         "Too uncertain to decide: the 95% interval [0.00681, 0.306] excludes 0, but after Holm's correction over 3 "
         "claims the test does not (adjusted p = 0.0974); at n = 200 only an effect of about 0.214 would be detected "
-        "reliably (80% power).")
+        "reliably (80% power at α = 0.0125, its family's level).")
 
 
 def test_claims_table_puts_decided_claims_first():
@@ -73,7 +88,8 @@ def test_claims_table_puts_decided_claims_first():
     table = summary.claims_html(claims)
     order = [table.index(claim) for claim in ("A beats B", "B beats C", "C beats D", "D beats E")]
     assert order == sorted(order)
-    assert "<td class='hl-verdict-supported'>supported</td><td>A beats B</td><td>0.1 [0.05, 0.15]</td><td>200</td>" in table
+    assert ("<td class='hl-verdict-supported'>supported</td><td>A beats B</td><td>live runs, 4 hypotheses</td>"
+            "<td>0.1 [0.05, 0.15]</td><td>200</td>") in table
 
 
 def test_reproduction_lists_what_differs_and_counts_what_is_consistent():
@@ -368,8 +384,8 @@ def test_the_summary_says_when_the_estimate_leans_against_the_claim_and_which_pl
     paired = _claims().iloc[[2]].assign(direction="two-sided", evidence="MDE at n = 200: 0.0912 (80% power) with the "
                                         "discordance growing with the effect (ψ0 + |δ|, ...)")
     assert summary.meaning(next(paired.itertuples())).endswith(
-        "(80% power — the share of items on which the two sides differ growing with the effect (the claims table's "
-        "evidence gives the MDE at the observed share too)).")
+        "(80% power at α = 0.0125, its family's level — the share of items on which the two sides differ growing with "
+        "the effect (the claims table's evidence gives the MDE at the observed share too)).")
     floored = _claims().iloc[[0]].assign(verdict="inconclusive", p_value=2 / 2001, p_floor=2 / 2001, p_adjusted=0.06,
                                          correction="holm over 30 claims")
     assert "(adjusted p ≤ 0.06)" in summary.meaning(next(floored.itertuples()))
