@@ -39,6 +39,34 @@ def _notebook(t) -> str:
     return str(path)
 
 
+def _broken_model(t, lacks: str) -> str:
+    """A model folder with a config, a tokenizer and weights, less what ``lacks`` names: "tokenizer" (a plain
+    ``model.save_pretrained`` output), "config" or "weights" (a safetensors file cut short)."""
+    folder = t / "mymodel"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps({"model_type": "llama", "vocab_size": 300}))
+    (folder / "tokenizer.json").write_text("{}")
+    header = json.dumps({"w": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]}}).encode()
+    (folder / "model.safetensors").write_bytes(len(header).to_bytes(8, "little") + header + bytes(16))
+    if lacks == "tokenizer":
+        (folder / "tokenizer.json").unlink()
+    elif lacks == "config":
+        (folder / "config.json").unlink()
+    else:
+        data = (folder / "model.safetensors").read_bytes()
+        (folder / "model.safetensors").write_bytes(data[:-6])
+    return str(folder)
+
+
+def _config_with_model(t, lacks: str) -> str:
+    model = _broken_model(t, lacks)
+    return _file(t, "config.yaml", f"analyses: [helm_core]\nhelm_core:\n  models: ['{model}']\n  max_instances: 5\n"
+                                   "  perturbations: []\n  scenarios: [{scenario: mmlu, args: {subject: us_foreign_policy}}]\n")
+
+
+NO_TOKENIZER = "model directory {t}/mymodel has no tokenizer (tokenizer.json, tokenizer.model or vocab.json + merges.txt)"
+NO_CONFIG = "model directory {t}/mymodel has no config.json"
+CUT_WEIGHTS = "model directory {t}/mymodel: model.safetensors is incomplete"
 MISMATCH = "scenario 'nq_closed_book' does not support method 'multiple_choice_joint'; its methods: generation"
 CASES = [
     # 1. a wrong result refused everywhere a run is specified
@@ -88,6 +116,17 @@ CASES = [
      "notebook {t}/nb.ipynb: unknown parameter 'xx'; its parameters: x, y. Did you mean: x?"),
     ("notebook: unknown kernel", lambda t: ["notebook", _notebook(t), str(t / "out.ipynb"), "--kernel", "helmlit"],
      "notebook: no Jupyter kernel named 'helmlit'; installed: "),
+    # 3. a model folder that cannot load: one line naming the folder and what it lacks, in run, plan and config
+    ("model folder without a tokenizer: run", lambda t: ["run", "--scenario", "mmlu", "--model", _broken_model(t, "tokenizer"),
+                                                         "--max-instances", "2", "--results-dir", str(t / "runs")], NO_TOKENIZER),
+    ("... plan", lambda t: ["plan", "--configfile", _config_with_model(t, "tokenizer")],
+     "{t}/config.yaml: helm_core: " + NO_TOKENIZER),
+    ("... config", lambda t: ["config", _config_with_model(t, "tokenizer")], "{t}/config.yaml: helm_core: " + NO_TOKENIZER),
+    ("model folder without config.json: run", lambda t: ["run", "--scenario", "mmlu", "--model", _broken_model(t, "config"),
+                                                         "--max-instances", "2", "--results-dir", str(t / "runs")], NO_CONFIG),
+    ("model folder with cut weights: run", lambda t: ["run", "--scenario", "mmlu", "--model", _broken_model(t, "weights"),
+                                                      "--max-instances", "2", "--results-dir", str(t / "runs")], CUT_WEIGHTS),
+    ("... config", lambda t: ["config", _config_with_model(t, "weights")], "{t}/config.yaml: helm_core: " + CUT_WEIGHTS),
     # 2. a misspelt adapter key
     ("adapter key", lambda t: ["run", "--spec-json", json.dumps({"scenario": "mmlu", "model": "smollm2-135m",
                                                                "adapter": {"max_train_instance": 2}})],
@@ -172,6 +211,9 @@ def test_ctrl_c_ends_in_one_line_with_status_130(tmp_path, capsys, monkeypatch):
 
     monkeypatch.setattr(cli.config, "check", interrupted)
     assert cli.main(["config", "x.yaml"]) == 130
+    assert capsys.readouterr().err == "helmlite: interrupted; nothing was half-written\n"  # no cache to resume from
+    monkeypatch.setattr(cli.run, "run", interrupted)
+    assert cli.main(["run", "--scenario", "mmlu", "--model", "smollm2-135m"]) == 130
     assert capsys.readouterr().err == "helmlite: interrupted; rerun resumes from the cache\n"
 
 
@@ -184,7 +226,7 @@ def test_ctrl_c_raised_in_a_destructor_still_ends_the_command(tmp_path):
               "cli.config.check = run\nsys.exit(cli.main(['config', 'x.yaml']))\n")
     started = time.monotonic()
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
-    assert (done.returncode, done.stderr) == (130, "helmlite: interrupted; rerun resumes from the cache\n")
+    assert (done.returncode, done.stderr) == (130, "helmlite: interrupted; nothing was half-written\n")
     assert time.monotonic() - started < 20
 
 
@@ -257,3 +299,56 @@ def test_a_run_from_any_directory_uses_the_prepared_model_and_writes_only_its_ru
     written = sorted(str(p.relative_to(work)) for p in work.rglob("*") if p.is_file())
     assert len(written) == 4 and all(p.startswith("results/runs/mmlu_subject=us_foreign_policy-smollm2-135m-") for p in written)
     assert {p.rsplit("/", 1)[1] for p in written} == {"instances.jsonl", "manifest.json", "stats.json", "timings.json"}
+
+
+def test_a_full_disk_is_one_line_and_keeps_what_was_stored(tmp_path, monkeypatch, capsys, mirrored_cache):
+    """The request cache's file system fills up while a chunk is stored (SQLite's "database or disk is full", injected
+    here on the second chunk): one error line naming the cache, exit 2, no run folder; the first chunk's answers stay
+    in the cache, and a rerun after space is freed resumes from them."""
+    import sqlite3
+
+    from helmlite.models.cache import RequestCache
+
+    original, calls = RequestCache.put_many, []
+
+    class FullDisk:
+        """The cache's connection once the disk is full: the insert fails as SQLite's does, and SQLite has already
+        rolled the transaction back (what made the old code fail a second time, "cannot rollback")."""
+
+        def __init__(self, conn):
+            self.conn, self.in_transaction = conn, False
+
+        def execute(self, sql, *args):
+            return self.conn.execute(sql, *args)
+
+        def executemany(self, sql, rows):
+            self.conn.execute("ROLLBACK")
+            raise sqlite3.OperationalError("database or disk is full")
+
+    def second_chunk_fills_the_disk(self, model, items):  # through put_many's own error handling
+        calls.append(len(items))
+        if len(calls) != 2:
+            return original(self, model, items)
+        conn, self._conn = self._conn, FullDisk(self._conn)
+        try:
+            return original(self, model, items)
+        finally:
+            self._conn = conn
+
+    monkeypatch.setattr(RequestCache, "put_many", second_chunk_fills_the_disk)
+    cache = tmp_path / "cache.sqlite"
+    argv = ["run", "--scenario", "mmlu", "--arg", "subject=us_foreign_policy", "--model", "smollm2-135m",
+            "--max-instances", "8", "--chunk-size", "4", "--results-dir", str(tmp_path / "runs"), "--cache", str(cache),
+            "--progress", "none"]
+    from helmlite.models import prepare
+
+    prepare("smollm2-135m")
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"helmlite: error: request cache {cache}: the disk is full") and \
+        "rerun: it resumes from the cache" in err[0]
+    assert not list((tmp_path / "runs").glob("*/stats.json"))
+    assert len(RequestCache(cache)) == 4  # the first chunk's answers are kept
+    monkeypatch.setattr(RequestCache, "put_many", original)
+    assert cli.main(argv) == 0
+    assert "cache hits 4" in capsys.readouterr().out

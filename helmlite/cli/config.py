@@ -53,10 +53,31 @@ def check(args) -> None:
     config = workflow.load_config(args.file)
     workflow.check_names(config, args.file)
     workflow.check_primary_claims(config, args.file)
+    _warn_about_devices(config, args.file)
     if args.runs:  # the run ids, one per line: what the workflow will run (compare with snakemake --summary, helmlite plan)
         sys.stdout.write("".join(f"{run_id}\n" for run_id in sorted(workflow.run_specs(config))))
         return
     print(f"{args.file}: valid; analyses: {', '.join(config['analyses'])}; {workflow.plan_summary(config)}")
+
+
+def _warn_about_devices(config: dict, source: str) -> None:
+    """One warning line per model the config places on a GPU (``cuda``, ``cuda:N``, ``mps``) that this machine cannot
+    serve: a warning, not an error — the config may be meant for a cluster whose submit host has no GPU — but its run
+    jobs will fail here."""
+    models = {spec.model for spec in workflow.run_specs(config).values()}
+    placed = {model: workflow.model_placement(config, model)["device"] for model in sorted(models)}
+    wanted = {model: device for model, device in placed.items() if device not in ("auto", "cpu")}
+    if not wanted:
+        return
+    from ..models import ModelError
+    from ..models.devices import resolve_device
+
+    for model, device in wanted.items():
+        try:
+            resolve_device(device)
+        except ModelError as error:
+            print(f"helmlite: warning: {source}: {model} is placed on {device}, which this machine cannot serve "
+                  f"({error}); its run jobs will fail here (fine on a cluster node that has it)", file=sys.stderr)
 
 
 def _placed(config: dict, args, validate: bool = True) -> dict:

@@ -21,9 +21,10 @@ DESCRIPTION = ("``helmlite`` command line: ``fetch``, ``models``, ``run``, ``pro
                "``compare``, ``config``, ``plan``, ``notebook``, ``html``, ``index``.")
 #: The command groups, in the order ``helmlite --help`` lists their commands.
 GROUPS = (data_and_models, run, leaderboard, imports, compare, config, reports)
-#: The one line Ctrl-C leaves: every write is atomic and the request cache commits per chunk, so nothing is half
-#: written and a rerun computes only what is missing.
-INTERRUPTED = "helmlite: interrupted; rerun resumes from the cache"
+#: The one line Ctrl-C leaves: every write is atomic, so nothing is half written; a command that sends requests to a
+#: model (:data:`RESUMABLE`) commits its answers to the request cache per chunk, so a rerun computes only what is missing.
+INTERRUPTED = "helmlite: interrupted; nothing was half-written"
+RESUMABLE = {"run": "helmlite: interrupted; rerun resumes from the cache"}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -53,15 +54,17 @@ def main(argv: list[str] | None = None) -> int:
     ``--help`` and ``--version`` print and exit through ``SystemExit(0)``, as with any argparse program.
     """
     _log_to_stderr()
+    interrupted = INTERRUPTED
     try:
         args = build_parser().parse_args(argv)
-        with _interrupt_ends_quietly():
+        interrupted = RESUMABLE.get(args.command, INTERRUPTED)
+        with _interrupt_ends_quietly(interrupted):
             args.func(args)
             sys.stdout.flush()  # a closed pipe shows here, inside the handlers below
     except HelmliteError as error:
         return _error_line(str(error))
     except KeyboardInterrupt:
-        print(INTERRUPTED, file=sys.stderr)
+        print(interrupted, file=sys.stderr)
         return 130
     except BrokenPipeError:  # `helmlite prompts … | head -1`: the reader has what it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # Python's own advice: no second error at exit
@@ -79,15 +82,15 @@ def _error_line(message: str) -> int:
 
 
 @contextlib.contextmanager
-def _interrupt_ends_quietly():
-    """Ctrl-C ends the command with :data:`INTERRUPTED` and exit status 130, even where Python would swallow the
+def _interrupt_ends_quietly(message: str):
+    """Ctrl-C ends the command with ``message`` (:data:`INTERRUPTED` or its :data:`RESUMABLE` form) and exit status 130, even where Python would swallow the
     KeyboardInterrupt: raised inside a ``__del__`` (e.g. a thread pool's), it is only reported as "Exception ignored"
     and the run went on (seen once in 11 tries), so such an interrupt ends the process at once."""
     previous = sys.unraisablehook
 
     def hook(unraisable):
         if isinstance(unraisable.exc_value, KeyboardInterrupt):
-            print(INTERRUPTED, file=sys.stderr, flush=True)
+            print(message, file=sys.stderr, flush=True)
             os._exit(130)
         previous(unraisable)
 

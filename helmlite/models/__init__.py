@@ -6,6 +6,7 @@ from pathlib import Path
 from ._base import (Generation, GenerationRequest, LanguageModel, ModelError, Scores, ScoreRequest,
                     apply_stop)
 from .._names import did_you_mean
+from ._identity import model_dir_problem
 from .devices import DEFAULT_DTYPE, check_dtype
 from .embedded import EMBEDDED, model_dir, prepare, status
 
@@ -34,11 +35,10 @@ def load_model(name: str, *, threads: int = 1, batch_size: int = 8, device: str 
             raise ModelError(f"embedded model {name!r} is not prepared in {model_dir()}; run `helmlite models prepare {name}` "
                              "(or point $HELMLITE_HOME or $HELMLITE_MODEL_DIR at the folder that holds it)")
     else:
+        problem = unknown_model_message(name)
+        if problem:
+            raise ModelError(problem)
         path = Path(name)
-        if not path.is_dir():
-            raise ModelError(unknown_model_message(name))
-        if not any(path.glob("*.safetensors")) and not any(path.glob("*.bin")):
-            raise ModelError(f"model directory {path} has no weights (*.safetensors or *.bin)")
     from .transformers_backend import TransformersModel
 
     return TransformersModel(path, name=name if name in EMBEDDED else None, threads=threads, batch_size=batch_size,
@@ -47,8 +47,11 @@ def load_model(name: str, *, threads: int = 1, batch_size: int = 8, device: str 
 
 def unknown_model_message(name: str) -> str | None:
     """Why ``name`` names no model (None when it does): an embedded model, ``openai:<model>`` or a local
-    directory. Cheap (no engine import), so a config can be checked before any run starts."""
-    if name in EMBEDDED or name.startswith("openai:") or Path(name).is_dir():
+    directory that holds a loadable model (:func:`helmlite.models._identity.model_dir_problem`). Cheap (no engine
+    import, no weights read), so a config can be checked before any run starts."""
+    if name in EMBEDDED or name.startswith("openai:"):
         return None
+    if Path(name).is_dir():
+        return model_dir_problem(Path(name))
     return (f"unknown model {name!r}: not an embedded model ({', '.join(EMBEDDED)}), not 'openai:<model>', "
             f"and not a local model directory.{did_you_mean(name, EMBEDDED, 0.4)}")

@@ -1,10 +1,12 @@
-"""What identifies a model directory's weights: the sha256 over its weight files, recorded at preparation.
+"""What identifies a model directory's weights — the sha256 over its weight files, recorded at preparation — and whether
+a directory holds a loadable model at all (:func:`model_dir_problem`).
 
 Torch-free, so that listing or checking models (and parsing the Snakefile) does not import torch.
 """
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 from ._base import ModelError
@@ -24,3 +26,62 @@ def weights_sha256(path: Path) -> str:
             for block in iter(lambda: handle.read(1 << 22), b""):
                 digest.update(block)
     return digest.hexdigest()
+
+
+#: Files any of which lets ``AutoTokenizer`` load a tokenizer from a model directory (a fast tokenizer's JSON, a
+#: SentencePiece model, or a BPE / WordPiece vocabulary).
+TOKENIZER_FILES = (("tokenizer.json",), ("tokenizer.model",), ("vocab.json", "merges.txt"), ("vocab.txt",),
+                   ("spiece.model",))
+
+
+def _safetensors_problem(file: Path) -> str | None:
+    """Why a safetensors file is not whole (its header's tensors run past its end, or the header itself is cut);
+    None when it is. Reads the header only (the format: an 8-byte little-endian length, then that much JSON)."""
+    size = file.stat().st_size
+    with open(file, "rb") as handle:
+        head = handle.read(8)
+        if len(head) < 8:
+            return f"{file.name} is cut short ({size} bytes: no header)"
+        length = int.from_bytes(head, "little")
+        if 8 + length > size:
+            return f"{file.name} is cut short (its header says {length} bytes, the file has {size})"
+        try:
+            header = json.loads(handle.read(length))
+        except ValueError:
+            return f"{file.name} has an unreadable header"
+    end = max((entry["data_offsets"][1] for key, entry in header.items() if key != "__metadata__"), default=0)
+    if 8 + length + end != size:
+        return f"{file.name} is incomplete ({size:,} bytes where its header describes {8 + length + end:,})"
+    return None
+
+
+def model_dir_problem(path: Path) -> str | None:
+    """What a local model directory lacks for a transformers model to load from it — a readable ``config.json`` with a
+    ``model_type``, a tokenizer, complete weights — in one sentence naming the folder; None when nothing is missing.
+    Torch-free and quick (it reads headers, not weights), so a config is checked before any run starts."""
+    config = path / "config.json"
+    if not config.is_file():
+        return f"model directory {path} has no config.json (save the model with `model.save_pretrained(DIR)`)"
+    try:
+        model_type = json.loads(config.read_text(encoding="utf-8")).get("model_type")
+    except (ValueError, UnicodeDecodeError, AttributeError):
+        return f"model directory {path}: config.json is not a JSON object"
+    if not model_type:
+        return f"model directory {path}: config.json names no model_type"
+    if not any(all((path / name).is_file() for name in names) for names in TOKENIZER_FILES):
+        return (f"model directory {path} has no tokenizer (tokenizer.json, tokenizer.model or vocab.json + merges.txt): "
+                "save it beside the weights with `tokenizer.save_pretrained(DIR)`")
+    weights = sorted(path.glob("*.safetensors")) + sorted(path.glob("*.bin"))
+    if not weights:
+        return f"model directory {path} has no weights (*.safetensors or *.bin)"
+    index = path / "model.safetensors.index.json"
+    if index.is_file():
+        shards = set(json.loads(index.read_text(encoding="utf-8")).get("weight_map", {}).values())
+        absent = sorted(shard for shard in shards if not (path / shard).is_file())
+        if absent:
+            return f"model directory {path} lacks the weight shard(s) its index lists: {', '.join(absent)}"
+    for file in (w for w in weights if w.suffix == ".safetensors"):
+        problem = _safetensors_problem(file)
+        if problem:
+            return f"model directory {path}: {problem}"
+    return None

@@ -7,12 +7,13 @@
 * Concurrency: WAL journal and a generous busy timeout, so two run jobs (``snakemake --cores 2``)
   share one cache without "database is locked" failures; ``INSERT OR IGNORE`` keeps the first answer.
 * Determinism: :class:`CachedModel` splits a run's requests into fixed *chunks* (in request order)
-  and commits each chunk's results in one transaction. A chunk is either fully cached or recomputed
-  whole, so a run resumed after a crash batches exactly as an uninterrupted run did and its outputs
-  are byte-identical (and the transformers backend's scores and generations depend on their request alone,
-  so the chunks' composition changes nothing either). A computed chunk
-  returns what the cache then holds, so a run whose requests another job answered first (two runs
-  share requests) uses that job's answers — exactly what a re-run from the cache will see.
+  and commits each chunk's new results in one transaction. Only the requests a chunk lacks reach the model,
+  so a run resumed after a crash, and a run that grew (more items of the same spec), compute only what is new;
+  the transformers backend's scores and generations depend on their request alone (tested bit for bit), so what
+  else shares a forward changes nothing. A computed chunk returns what the cache then holds, so a run whose
+  requests another job answered first (two runs share requests) uses that job's answers — exactly what a re-run
+  from the cache will see (a server whose answers depend on the batch keeps the first one stored).
+* A full disk is one error naming the cache and what to do (the answers stored so far are kept, a rerun resumes).
 * A corrupted database is detected on open (``PRAGMA quick_check``), moved aside and rebuilt; opening
   is serialised across processes (a lock file), so a database being created is never taken for corrupt.
 """
@@ -32,6 +33,10 @@ from ..errors import UserError
 from ..home import shared_path
 from ._base import Generation, GenerationRequest, LanguageModel, Scores, ScoreRequest
 from .progress import progress as make_progress
+
+class CacheFullError(UserError):
+    """The request cache's file system is full: nothing of the chunk was stored, what was stored before is kept."""
+
 
 _SCHEMA = "CREATE TABLE IF NOT EXISTS requests (key TEXT PRIMARY KEY, model TEXT NOT NULL, response TEXT NOT NULL)"
 
@@ -110,12 +115,16 @@ class RequestCache:
         """Store several responses in one transaction (all or none)."""
         rows = [(key, model, json.dumps(value, sort_keys=True)) for key, value in items.items()]
         with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
             try:
+                self._conn.execute("BEGIN IMMEDIATE")
                 self._conn.executemany("INSERT OR IGNORE INTO requests (key, model, response) VALUES (?, ?, ?)", rows)
                 self._conn.execute("COMMIT")
-            except BaseException:
-                self._conn.execute("ROLLBACK")
+            except BaseException as error:
+                if self._conn.in_transaction:  # SQLite has rolled back itself after some errors (a full disk)
+                    self._conn.execute("ROLLBACK")
+                if isinstance(error, sqlite3.OperationalError) and "full" in str(error):
+                    raise CacheFullError(f"request cache {self.path}: the disk is full ({error}); the answers stored so "
+                                         "far are kept — free some space and rerun: it resumes from the cache") from None
                 raise
 
     def __len__(self) -> int:
