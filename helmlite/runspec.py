@@ -11,6 +11,7 @@ import json
 import re
 import dataclasses
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from . import adaptation
 from ._names import did_you_mean
@@ -25,6 +26,17 @@ from .scenarios import SCENARIO_VARIANTS, scenario
 
 class RunError(UserError):
     """A run spec that cannot be executed (unknown name, empty scenario, bad argument)."""
+
+
+def model_key(model: str) -> str:
+    """How a spec's model enters its run id: an embedded model's or a server model's name as given; a local model
+    directory's folder name and weights hash (:func:`helmlite.models._identity.local_model_key`), so moving the folder
+    keeps its runs' ids."""
+    from .models import EMBEDDED, local_model_key
+
+    if model in EMBEDDED or model.startswith("openai:") or not Path(model).is_dir():
+        return model
+    return local_model_key(Path(model))
 
 
 @dataclass(frozen=True)
@@ -119,8 +131,11 @@ class RunSpec:
     @property
     def run_id(self) -> str:
         """Readable prefix + the first 10 hex digits of the sha256 of the spec and its changed definition versions
-        (:meth:`versions`): a raised version gives every run it affects a new id, so the workflow runs it again."""
+        (:meth:`versions`): a raised version gives every run it affects a new id, so the workflow runs it again. A local
+        model directory enters as its name and weights' hash (:func:`model_key`), not its path."""
         identity = self.as_dict()
+        model = model_key(self.model)
+        identity["model"] = model
         changed = self._changed_versions()
         if changed:
             identity["versions"] = changed
@@ -129,5 +144,5 @@ class RunSpec:
         args = ",".join(f"{k}={v}" for k, v in self.args if not isinstance(v, tuple))
         precision = f"-{self.dtype}" if self.dtype != DEFAULT_DTYPE else ""
         readable = re.sub(r"[^A-Za-z0-9_.=,-]+", "_",
-                          f"{self.scenario}{':' + args if args else ''}-{self.model}{precision}-{self.adapter.method}")
+                          f"{self.scenario}{':' + args if args else ''}-{model}{precision}-{self.adapter.method}")
         return f"{readable[:90]}-{digest}"

@@ -236,3 +236,25 @@ def test_a_grown_run_reuses_every_request_it_already_asked(mirrored_cache, tmp_p
              for folder in (first, grown)}
     assert set(lines[first]) < set(lines[grown])
     assert all(lines[grown][i] == line for i, line in lines[first].items())
+
+
+def test_a_local_model_directorys_run_ids_do_not_depend_on_where_it_lies(tmp_path, tiny_model_dir, monkeypatch):
+    """The same checkpoint copied to two places (another parent folder, the same folder name) gives the same run id,
+    whose readable part names the folder and its weights' hash, not the path; other weights give another id. The hash
+    is computed once and remembered by the weight files' sizes and times."""
+    import shutil
+
+    from helmlite.models import local_model_key
+    from helmlite.models._identity import weights_sha256
+
+    monkeypatch.setenv("HELMLITE_MODEL_HASHES", str(tmp_path / "hashes.json"))
+    here, there = tmp_path / "a" / "tiny", tmp_path / "b" / "c" / "tiny"
+    shutil.copytree(tiny_model_dir, here)
+    shutil.copytree(tiny_model_dir, there)
+    ids = [RunSpec.from_dict({**MMLU, "model": str(folder)}).run_id for folder in (here, there)]
+    key = f"tiny@{weights_sha256(here)[:12]}"
+    assert ids[0] == ids[1] and f"-{key.replace('@', '_')}-" in ids[0] and "_a_" not in ids[0]  # ids keep [A-Za-z0-9_.=,-]
+    assert local_model_key(here) == key and str(here.resolve()) in json.loads((tmp_path / "hashes.json").read_text())
+    weights = next(there.glob("*.safetensors"))
+    weights.write_bytes(weights.read_bytes()[:-4] + b"\0\0\0\1")  # other weights (same size): another id
+    assert RunSpec.from_dict({**MMLU, "model": str(there)}).run_id != ids[0]

@@ -6,14 +6,15 @@ from pathlib import Path
 from ._base import (Generation, GenerationRequest, LanguageModel, ModelError, Scores, ScoreRequest,
                     apply_stop)
 from .._names import did_you_mean
-from ._identity import model_dir_problem
+from ._identity import local_model_key, model_dir_problem
 from .devices import DEFAULT_DTYPE, check_dtype
 from .embedded import EMBEDDED, model_dir, prepare, status
 
 #: The public surface: the protocol and records, the loaders, and the submodules other packages use (the request cache,
 #: the embedded models, the transformers backend with its packing and prefix-cache halves, whitespace tokens).
 __all__ = ["EMBEDDED", "Generation", "GenerationRequest", "LanguageModel", "ModelError", "Scores", "ScoreRequest",
-           "apply_stop", "load_model", "model_dir", "prepare", "status", "unknown_model_message",
+           "apply_stop", "load_model", "local_model_key", "model_dir", "model_dir_problem", "prepare", "status",
+           "unknown_model_message",
            "cache", "devices", "embedded", "openai_backend", "packing", "prefix_cache", "transformers_backend", "whitespace"]
 
 

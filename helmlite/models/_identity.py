@@ -85,3 +85,30 @@ def model_dir_problem(path: Path) -> str | None:
         if problem:
             return f"model directory {path}: {problem}"
     return None
+
+
+def local_model_key(path: Path) -> str:
+    """What names a local model directory in run ids: its folder's name and the first 12 hex digits of its weights'
+    sha256 (``mymodel@3f9a…``), never where the folder lies — moving a checkpoint keeps every run id (and the request
+    cache, keyed by the same name and hash). The hash is the one recorded at preparation (:data:`IDENTITY_FILE`), or
+    computed once and remembered by the weight files' sizes and modification times
+    (``results/cache/model_hashes.json`` in helmlite's home; ``$HELMLITE_MODEL_HASHES``)."""
+    recorded = path / IDENTITY_FILE
+    if recorded.is_file():
+        return f"{path.name}@{json.loads(recorded.read_text())['weights_sha256'][:12]}"
+    from .._io import write_json
+    from ..home import shared_path
+
+    files = sorted(p for p in path.iterdir() if p.suffix in (".safetensors", ".bin"))
+    stamp = [[p.name, p.stat().st_size, p.stat().st_mtime_ns] for p in files]
+    memo_file = shared_path("HELMLITE_MODEL_HASHES", "results/cache/model_hashes.json")
+    try:
+        memo = json.loads(memo_file.read_text()) if memo_file.is_file() else {}
+    except ValueError:  # a memo another process was writing, or a broken one: recompute
+        memo = {}
+    entry = memo.get(str(path.resolve()))
+    if not entry or entry.get("stamp") != stamp:
+        entry = {"stamp": stamp, "sha256": weights_sha256(path)}
+        memo[str(path.resolve())] = entry
+        write_json(memo_file, memo)
+    return f"{path.name}@{entry['sha256'][:12]}"
