@@ -58,7 +58,7 @@ for batch_id, batch in BATCHES.items():
             ": > {log:q}; helmlite run --spec-json {params.specs} --threads {threads} --batch-size {params.batch_size} "
             "--chunk-size {params.chunk_size} --device {params.device} --n-resamples {params.n_resamples} --bootstrap-seed {params.seed} "
             "--results-dir {params.results_dir:q} --cache {params.cache:q} --progress lines 2>> {log:q} | tee -a {log:q} "
-            "|| (tail -n 20 {log:q} >&2; exit 1)"
+            "|| (grep -m 1 '^helmlite: error:' {log:q} >&2 || tail -n 20 {log:q} >&2; exit 1)"
 
 
 rule prepare_model:

@@ -127,6 +127,13 @@ CASES = [
     ("model folder with cut weights: run", lambda t: ["run", "--scenario", "mmlu", "--model", _broken_model(t, "weights"),
                                                       "--max-instances", "2", "--results-dir", str(t / "runs")], CUT_WEIGHTS),
     ("... config", lambda t: ["config", _config_with_model(t, "weights")], "{t}/config.yaml: helm_core: " + CUT_WEIGHTS),
+    # 3. a design written over its own config, or onto a folder (before any planning)
+    ("plan --write-config onto its own config", lambda t: ["plan", "--configfile", _file(t, "c.yaml", (REPO / "config" / "test.yaml").read_text()),
+                                                           "--target-mde", "0.1", "--write-config", str(t / "c.yaml")],
+     "plan --write-config: {t}/c.yaml is the config being sized (--configfile)"),
+    ("plan --write-config onto a folder", lambda t: ["plan", "--configfile", str(REPO / "config" / "test.yaml"),
+                                                     "--target-mde", "0.1", "--write-config", str(t)],
+     "plan --write-config: {t} is a folder; give the sized config a file name"),
     # 2. a misspelt adapter key
     ("adapter key", lambda t: ["run", "--spec-json", json.dumps({"scenario": "mmlu", "model": "smollm2-135m",
                                                                "adapter": {"max_train_instance": 2}})],
@@ -215,6 +222,17 @@ def test_ctrl_c_ends_in_one_line_with_status_130(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(cli.run, "run", interrupted)
     assert cli.main(["run", "--scenario", "mmlu", "--model", "smollm2-135m"]) == 130
     assert capsys.readouterr().err == "helmlite: interrupted; rerun resumes from the cache\n"
+
+
+@pytest.mark.parametrize("module, argv", [("compare", ["compare", "a", "b"]), ("imports", ["import", "lm-eval", "x.jsonl"]),
+                                          ("config", ["plan", "--configfile", "config/test.yaml"])])
+def test_ctrl_c_in_a_command_without_a_request_cache_does_not_promise_one(module, argv, capsys, monkeypatch):
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(getattr(cli, module), "run", interrupted)
+    assert cli.main(argv) == 130
+    assert capsys.readouterr().err == "helmlite: interrupted; nothing was half-written\n"
 
 
 def test_ctrl_c_raised_in_a_destructor_still_ends_the_command(tmp_path):
@@ -352,3 +370,19 @@ def test_a_full_disk_is_one_line_and_keeps_what_was_stored(tmp_path, monkeypatch
     monkeypatch.setattr(RequestCache, "put_many", original)
     assert cli.main(argv) == 0
     assert "cache hits 4" in capsys.readouterr().out
+
+
+def test_a_gpu_placement_this_machine_cannot_serve_is_one_warning_line(tmp_path, capsys, mirrored_cache):
+    """`helmlite config` on a config that places a model on cuda here (no CUDA in CI): valid (a submit host may lack the
+    GPU its cluster has), with one warning line naming the model, its placement and what will happen."""
+    pytest.importorskip("torch")
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA")
+    config = _file(tmp_path, "cuda.yaml", "analyses: [helm_core]\nengine: {device: cuda}\nhelm_core:\n  models: [smollm2-135m]\n"
+                                          "  perturbations: []\n  scenarios: [{scenario: mmlu, args: {subject: us_foreign_policy}}]\n")
+    assert cli.main(["config", config]) == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"helmlite: warning: {config}: smollm2-135m is placed on cuda, which this "
+                                               "machine cannot serve") and "its run jobs will fail here" in err[0]

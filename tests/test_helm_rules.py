@@ -194,6 +194,7 @@ def test_bbq_bias_table_shows_both_ambiguous_scores(mirrored_cache, tmp_path):
 def test_calibration_table_pools_a_models_multiple_choice_runs(mirrored_cache, tmp_path):
     """Two MC runs of one model: their rows plus a pooled row whose ECE and test are those of the concatenated
     items (checked against calibration_error_test on the same list); the claims keep only the pooled row."""
+    from helmlite.analyses import helm_core
     from helmlite.analyses.helm_core import calibration_table
     from helmlite.analyses.helm_core import claims as helm_claims
     from helmlite.analyses.helm_core.live import POOLED
@@ -218,10 +219,17 @@ def test_calibration_table_pools_a_models_multiple_choice_runs(mirrored_cache, t
     import pandas as pd
 
     empty = pd.DataFrame(columns=["scenario", "method", "difference", "ci_low", "ci_high", "n", "p_value", "discordance", "test"])
-    deltas = pd.DataFrame(columns=["model", "scenario", "perturbation", "delta", "ci_low", "ci_high", "n", "p_value",
-                                   "discordance", "test"])
-    (claim,) = helm_claims.live_claims(empty, deltas, table)
+    deltas = pd.DataFrame(columns=["model", "scenario", "seed", "method", "perturbation", "delta", "ci_low", "ci_high",
+                                   "n", "p_value", "discordance", "test"])
+    (claim,) = helm_claims.live_claims(empty, deltas, table, pair=("", ""),
+                                       calibration_mde=helm_core.calibration_mde(runs, seed=0, n_simulations=50))
     assert claim.n == 24 and POOLED in claim.claim
+    # its MDE at a family's level is the test's own at that level, on the pooled items (the same simulations' seed)
+    from helmlite.metrics import calibration_error_mde
+
+    assert claim.mde(0.01) == pytest.approx(calibration_error_mde(
+        [confidence_of(r) for r in records], n_simulations=50, seed=rng(0, "calibration-null", f"{runs[0].model}:pooled"),
+        level=0.99))
 
 
 def test_perturbation_deltas_pool_a_models_perturbed_multiple_choice_runs(mirrored_cache, tmp_path):
@@ -253,7 +261,7 @@ def test_perturbation_deltas_pool_a_models_perturbed_multiple_choice_runs(mirror
     assert pooled["n"] == 24 and pooled["delta"] == pytest.approx(expected.estimate)
     assert pooled["p_value"] == pytest.approx(expected.p_value) and pooled["ci_low"] == pytest.approx(expected.ci_low)
     empty = pd.DataFrame(columns=["scenario", "method", "difference", "ci_low", "ci_high", "n", "p_value", "discordance", "test"])
-    calibration = pd.DataFrame(columns=["model", "scenario", "calibration_error", "ci_low", "ci_high", "n", "p_calibrated",
-                                        "p_two_sided", "mde"])
-    (claim,) = helm_claims.live_claims(empty, deltas, calibration)
+    calibration = pd.DataFrame(columns=["model", "scenario", "method", "calibration_error", "ci_low", "ci_high", "n",
+                                        "p_calibrated", "p_two_sided", "p_floor", "mde"])
+    (claim,) = helm_claims.live_claims(empty, deltas, calibration, pair=("", ""), calibration_mde=None)
     assert claim.n == 24 and PERTURBED_POOLED in claim.claim

@@ -64,13 +64,17 @@ def _warn_about_devices(config: dict, source: str) -> None:
     """One warning line per model the config places on a GPU (``cuda``, ``cuda:N``, ``mps``) that this machine cannot
     serve: a warning, not an error — the config may be meant for a cluster whose submit host has no GPU — but its run
     jobs will fail here."""
-    models = {spec.model for spec in workflow.run_specs(config).values()}
+    models = {spec.model for spec in workflow.run_specs(config).values() if not spec.model.startswith("openai:")}
     placed = {model: workflow.model_placement(config, model)["device"] for model in sorted(models)}
     wanted = {model: device for model, device in placed.items() if device not in ("auto", "cpu")}
     if not wanted:
         return
     from ..models import ModelError
-    from ..models.devices import resolve_device
+    try:
+        from ..models.devices import resolve_device
+        import torch  # noqa: F401 — an install without the models extra cannot tell: no warning then
+    except ImportError:
+        return
 
     for model, device in wanted.items():
         try:

@@ -47,9 +47,9 @@ def _safetensors_problem(file: Path) -> str | None:
             return f"{file.name} is cut short (its header says {length} bytes, the file has {size})"
         try:
             header = json.loads(handle.read(length))
-        except ValueError:
+            end = max((entry["data_offsets"][1] for key, entry in header.items() if key != "__metadata__"), default=0)
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError):
             return f"{file.name} has an unreadable header"
-    end = max((entry["data_offsets"][1] for key, entry in header.items() if key != "__metadata__"), default=0)
     if 8 + length + end != size:
         return f"{file.name} is incomplete ({size:,} bytes where its header describes {8 + length + end:,})"
     return None
@@ -76,7 +76,10 @@ def model_dir_problem(path: Path) -> str | None:
         return f"model directory {path} has no weights (*.safetensors or *.bin)"
     index = path / "model.safetensors.index.json"
     if index.is_file():
-        shards = set(json.loads(index.read_text(encoding="utf-8")).get("weight_map", {}).values())
+        try:
+            shards = set(json.loads(index.read_text(encoding="utf-8")).get("weight_map", {}).values())
+        except (ValueError, AttributeError, TypeError):
+            return f"model directory {path}: model.safetensors.index.json is not a readable weight index"
         absent = sorted(shard for shard in shards if not (path / shard).is_file())
         if absent:
             return f"model directory {path} lacks the weight shard(s) its index lists: {', '.join(absent)}"
@@ -110,5 +113,8 @@ def local_model_key(path: Path) -> str:
     if not entry or entry.get("stamp") != stamp:
         entry = {"stamp": stamp, "sha256": weights_sha256(path)}
         memo[str(path.resolve())] = entry
-        write_json(memo_file, memo)
+        try:  # a memo only saves time: a home that cannot be written to costs a re-hash next time, nothing else
+            write_json(memo_file, memo)
+        except OSError:
+            pass
     return f"{path.name}@{entry['sha256'][:12]}"

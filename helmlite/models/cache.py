@@ -178,10 +178,12 @@ class CachedModel:
             chunk_keys = keys[start:start + self.chunk_size]
             found = self.cache.get_many(chunk_keys)
             missing = list(dict.fromkeys(k for k in chunk_keys if k not in found))  # each new request once
-            self.hits += len(chunk_keys) - sum(k in missing for k in chunk_keys)
+            self.hits += len(chunk_keys) - len(missing)  # a repeat of a new request is answered by its first
             bar.update(len(chunk_keys) - len(missing))
             if missing:  # only the requests the cache lacks reach the model: a grown run reuses what it asked
-                first = {k: start + chunk_keys.index(k) for k in missing}
+                first = {}
+                for offset, k in enumerate(chunk_keys):
+                    first.setdefault(k, start + offset)
                 size, reported = len(missing), [0.0]
 
                 def advance(fraction: float, size=size, reported=reported) -> None:  # the backend's progress in this chunk

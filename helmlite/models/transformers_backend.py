@@ -80,8 +80,10 @@ class TransformersModel(PrefixLevels):
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(str(path))
             self.model = AutoModelForCausalLM.from_pretrained(str(path), dtype=weights_dtype).to(self.device).eval()
-        except OSError as error:
-            raise ModelError(f"could not load a transformers model from {path}: {error}") from None
+        except Exception as error:  # noqa: BLE001 — a folder that passed model_dir_problem can still be unloadable
+            # (a cut *.bin, an empty tokenizer.json): one line naming the folder, never the loaders' traceback
+            first = " ".join(str(error).split()[:40]) or type(error).__name__
+            raise ModelError(f"could not load a transformers model from {path}: {type(error).__name__}: {first}") from None
         self.exact_paths = self.device == "cpu" and weights_dtype in (torch.float32, torch.float64)
         self.batch_size = batch_size
         self.reuse_prefixes = reuse_prefixes and self.exact_paths  # False: every prompt whole (the plain path tests use)
