@@ -57,7 +57,8 @@ CASES = [
     ("mirror directory that does not exist", data.FetchError, r"HELMLITE_DATA_MIRROR='/nonexistent/mirror' is not a directory",
      "mirror"),
     ("model directory missing its weights", ModelError, r"has no weights \(\*.safetensors or \*.bin\)",
-     lambda t: load_model(str(write(t, "config.json", "{}").parent))),
+     lambda t: load_model(str(write(t, "tokenizer.json", "{}").parent if write(t, "config.json", '{"model_type": "llama"}')
+                              else None))),
     ("prompt longer than the context after truncation", ModelError, r"exceeds the model's context of 3 tokens",
      lambda t: adapt(Instance("x", "a b c d e", (Reference("y", True),), "test"), [], AdapterSpec(max_tokens=2),
                      WordModel(max_context=3))),

@@ -226,7 +226,8 @@ def test_openai_from_env_requires_base_url(monkeypatch):
 def test_unknown_model_and_directory_without_weights(tmp_path):
     with pytest.raises(ModelError, match="unknown model 'gpt-9'"):
         load_model("gpt-9")
-    (tmp_path / "config.json").write_text("{}")
+    (tmp_path / "config.json").write_text('{"model_type": "llama"}')
+    (tmp_path / "tokenizer.json").write_text("{}")
     with pytest.raises(ModelError, match="has no weights"):
         load_model(str(tmp_path))
 

@@ -80,8 +80,9 @@ def test_readme_command_is_true(command, mirrored_cache, capsys):
         if "--workflow-profile" not in words:  # a cluster profile needs the cluster: its config is checked above
             targets = [w for w in words[1:] if not w.startswith("-") and not w.isdigit()
                        and words[words.index(w) - 1] not in ("--configfile", "--cores")]
-            done = subprocess.run([sys.executable, "-m", "snakemake", *targets, "--dry-run", "--quiet", "--cores", "1"],
-                                  cwd=REPO, capture_output=True, text=True)
+            config = words[words.index("--configfile"):words.index("--configfile") + 2] if "--configfile" in words else []
+            done = subprocess.run([sys.executable, "-m", "snakemake", *targets, "--dry-run", "--quiet", "--cores", "1",
+                                   *config], cwd=REPO, capture_output=True, text=True)  # targets before --configfile
             assert done.returncode == 0, done.stderr[-2000:]
     elif program == "make":
         assert re.search(rf"^{re.escape(words[1])}:", (REPO / "Makefile").read_text(), re.M), command
