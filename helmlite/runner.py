@@ -9,6 +9,8 @@ in-context examples a run uses in :mod:`helmlite.instances`.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import time
 from pathlib import Path
 
@@ -21,7 +23,7 @@ from .perturbations import resources_used
 from .provenance import git_state, package_versions
 from .results import InstanceRecord, PerturbedOutcome, write_run
 from .scoring_rules import decision_rules, main_metric
-from .runspec import RunSpec
+from .runspec import RunSpec, model_key
 from .scenarios import Instance, scenario
 from .shared_prefixes import declare_shared_prefixes, sharing_group
 
@@ -38,9 +40,32 @@ def prepare_requests(spec: RunSpec, model: LanguageModel, instances: list[Instan
     # instance by instance, each with its variants: a perturbed or baseline prompt follows the prompt it varies, so
     # the prefix they declare shared (shared_prefixes) is still in the backend's prefix cache when it is asked again
     jobs = [(name, k, items[k]) for k in range(len(test)) for name, items in variant_sets.items() if items[k] is not None]
+    peers, peer_groups = _context_peers(spec, model, instances, test, examples)
     adapted = declare_shared_prefixes([adapt(instance, examples, spec.adapter, model) for _, _, instance in jobs],
-                                      [sharing_group(test[k]) for _, k, _ in jobs])
+                                      [sharing_group(test[k]) for _, k, _ in jobs], peers, peer_groups)
     return test, examples, variant_sets, jobs, adapted
+
+
+def _context_peers(spec: RunSpec, model: LanguageModel, instances: list[Instance] | None, test: list[Instance],
+                   examples: list[Instance]) -> tuple[list[Adapted], list]:
+    """The prompts (with their variants) of the instances a subsampled run leaves out of the synthetic contexts it
+    keeps — a depth sweep's other depths — so that each context's shared levels do not depend on which of its depths
+    ``max_instances`` kept (:func:`helmlite.shared_prefixes.declare_shared_prefixes`); none for a run of whole
+    contexts or of instances without one."""
+    contexts = {sharing_group(i) for i in test if "context" in i.metadata}
+    if spec.max_instances is None or not contexts:
+        return [], []
+    whole, _, whole_variants = test_examples_variants(dataclasses.replace(spec, max_instances=None), model, instances)
+    kept = {i.id for i in test}
+    peers, groups = [], []
+    for k, instance in enumerate(whole):
+        if instance.id in kept or sharing_group(instance) not in contexts:
+            continue
+        for items in whole_variants.values():
+            if items[k] is not None:
+                peers.append(adapt(items[k], examples, spec.adapter, model))
+                groups.append(sharing_group(instance))
+    return peers, groups
 
 
 def execute_requests(adapted: list[Adapted], model: LanguageModel) -> list[list]:
@@ -103,7 +128,7 @@ def execute(spec: RunSpec, model: LanguageModel, *, results_dir: str | Path = RE
     for record in records:
         families.add_worst_cases(record, main, spec.metrics)
     scorer = families.score_toxicity(spec.metrics, records, toxicity)
-    stats = families.run_stats(spec.metrics, records, run_id=spec.run_id, scenario=spec.scenario, model=spec.model,
+    stats = families.run_stats(spec.metrics, records, run_id=spec.run_id, scenario=spec.scenario, model=model_key(spec.model),
                                method=method, main_metric=main, n_train=len(examples), decision=decision_rules(spec),
                                seed=seed, n_resamples=n_resamples)
     latencies = [sum(o.latency_s for o in interpreted[("identity", k)][1]) for k in range(len(test))]

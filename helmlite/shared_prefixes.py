@@ -5,9 +5,10 @@ A backend encodes each declared prefix once and reuses its key/value cache (the 
 recent ones), and a request's scores depend on that request alone — so what is shared has to be part of each
 request (and of its cache key), decided before any is sent. It is decided within the request's **sharing group**,
 fixed by the prompt's structure, never by the rest of the run: an instance with its perturbed and baseline variants,
-or every instance of one synthetic context (its ``context`` metadata: the depths of one haystack). So adding,
-removing or reordering the run's other instances changes no request's prefixes, and a grown run finds its earlier
-answers in the request cache. Within a group the prompts form a trie; a prompt's candidate levels are the branch
+or every instance of one synthetic context (its ``context`` metadata: the depths of one haystack — all of them, those a
+``max_instances`` subsample leaves out included: the runner passes them as ``peers``). So adding, removing or
+reordering the run's other instances changes no request's prefixes, and a grown run finds its earlier answers in the
+request cache. Within a group the prompts form a trie; a prompt's candidate levels are the branch
 points on its path (its longest common prefixes with the group's other prompts), kept from the root down when a level
 is at least :data:`GROUP_MIN_CHARS` past the last one kept. Every prompt through a branch point has the same branch
 points above it, so all of them keep or drop it alike and build its cache the same way. That covers what repeats: a
@@ -58,12 +59,15 @@ def sharing_group(instance) -> tuple:
     return ("context", str(context)) if context is not None else ("instance", instance.id)
 
 
-def declare_shared_prefixes(adapted: Sequence[Adapted], groups: Sequence) -> list[Adapted]:
+def declare_shared_prefixes(adapted: Sequence[Adapted], groups: Sequence, peers: Sequence[Adapted] = (),
+                            peer_groups: Sequence = ()) -> list[Adapted]:
     """``adapted`` with each request's ``prefixes`` extended by the levels it shares within its group (``groups[i]``:
     :func:`sharing_group` of ``adapted[i]``'s instance; module docstring), in increasing order, each at least
-    :data:`GROUP_MIN_CHARS` past the one before (or past what it declares)."""
+    :data:`GROUP_MIN_CHARS` past the one before (or past what it declares). ``peers`` (in ``peer_groups``): prompts of
+    the groups' other instances that the run does not ask for — a context's depths a subsample left out — which count
+    in the trie, so that a group's levels are the same whichever of its instances a run keeps."""
     floors: dict = {}
-    for a, group in zip(adapted, groups):
+    for a, group in [*zip(adapted, groups), *zip(peers, peer_groups)]:
         floor = floors.setdefault(group, {})
         for r in a.requests:
             if isinstance(r, REQUESTS):

@@ -214,12 +214,17 @@ def test_scenarios_no_config_uses_still_run_end_to_end(mirrored_cache, tmp_path,
     ({"scenario": "niah", "args": {"n_contexts": 2, "depths": [0.0, 0.5, 1.0], "distractors": 3, "target_tokens": 128},
       "perturbations": ["baseline"], "adapter": {"method": "multiple_choice_separate"}},
      {"scenario": "niah", "args": {"n_contexts": 4, "depths": [0.0, 0.5, 1.0], "distractors": 3, "target_tokens": 128},
-      "perturbations": ["baseline"], "adapter": {"method": "multiple_choice_separate"}})])
+      "perturbations": ["baseline"], "adapter": {"method": "multiple_choice_separate"}}),
+    # a depth sweep subsampled by max_instances: a context's levels count its depths the subsample left out too
+    ({"scenario": "niah", "args": {"n_contexts": 3, "depths": [0.0, 0.5, 1.0], "distractors": 3, "target_tokens": 128},
+      "perturbations": ["baseline"], "adapter": {"method": "multiple_choice_separate"}, "max_instances": 4},
+     {"scenario": "niah", "args": {"n_contexts": 3, "depths": [0.0, 0.5, 1.0], "distractors": 3, "target_tokens": 128},
+      "perturbations": ["baseline"], "adapter": {"method": "multiple_choice_separate"}, "max_instances": 7})])
 def test_a_grown_run_reuses_every_request_it_already_asked(mirrored_cache, tmp_path, tiny_model_dir, small, large):
     """A request's cache key depends on the request alone (its prefixes come from its instance's or context's own
     prompts, helmlite.shared_prefixes) and the request cache computes only what it lacks, chunk by chunk: a run of 10
-    items after a run of 5 of the same spec — HELM's subsample is nested —, BBQ's 40 after 10, and a depth sweep of 4
-    contexts after 2 answer every request of the smaller run from the cache, and those items' records are the smaller
+    items after a run of 5 of the same spec — HELM's subsample is nested —, BBQ's 40 after 10, a depth sweep of 4
+    contexts after 2, and one of 7 of its 9 instances after 4 answer every request of the smaller run from the cache, and those items' records are the smaller
     run's byte for byte (the transformers backend, fp32 on CPU)."""
     from helmlite.models.transformers_backend import TransformersModel
 
@@ -231,6 +236,10 @@ def test_a_grown_run_reuses_every_request_it_already_asked(mirrored_cache, tmp_p
     grown = execute(RunSpec.from_dict({**large, "model": str(tiny_model_dir)}), CachedModel(model, cache, progress=False),
                     results_dir=results)
     before, after = (json.loads((folder / "timings.json").read_text()) for folder in (first, grown))
+    from helmlite.models import local_model_key
+
+    # the run records its model as its folder's name and weights hash, as its run id does (a moved folder's runs agree)
+    assert json.loads((first / "stats.json").read_text())["model"] == local_model_key(tiny_model_dir)
     assert before["cache_hits"] == 0 and after["cache_hits"] == before["model_calls"] > 0
     lines = {folder: {json.loads(line)["id"]: line for line in (folder / "instances.jsonl").read_text().splitlines()}
              for folder in (first, grown)}

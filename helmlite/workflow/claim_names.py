@@ -28,16 +28,17 @@ def study_labels(config: dict) -> dict[str, list[tuple[str, str]]]:
 
 def run_rows(config: dict) -> list[dict]:
     """One row per run of the config, in the planner's order (analysis, then run id), with what claim names need:
-    analysis, run_id, model, scenario, scenario_label (:func:`helmlite.results.scenario_label`, less the size
+    analysis, run_id, model (as a run records it: :func:`helmlite.runspec.model_key`), scenario, scenario_label (:func:`helmlite.results.scenario_label`, less the size
     arguments), method, seed, length (``target_tokens``), perturbations and labels."""
     from ..results import scenario_label
+    from ..runspec import model_key
 
     labels = study_labels(config)
     rows = []
     for key, runs in runs_by_analysis(config).items():
         for run_id, spec in sorted(runs.items()):
             args = dict(spec.args)
-            rows.append({"analysis": key, "run_id": run_id, "model": spec.model, "scenario": spec.scenario,
+            rows.append({"analysis": key, "run_id": run_id, "model": model_key(spec.model), "scenario": spec.scenario,
                          "scenario_label": scenario_label(spec.scenario, {k: v for k, v in args.items() if k not in SIZE_ARGS}),
                          "method": spec.adapter.method, "seed": spec.adapter.seed, "length": args.get("target_tokens"),
                          "perturbations": list(spec.perturbations), "labels": labels.get(run_id, [])})
