@@ -41,7 +41,8 @@ def _notebook(t) -> str:
 
 def _broken_model(t, lacks: str) -> str:
     """A model folder with a config, a tokenizer and weights, less what ``lacks`` names: "tokenizer" (a plain
-    ``model.save_pretrained`` output), "config" or "weights" (a safetensors file cut short)."""
+    ``model.save_pretrained`` output), "config" or "weights" (a safetensors file cut short); "nothing": whole-looking
+    files the loaders refuse (an empty tokenizer.json)."""
     folder = t / "mymodel"
     folder.mkdir()
     (folder / "config.json").write_text(json.dumps({"model_type": "llama", "vocab_size": 300}))
@@ -52,7 +53,7 @@ def _broken_model(t, lacks: str) -> str:
         (folder / "tokenizer.json").unlink()
     elif lacks == "config":
         (folder / "config.json").unlink()
-    else:
+    elif lacks == "weights":
         data = (folder / "model.safetensors").read_bytes()
         (folder / "model.safetensors").write_bytes(data[:-6])
     return str(folder)
@@ -127,6 +128,9 @@ CASES = [
     ("model folder with cut weights: run", lambda t: ["run", "--scenario", "mmlu", "--model", _broken_model(t, "weights"),
                                                       "--max-instances", "2", "--results-dir", str(t / "runs")], CUT_WEIGHTS),
     ("... config", lambda t: ["config", _config_with_model(t, "weights")], "{t}/config.yaml: helm_core: " + CUT_WEIGHTS),
+    ("model folder the loaders refuse: run", lambda t: ["run", "--scenario", "mmlu", "--model", _broken_model(t, "nothing"),
+                                                         "--max-instances", "2", "--results-dir", str(t / "runs")],
+     "could not load a transformers model from {t}/mymodel: "),
     # 3. a design written over its own config, or onto a folder (before any planning)
     ("plan --write-config onto its own config", lambda t: ["plan", "--configfile", _file(t, "c.yaml", (REPO / "config" / "test.yaml").read_text()),
                                                            "--target-mde", "0.1", "--write-config", str(t / "c.yaml")],

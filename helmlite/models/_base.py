@@ -70,6 +70,13 @@ class ModelError(HelmliteError, RuntimeError):
     """A model could not be loaded or a request could not be served; the message names which."""
 
 
+def unloadable(path, error: Exception) -> ModelError:
+    """The one line a model folder that the loaders refuse gives (an empty ``tokenizer.json``, a cut ``*.bin``): the
+    folder, the loader's error type and the first words of its message — never the loaders' traceback."""
+    words = " ".join(str(error).split()[:40]) or type(error).__name__
+    return ModelError(f"could not load a transformers model from {path}: {type(error).__name__}: {words}")
+
+
 @runtime_checkable
 class LanguageModel(Protocol):
     #: The backend code's version: raise it when a change alters what the backend answers for the same request (the

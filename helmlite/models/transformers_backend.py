@@ -36,7 +36,7 @@ from typing import Sequence
 import torch
 
 from ._base import (Generation, GenerationRequest, ModelError, Scores, ScoreRequest, apply_stop, helm_kept_tokens,
-                    split_context)
+                    split_context, unloadable)
 from ._identity import IDENTITY_FILE, weights_sha256
 from .devices import device_record, resolve_device, torch_dtype
 from .packing import ROWS_ATTENTION, merge_one_token_rows, packing, read_positions, rows_attention, serves_rows_attention
@@ -80,10 +80,8 @@ class TransformersModel(PrefixLevels):
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(str(path))
             self.model = AutoModelForCausalLM.from_pretrained(str(path), dtype=weights_dtype).to(self.device).eval()
-        except Exception as error:  # noqa: BLE001 — a folder that passed model_dir_problem can still be unloadable
-            # (a cut *.bin, an empty tokenizer.json): one line naming the folder, never the loaders' traceback
-            first = " ".join(str(error).split()[:40]) or type(error).__name__
-            raise ModelError(f"could not load a transformers model from {path}: {type(error).__name__}: {first}") from None
+        except Exception as error:  # noqa: BLE001 — a folder can pass model_dir_problem and still not load (a cut *.bin)
+            raise unloadable(path, error) from None
         self.exact_paths = self.device == "cpu" and weights_dtype in (torch.float32, torch.float64)
         self.batch_size = batch_size
         self.reuse_prefixes = reuse_prefixes and self.exact_paths  # False: every prompt whole (the plain path tests use)
