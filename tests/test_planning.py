@@ -290,6 +290,7 @@ def test_headline_claims_are_the_analyses_declarations_at_their_familys_level():
     rows = planned_claims.headline_claims(runs, analyses=["helm_core", "sensitivity", "depth"])
     table = {row["claim"]: row for row in rows}
     difference = table[core_claims.model_difference_name("b", "a", "mmlu")]
+    assert difference["test"] == "exact McNemar (paired)" and difference["quantity"] == "accuracy of b − a on mmlu"
     assert difference["n"] == 100 and difference["family_size"] == 4 and difference["alpha"] == pytest.approx(0.0125)
     assert difference["mde"] == pytest.approx(planned_claims.paired(100, level=1 - 0.0125)[0])
     assert core_claims.perturbation_name("robustness", "a", "mmlu") in table

@@ -213,7 +213,8 @@ def _values(d, effect: float, level: float, observed) -> tuple[float, float, flo
 def headline_claims(runs: list[dict], effect: float = EFFECT, pilot=None, analyses=None,
                     primary: dict | None = None) -> list[dict]:
     """One row per claim the enabled ``analyses`` (default: those of the ``runs``) declare for the planned runs
-    (``runs``: the planner's per-run rows): analysis, claim (the name the report prints), family, role, family_size,
+    (``runs``: the planner's per-run rows): analysis, claim (the name the report prints), quantity and test (what is
+    tested, and how), family, role, family_size,
     alpha (the per-claim level), n, mde, discordance (paired claims: ψ at the MDE), effect, n_needed (for ``effect``,
     never fewer than a verdict needs), decidable, planning (the values its MDE used: the fixed planning values, or a
     :class:`.pilot.Pilot`'s observations), unit, pooled, members (the runs it reads), min_n and no_verdict.
@@ -228,7 +229,8 @@ def headline_claims(runs: list[dict], effect: float = EFFECT, pilot=None, analys
         least = max(min_units(alpha), d.min_n)
         if d.no_verdict:
             mde, needed = math.nan, math.nan
-        rows.append({"analysis": d.analysis, "claim": d.name, "family": d.family, "role": role, "family_size": size,
+        rows.append({"analysis": d.analysis, "claim": d.name, "quantity": d.quantity, "test": d.test, "family": d.family,
+                     "role": role, "family_size": size,
                      "alpha": alpha, "n": d.n, "mde": mde, "discordance": discordance, "effect": effect,
                      "n_needed": max(needed, least) if math.isfinite(needed) else needed,
                      "decidable": bool(math.isfinite(mde) and mde <= TARGET_MDE and d.n >= least),
