@@ -7,6 +7,7 @@ PNG it wrote as the cell's output, so the executed notebook and its HTML report 
 from __future__ import annotations
 
 import os
+import textwrap
 from pathlib import Path
 
 import matplotlib
@@ -77,7 +78,7 @@ def empty_panels(fig: plt.Figure) -> list[str]:
 
 def note_panel(ax: plt.Axes, note: str) -> None:
     """Say in ``ax`` why it has no data (e.g. "no fairness perturbation in this config"), instead of an empty frame."""
-    ax.text(0.5, 0.5, note, ha="center", va="center", wrap=True, fontsize=9, color="0.35", transform=ax.transAxes)
+    ax.text(0.5, 0.5, textwrap.fill(note, 60), ha="center", va="center", fontsize=9, color="0.35", transform=ax.transAxes)
     ax.set(xticks=[], yticks=[])
 
 

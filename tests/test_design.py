@@ -317,3 +317,20 @@ def test_a_pilot_gives_the_upper_limit_of_the_length_contrasts_sd(tmp_path, mirr
     contrast = means[0] - means[1]
     assert upper == pytest.approx(upper_sd(contrast))
     assert "over 6 contexts" in note
+
+
+def test_a_multi_document_task_is_sized_by_its_question_count(tmp_path):
+    """Issue #62: multi-document QA builds one context per question (``n_questions``); a design sizes that argument —
+    ``n_contexts``, the synthetic tasks' count, is no argument of its loader — and a pilot of another question count
+    stands for the sized run."""
+    raw = json.loads(json.dumps(_raw(tmp_path)))
+    raw["depth"]["tasks"] = [{"scenario": "nq_multidoc", "args": {"n_questions": 3, "depths": [0.0, 0.5, 1.0], "distractors": 5},
+                              "methods": ["multiple_choice_separate"]}]
+    config = workflow.validate_config(raw, "<test>")
+    sized_raw = designs.sized_config(raw, {("depth", "tasks", 0): ("contexts", 12)})
+    assert sized_raw["depth"]["tasks"][0]["args"] == {"n_questions": 12, "depths": [0.0, 0.5, 1.0], "distractors": 5}
+    sized = workflow.validate_config(sized_raw, "<test>")
+    aliases = designs.pilot_aliases(config, sized)
+    assert {workflow.run_specs(sized)[r].scenario for r, p in aliases.items() if r != p} == {"nq_multidoc"}
+    assert [designs.context_count_arg(name) for name in ("niah", "json_kv", "nq_multidoc")] == ["n_contexts", "n_contexts",
+                                                                                               "n_questions"]

@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import copy
+import inspect
 import math
 from dataclasses import dataclass
 
@@ -102,25 +103,38 @@ def entry_sizes(runs: pd.DataFrame, units: dict[str, str], wanted: dict[str, int
     return sizes
 
 
+#: The loader arguments that count a depth task's contexts (synthetic tasks: ``n_contexts``; multi-document QA, one
+#: context per question: ``n_questions``).
+CONTEXT_COUNTS = ("n_contexts", "n_questions")
+
+
+def context_count_arg(scenario_name: str) -> str:
+    """The argument of ``scenario_name``'s loader that sets how many contexts it builds (:data:`CONTEXT_COUNTS`)."""
+    from ..scenarios import scenario
+
+    accepted = inspect.signature(scenario(scenario_name).load).parameters
+    return next(name for name in CONTEXT_COUNTS if name in accepted)
+
+
 def sized_config(raw: dict, sizes: dict[tuple, tuple[str, int]]) -> dict:
     """``raw`` (the config as the user wrote it) with each entry of ``sizes`` resized: ``max_instances`` for items,
-    ``args.n_contexts`` for a depth task's contexts."""
+    the task's context count (:func:`context_count_arg`) for a depth task's contexts."""
     out = copy.deepcopy(raw)
     for source, (unit, size) in sorted(sizes.items(), key=lambda item: str(item[0])):
         entry = out["runs"][source[1]] if source[0] == "runs" else out[source[0]][source[1]][source[2]]
         if unit == "contexts":  # else items
-            entry["args"] = {**entry.get("args", {}), "n_contexts": size}
+            entry["args"] = {**entry.get("args", {}), context_count_arg(entry["scenario"]): size}
         else:
             entry["max_instances"] = size
     return out
 
 
 def _size_free(spec: RunSpec) -> str:
-    """A run's specification without its size (``max_instances``, ``args.n_contexts``): a pilot run and the sized run
+    """A run's specification without its size (``max_instances``, its context count): a pilot run and the sized run
     of one entry share it."""
     spec_dict = spec.as_dict()
     spec_dict.pop("max_instances", None)
-    spec_dict["args"] = {k: v for k, v in spec_dict.get("args", {}).items() if k != "n_contexts"}
+    spec_dict["args"] = {k: v for k, v in spec_dict.get("args", {}).items() if k not in CONTEXT_COUNTS}
     return repr(sorted(spec_dict.items()))
 
 

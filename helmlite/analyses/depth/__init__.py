@@ -10,9 +10,9 @@ from .position_tests import length_tests, primacy_recency, u_shape
 from .published import PUBLISHED_TOLERANCE, litm_curves, published_primacy_recency
 from .reference import LITM_GPT35
 from .reproduction import read_checks
-from .sweeps import FLOOR_MARGIN, METRIC, MIN_CONTEXTS, SCORE_NAME, chance_level, depth_records
+from .sweeps import FLOOR_MARGIN, METRIC, MIN_CONTEXTS, SCORE_NAME, chance_level, depth_records, sweep_scope
 
 __all__ = ["FLOOR_MARGIN", "LITM_GPT35", "METRIC", "MIN_CONTEXTS", "PUBLISHED_TOLERANCE", "SCORE_NAME", "chance_level",
            "curves", "depth_claims", "claims", "depth_records", "figures", "per_depth", "length_degradation", "length_tests", "litm_curves",
            "position_tests", "power_table", "primacy_recency", "published", "published_primacy_recency", "read_checks", "reference",
-           "reproduction", "sweeps", "u_shape", "with_verdicts"]
+           "reproduction", "sweep_scope", "sweeps", "u_shape", "with_verdicts"]

@@ -13,9 +13,10 @@ two-sided part p-values make this conservative, never liberal; no p for a curve 
 lower bounds, min of the upper bounds] (it covers min(primacy, recency) with at least the nominal level). HELMET's claim — models prefer recent context and struggle with the middle and
 earlier — is the same kind of test on end − start > 0 **and** end − middle > 0.
 
-**No verdict** on a curve with fewer than :data:`MIN_CONTEXTS` contexts, at the floor or the ceiling (its answers cannot
-move, whatever a probability score does), whose depths land on fewer than three distinct items, or scored by
-log-probability without a baseline: its claims carry no interval and are inconclusive, with the reason.
+**No verdict** on a curve with fewer than :data:`MIN_CONTEXTS` contexts, at the floor or the ceiling of the score its
+tests use (:func:`helmlite.analyses.depth.sweeps._flags`: P(gold) − baseline P(gold) for log-probability curves, not
+their accuracy), whose depths land on fewer than three distinct items, or scored by log-probability without a
+baseline: its claims carry no interval and are inconclusive, with the reason.
 
 **Length degradation.** Per model × task × scoring with two or more lengths: the mean score at the
 shortest length minus that at the longest, paired by context index (each length's contexts are
@@ -57,8 +58,8 @@ def primacy_recency(wide: np.ndarray, depths: np.ndarray) -> tuple[np.ndarray, n
 
 def _no_verdict(contexts: int, floor: bool, needs_baseline: bool, min_contexts: int, ceiling: bool = False) -> str:
     """Why a curve gets no verdict ('' when it gets one): too few contexts, no baseline where the score needs one, or
-    answers at the floor or the ceiling — a curve whose accuracy cannot move says nothing about position, whatever a
-    probability score does there."""
+    a score at its floor or its ceiling (:func:`helmlite.analyses.depth.sweeps._flags`) — a score that cannot move
+    says nothing about position."""
     if contexts < min_contexts:
         return f"inconclusive: {contexts} contexts < {min_contexts} (no interval)"
     if needs_baseline:

@@ -16,9 +16,11 @@ contexts at that depth).
 chance is (correct references) / (references) — 1/6 for JSON KV at 512 tokens (six pairs), 1/10 at
 1,024 — and changes with length. A substring match of a greedy generation has chance ≈ 0 (taken as 0).
 Every curve carries its chance level; the length analysis reports **chance-corrected accuracy**
-(acc − chance) / (1 − chance), per row then averaged; a curve is at the **floor** when its
-chance-corrected mean accuracy is below :data:`FLOOR_MARGIN` (within 5% of the way from chance to
-perfect), at the **ceiling** when its raw mean accuracy is above 1 − :data:`FLOOR_MARGIN`.
+(acc − chance) / (1 − chance), per row then averaged. A curve's **floor** and **ceiling** flags are judged on the
+quantity its tests use (:func:`_flags`): for the default's log-probability curves, P(gold) − baseline P(gold) —
+at the floor when the query fills less than :data:`FLOOR_MARGIN` of the room above the baseline, at the ceiling when
+P(gold) averages above 1 − :data:`FLOOR_MARGIN`; for accuracy curves, chance-corrected accuracy below
+:data:`FLOOR_MARGIN` (within 5% of the way from chance to perfect) and raw accuracy above 1 − :data:`FLOOR_MARGIN`.
 
 **Baseline: retrieval, not candidate preference.** A log-probability score over candidates that all
 occur in the context rewards a model that prefers early (or late) candidates whatever it is asked — in
@@ -155,10 +157,40 @@ def chance_corrected(correct, chance) -> np.ndarray:
 
 
 def _flags(part: pd.DataFrame) -> tuple[float, bool, bool]:
-    """Chance-corrected mean accuracy, the floor flag (accuracy − baseline hit rate where there is a baseline,
-    else the chance-corrected accuracy, below :data:`FLOOR_MARGIN`: the model's answers do not follow the
-    key — judged on answers, not on the probability score, which a retrieval that is always right by a small
-    margin keeps small) and the ceiling flag."""
+    """Chance-corrected mean accuracy and the floor and ceiling flags, judged on the quantity the curve's tests use
+    (:func:`scores`; issue #62):
+
+    * P(gold) − baseline P(gold) (log-probability with the baseline's probabilities): at the **floor** when the query
+      fills less than :data:`FLOOR_MARGIN` of the room the baseline leaves (mean P(gold) − baseline P(gold) <
+      FLOOR_MARGIN · (1 − mean baseline P(gold))) — the model does not retrieve, so there is nothing for position to
+      modulate; at the **ceiling** when mean P(gold) > 1 − FLOOR_MARGIN — the gold candidate holds all the probability
+      at every depth and the score can move only through the baseline. Accuracy does not enter: a retrieval that is
+      always right by a moderate margin (Gemma-3's needle at 512 tokens: accuracy 1.0, P(gold) 0.27 over a baseline of
+      0.22) is at neither end of its score.
+    * accuracy − baseline hit (runs without the baseline's probabilities): floor below FLOOR_MARGIN, ceiling when
+      mean accuracy > 1 − FLOOR_MARGIN;
+    * accuracy (generation, or no baseline): floor when the chance-corrected accuracy is below FLOOR_MARGIN, ceiling
+      as above."""
     corrected = float(np.nanmean(chance_corrected(part["correct"], part["chance"])))
+    if _has_probabilities(part):
+        probability, baseline = float(part["probability"].mean()), float(part["baseline_probability"].mean())
+        return corrected, bool(probability - baseline < FLOOR_MARGIN * (1 - baseline)), bool(probability > 1 - FLOOR_MARGIN)
     level = float((part["correct"] - part["baseline"]).mean()) if _has_baseline(part) else corrected
     return corrected, bool(level < FLOOR_MARGIN), bool(part["correct"].mean() > 1 - FLOOR_MARGIN)
+
+
+def sweep_scope(records: pd.DataFrame) -> str:
+    """One Markdown sentence for the report's summary: which tasks at which lengths (each model's own tokens), how
+    many contexts and depths, which models and scorings the live sweeps ran — the regime every verdict below is about
+    (Lost in the Middle's own contexts held 10–30 documents, ~1.6K–4.7K tokens)."""
+    if records.empty:
+        return "No live depth sweep in this run."
+    parts = []
+    for task, part in records.groupby("task", sort=True):
+        lengths = ", ".join(f"{int(length):,}" for length in sorted(part["length"].unique()))
+        contexts = part.groupby(["model", "length"])["context"].nunique().min()
+        depths = " / ".join(f"{d:g}" for d in sorted(part["depth"].unique()))
+        parts.append(f"**{task}** at {lengths} tokens ({contexts} contexts per curve, depths {depths})")
+    models = ", ".join(sorted(records["model"].unique()))
+    methods = ", ".join(sorted(records["method"].unique()))
+    return f"Live sweeps: {'; '.join(parts)}; models {models}; scored by {methods}."

@@ -5,9 +5,14 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from ...plots import note_figure
 
-def by_level(table: pd.DataFrame, title: str, xlabel: str, order=None) -> plt.Figure:
-    """Accuracy per factor level with 95% CIs, one panel per scenario, one line/marker set per model."""
+
+def by_level(table: pd.DataFrame, title: str, xlabel: str, order=None, absent: str = "") -> plt.Figure:
+    """Accuracy per factor level with 95% CIs, one panel per scenario, one line/marker set per model; a study without
+    runs gets a figure that says so (``absent``)."""
+    if table.empty:
+        return note_figure(absent or "No runs of this study in this config.", title)
     scenarios = sorted(table["scenario"].unique())
     fig, axes = plt.subplots(1, len(scenarios), figsize=(4.2 * len(scenarios), 3.8), squeeze=False, sharey=True)
     for ax, scenario in zip(axes[0], scenarios):

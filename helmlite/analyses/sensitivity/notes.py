@@ -18,6 +18,8 @@ def variance_note(decomposition: pd.DataFrame) -> str:
 
 def first_step_note(first_step: pd.DataFrame, shots: list[int]) -> str:
     """Why "the 0→1 step is the largest" has no contrast to show, or how to read the contrasts."""
+    if not len(shots):
+        return absent_study_note("shots")
     if len(first_step):
         return ("Each row: the 0→1 step minus a later step, per instance (paired bootstrap); \"the 0→1 step is the "
                 "largest\" needs every row above 0.")
@@ -37,3 +39,14 @@ def seed_note(spread: pd.DataFrame) -> str:
             "`p_seeds_matter` is Cochran's Q, the asymptotic McNemar test; none of them is the claim. The claim is the "
             "paired difference of the two seeds (exact McNemar, the pairwise tests below) with an MDE that lets the "
             "discordance grow with the effect: see the claims table.")
+
+
+#: What config/paper.yaml runs of each study, for the note of a study this config leaves out.
+PAPER_LEVELS = {"seeds": "10 seeds", "shots": "0, 1, 2, 4, 8 and 16 shots", "formats": "four formats",
+                "methods": "three multiple-choice methods"}
+
+
+def absent_study_note(study: str) -> str:
+    """Why a study's table and figure are empty: this config runs none of its levels (the default leaves the format
+    study to config/paper.yaml, issue #62)."""
+    return f"This config runs no {study} study: config/paper.yaml runs it ({PAPER_LEVELS[study]})."

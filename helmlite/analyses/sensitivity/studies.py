@@ -21,16 +21,20 @@ from ...seeds import rng
 
 
 
+FACTOR_COLUMNS = ["study", "run_id", "model", "scenario", "level", "seed", "shots", "method", "metric", "accuracy", "ci_low",
+                  "ci_high", "n", "interval"]
+
+
 def factor_table(runs: list[Run], levels: dict[str, str], study: str) -> pd.DataFrame:
     """One row per run of a study: model, scenario, factor level and the main metric with its interval."""
     rows = []
-    for run in runs:
+    for run in runs:  # none: the table's columns all the same, so an absent study's CSV still has its header
         m = run.stats.metrics[run.main_metric]
         rows.append({"study": study, "run_id": run.run_id, "model": run.model, "scenario": run.scenario_label,
                      "level": levels[run.run_id], "seed": run.spec.seed, "shots": run.spec.shots,
                      "method": run.spec.method, "metric": run.main_metric, "accuracy": m.mean, "ci_low": m.ci_low,
                      "ci_high": m.ci_high, "n": m.n, "interval": m.method})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=FACTOR_COLUMNS)
 
 
 def _aligned(runs: list[Run]) -> tuple[list[str], np.ndarray]:
@@ -218,13 +222,13 @@ def variance_decomposition(frame: pd.DataFrame, factors=("scenario", "seed", "sh
 def runs_by_study(runs: list[Run], run_levels: dict, studies) -> tuple[dict[str, list[Run]], dict[str, pd.DataFrame]]:
     """The runs of each study in ``studies`` and its factor table (:func:`factor_table`), from each run id's
     (study, level) labels in ``run_levels`` (the workflow's notebook parameter); a study without runs gets an empty
-    table."""
+    table with the same columns."""
     by_id = {run.run_id: run for run in runs}
     grouped, tables = {}, {}
     for study in studies:
         levels = {run_id: level for run_id in by_id for s, level in run_levels.get(run_id, []) if s == study}
         grouped[study] = [by_id[run_id] for run_id in levels]
-        tables[study] = factor_table(grouped[study], levels, study) if levels else pd.DataFrame()
+        tables[study] = factor_table(grouped[study], levels, study)
     return grouped, tables
 
 
