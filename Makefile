@@ -63,6 +63,7 @@ e2e: venv
 	snakemake --cores 2 --configfile $(TEST_CONFIG) --dry-run > build/test/dry-run.log 2>&1
 	grep -q "Nothing to be done" build/test/dry-run.log  # (a pipe into grep -q can break snakemake's pipe)
 	$(PY) -c 'from helmlite.report import check_reports; check_reports("$(TEST_CONFIG)")'  # every figure shown, no stderr
+	$(PY) -c 'from helmlite import workflow; from helmlite.report.checks import decided_live_claims as d; found = d(workflow.load_config("$(TEST_CONFIG)")); print(*found, sep="\n"); assert found, "the test config decides no live claim"'
 # Determinism: a second run with fresh runs, tables, figures and reports (the same request cache, so no
 # model calls; fresh-cache runs are compared byte for byte in tests/test_reliability.py) gives identical
 # CSV tables and identical PNG/PDF figures (written without timestamps).

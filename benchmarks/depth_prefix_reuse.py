@@ -4,9 +4,10 @@ A depth sweep asks each context at several depths, each with its key-absent base
 share their text up to the needle (or gold document) — across depths, and between a query and its baseline. The
 runner declares those shared levels (:mod:`helmlite.shared_prefixes`) and the transformers backend encodes each once
 and reuses its key/value cache. This script builds the default config's depth runs (SmolLM2, fp32 on CPU, one
-thread) for a few contexts and scores the *same* requests twice — reuse off (every prompt encoded whole) and on —
-then prints tokens encoded, seconds, their ratios and how far the per-token log-probabilities of the two sides differ
-(bit-identical rows, largest absolute difference).
+thread) for a few contexts and scores the *same* requests three ways — reuse off (every continuation's prompt encoded
+whole), each prompt encoded once for its candidates but shared with no other prompt, and with the levels shared up to
+the needle (the runner's requests) — then prints tokens encoded, seconds and how far each side's per-token
+log-probabilities are from those without reuse (bit-identical rows, largest absolute difference).
 
     HELMLITE_DATA_MIRROR=../shared/data .venv/bin/python benchmarks/depth_prefix_reuse.py [--contexts 4] [--length 512]
 """
@@ -49,21 +50,26 @@ def main() -> None:
     model = load_model("smollm2-135m", threads=1)
     print(f"SmolLM2-135M, fp32, CPU, 1 thread; {options.contexts} contexts at {options.length} tokens, depths 0 / 0.5 / 1 "
           "with their baselines\n")
-    print(f"{'task':12} {'requests':>8} {'tokens off':>10} {'tokens on':>9} {'ratio':>6} {'s off':>7} {'s on':>6} "
-          f"{'speed-up':>8} {'identical rows':>14} {'max |Δ logprob|':>15}")
+    print(f"{'task':12} {'requests':>8} {'side':34} {'tokens':>8} {'seconds':>8} {'identical rows':>15} {'max |Δ logprob|':>15}")
     for task in TASKS:
         *_, adapted = prepare_requests(depth_spec(task, options.contexts, options.length), model)
         requests = [r for a in adapted for r in a.requests if isinstance(r, ScoreRequest)]
-        off, tokens_off, seconds_off = score(model, requests, reuse=False)
-        on, tokens_on, seconds_on = score(model, requests, reuse=True)
-        if len(off) != len(on) or any(a.token_counts != b.token_counts for a, b in zip(off, on)):
-            raise SystemExit(f"{task}: the two sides scored different items (token counts differ)")
-        rows = [(a, b) for x, y in zip(off, on) for a, b in zip(x.token_logprobs, y.token_logprobs)]
-        identical = sum(a == b for a, b in rows)
-        largest = max((abs(u - v) for a, b in rows for u, v in zip(a, b)), default=0.0)
-        print(f"{task:12} {len(requests):8d} {tokens_off:10,d} {tokens_on:9,d} {tokens_off / tokens_on:5.2f}x "
-              f"{seconds_off:7.1f} {seconds_on:6.1f} {seconds_off / seconds_on:7.2f}x {identical:>7d} of {len(rows):<4d} "
-              f"{largest:15.2e}")
+        own = [dataclasses.replace(r, prefixes=()) for r in requests]  # no level shared with another prompt
+        sides = {"off: every continuation encoded whole": score(model, own, reuse=False),
+                 "each prompt once for its candidates": score(model, own, reuse=True),
+                 "+ levels shared up to the needle": score(model, requests, reuse=True)}
+        reference = next(iter(sides.values()))[0]
+        for side, (results, tokens, seconds) in sides.items():
+            if len(results) != len(reference) or any(a.token_counts != b.token_counts for a, b in zip(reference, results)):
+                raise SystemExit(f"{task}: '{side}' scored other items than the side without reuse (token counts differ)")
+            rows = [(a, b) for x, y in zip(reference, results) for a, b in zip(x.token_logprobs, y.token_logprobs)]
+            identical = sum(a == b for a, b in rows)
+            largest = max((abs(u - v) for a, b in rows for u, v in zip(a, b)), default=0.0)
+            print(f"{task:12} {len(requests):8d} {side:34} {tokens:8,d} {seconds:8.1f} {identical:>7d} of {len(rows):<5d} "
+                  f"{largest:15.2e}")
+        (_, own_tokens, own_seconds), (_, shared_tokens, shared_seconds) = list(sides.values())[1:]
+        print(f"{task:12} shared levels: {own_tokens / shared_tokens:.2f}x fewer tokens, {own_seconds / shared_seconds:.2f}x "
+              "faster than each prompt once\n")
 
 
 if __name__ == "__main__":

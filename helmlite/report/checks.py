@@ -54,6 +54,25 @@ def unplanned_claims(config: dict) -> list[str]:
     return missing
 
 
+def decided_live_claims(config: dict) -> list[str]:
+    """The live claims (those the plan sizes from the config's runs, not a published table's) that the config's claims
+    tables decide — supported or contradicted — each as "verdict: name"."""
+    import pandas as pd
+
+    from .. import workflow
+    from ..planning import plan
+
+    planned = plan(config, measure_rates=False).claims
+    live = set(planned.loc[planned["n"].notna(), "claim"])
+    decided = []
+    for analysis in workflow.enabled(config):
+        for table in (p for p in workflow.outputs(config, analysis)["tables"] if str(p).endswith("_claims.csv")):
+            rows = pd.read_csv(table)
+            decided += [f"{r.verdict}: {r.claim}" for r in rows.itertuples()
+                        if r.claim in live and r.verdict in ("supported", "contradicted")]
+    return decided
+
+
 def check_reports(config_path: str | os.PathLike) -> None:
     """Fail unless every executed notebook of the config's workflow shows each of its catalogued figures (its image
     outputs equal the catalog's figure count) and has no stderr or error output, and every claim of its claims tables
