@@ -170,3 +170,28 @@ def test_runs_are_grouped_by_study_and_tested_per_study():
     direct = sensitivity.pairwise_tests(studies["methods"], lambda r: r.run_id.split("-")[1], seed=0, n_resamples=200)
     pd.testing.assert_frame_equal(tests.drop(columns="study"), direct)
     assert set(tests["study"]) == {"methods"} and set(reversals["study"]) == {"methods"}
+
+
+def test_the_summary_answers_how_often_the_models_swap_order():
+    """Issue #62: notebook 02's question — how often does "model A beats model B" flip with a prompt choice — is
+    answered in the summary from the rank-reversal table (hand-counted: 1 swap of 2 pairs, in the methods study, not
+    significant), and a one-model run says the question needs two."""
+    reversals = pd.DataFrame({"study": ["seeds", "methods"], "reversal": [False, True], "significant": [False, False]})
+    assert sensitivity.reversal_note(reversals) == (
+        "**Rank reversals:** the two models swap order in **1 of 2** pairs of prompt choices (methods); **0** of them "
+        "with both model differences significant (paired tests, Holm over the configurations).")
+    assert "one model" in sensitivity.reversal_note(pd.DataFrame(columns=["study", "reversal", "significant"]))
+
+
+def test_a_study_the_config_leaves_out_says_where_it_runs():
+    """The default leaves the shots and format studies to config/paper.yaml: their figures and tables say so instead
+    of failing on an empty table (the factor table keeps its columns)."""
+    from helmlite.analyses.sensitivity.studies import FACTOR_COLUMNS
+
+    empty = sensitivity.factor_table([], {}, "formats")
+    assert list(empty.columns) == FACTOR_COLUMNS and empty.empty
+    figure = sensitivity.figures.by_level(empty, "Accuracy per prompt format", "format",
+                                          absent=sensitivity.absent_study_note("formats"))
+    assert [t.get_text() for t in figure.axes[0].texts] == [
+        "This config runs no formats study: config/paper.yaml runs it\n(four formats)."]
+    assert sensitivity.first_step_note(pd.DataFrame(), []) == sensitivity.absent_study_note("shots")

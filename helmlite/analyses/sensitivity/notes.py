@@ -50,3 +50,17 @@ def absent_study_note(study: str) -> str:
     """Why a study's table and figure are empty: this config runs none of its levels (the default leaves the format
     study to config/paper.yaml, issue #62)."""
     return f"This config runs no {study} study: config/paper.yaml runs it ({PAPER_LEVELS[study]})."
+
+
+def reversal_note(reversals: pd.DataFrame) -> str:
+    """The answer to notebook 02's question "how often does 'model A beats model B' flip with a prompt choice?" for the
+    report's summary: how many pairs of configurations swap the two models' order, in which studies, and how many
+    swaps rest on two significant model differences (paired tests, Holm over the configurations:
+    :func:`helmlite.analyses.sensitivity.studies.rank_reversals`)."""
+    if reversals.empty or "reversal" not in reversals or not len(reversals.dropna(subset=["reversal"])):
+        return "**Rank reversals:** not asked — this run has one model (two are needed)."
+    flips = reversals[reversals["reversal"].astype(bool)]
+    where = ", ".join(sorted(flips["study"].unique())) if len(flips) else "none"
+    return (f"**Rank reversals:** the two models swap order in **{len(flips)} of {len(reversals)}** pairs of prompt "
+            f"choices ({where}); **{int(flips['significant'].astype(bool).sum())}** of them with both model differences "
+            "significant (paired tests, Holm over the configurations).")
