@@ -479,6 +479,21 @@ def test_intersection_union_p_is_bonferroni_over_the_negative_parts(parts, expec
 def test_the_summary_states_the_sweeps_tasks_lengths_contexts_and_models():
     """Issue #62: "What this run shows" says which regime its verdicts are about (hand-written expectation)."""
     records = pd.concat([_logprob_records((1,) * 6, (0,) * 6, contexts=12).assign(model=model) for model in ("b", "a")])
-    assert depth.sweep_scope(records) == ("Live sweeps: **json_kv** at 512 tokens (12 contexts per curve, depths "
-                                          "0 / 0.2 / 0.4 / 0.6 / 0.8 / 1); models a, b; scored by log-prob retrieval.")
+    assert depth.sweep_scope(records) == (
+        "Live sweeps: **json_kv** at 512 tokens (12 contexts per curve, depths 0 / 0.2 / 0.4 / 0.6 / 0.8 / 1); models a, "
+        "b; scored by log-prob retrieval. All are shorter than Lost in the Middle's own contexts (10–30 documents of ~100 "
+        "words, ~1.6K–4.7K tokens): the verdicts are about this regime.")
+    assert depth.sweep_scope(records.assign(length=2048)).endswith("scored by log-prob retrieval.")
     assert depth.sweep_scope(records.iloc[:0]) == "No live depth sweep in this run."
+
+
+def test_the_u_shape_note_counts_tested_curves_and_names_why_others_get_none():
+    """Hand-built table: two curves get a verdict (one U-shaped), one has too few contexts; with none untested the note
+    ends after the count (the default run of 2026-12-07 printed "0 curves get none ()")."""
+    ushape = pd.DataFrame({"no_verdict": ["", "", "inconclusive: 4 contexts < 10 (no interval)"],
+                           "lost_in_the_middle": [True, False, False]})
+    table = pd.DataFrame({"correction": ["holm"]})
+    assert depth.u_shape_note(ushape, table) == ("**1 of 2** curves that get a verdict show a U-shape after Holm's correction "
+                                                 "(holm); 1 get none (inconclusive: 4 contexts < 10 (no interval)).")
+    assert depth.u_shape_note(ushape.iloc[:2], table) == ("**1 of 2** curves that get a verdict show a U-shape after "
+                                                          "Holm's correction (holm).")

@@ -4,7 +4,7 @@
 ``reproduction`` the read checks, ``reference`` the cited constants, ``figures`` draws."""
 from ...claims import power_table
 from . import claims, figures, per_depth, position_tests, published, reference, reproduction, sweeps
-from .claims import depth_claims, with_verdicts
+from .claims import depth_claims, u_shape_note, with_verdicts
 from .per_depth import curves, length_degradation
 from .position_tests import length_tests, primacy_recency, u_shape
 from .published import PUBLISHED_TOLERANCE, litm_curves, published_primacy_recency
@@ -15,4 +15,4 @@ from .sweeps import FLOOR_MARGIN, METRIC, MIN_CONTEXTS, SCORE_NAME, chance_level
 __all__ = ["FLOOR_MARGIN", "LITM_GPT35", "METRIC", "MIN_CONTEXTS", "PUBLISHED_TOLERANCE", "SCORE_NAME", "chance_level",
            "curves", "depth_claims", "claims", "depth_records", "figures", "per_depth", "length_degradation", "length_tests", "litm_curves",
            "position_tests", "power_table", "primacy_recency", "published", "published_primacy_recency", "read_checks", "reference",
-           "reproduction", "sweep_scope", "sweeps", "u_shape", "with_verdicts"]
+           "reproduction", "sweep_scope", "sweeps", "u_shape", "u_shape_note", "with_verdicts"]

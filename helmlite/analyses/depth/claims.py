@@ -157,3 +157,16 @@ def with_verdicts(ushape: pd.DataFrame, claims_table: pd.DataFrame) -> pd.DataFr
         out[f"{column}_p_adjusted"] = [verdicts.loc[k, "p_adjusted"] for k in keys]
     out["lost_in_the_middle"] = out["u_shape_verdict"] == "supported"
     return out
+
+
+def u_shape_note(ushape: pd.DataFrame, claims_table: pd.DataFrame) -> str:
+    """How many curves that get a verdict show Lost in the Middle's U-shape after the family's correction, and why the
+    others get none (Markdown for notebook 04; ``ushape`` from :func:`with_verdicts`)."""
+    untested = ushape[ushape["no_verdict"] != ""]
+    tested = ushape[ushape["no_verdict"] == ""]
+    correction = claims_table["correction"].iloc[0] if len(claims_table) else "no claims"
+    note = (f"**{int(tested['lost_in_the_middle'].sum())} of {len(tested)}** curves that get a verdict show a U-shape "
+            f"after Holm's correction ({correction})")
+    if len(untested):
+        note += f"; {len(untested)} get none ({', '.join(sorted(set(untested['no_verdict'])))})"
+    return note + "."

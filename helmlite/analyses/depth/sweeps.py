@@ -60,6 +60,7 @@ METRIC = {"generation": "substring_match", "multiple_choice_separate": "exact_ma
 SCORE_NAME = {"generation": "substring match (generation)", "multiple_choice_separate": "log-prob retrieval"}
 MIN_CONTEXTS = 10
 FLOOR_MARGIN = 0.05
+LITM_SHORTEST_TOKENS = 1600  # Lost in the Middle's shortest multi-document contexts (10 documents), ~1.6K tokens
 CURVE = ["model", "task", "length", "method"]
 BASELINE_COLUMNS = ("baseline", "baseline_ci_low", "baseline_ci_high", "difference", "difference_ci_low", "difference_ci_high",
                     "probability", "baseline_probability", "probability_difference", "probability_difference_ci_low",
@@ -193,4 +194,6 @@ def sweep_scope(records: pd.DataFrame) -> str:
         parts.append(f"**{task}** at {lengths} tokens ({contexts} contexts per curve, depths {depths})")
     models = ", ".join(sorted(records["model"].unique()))
     methods = ", ".join(sorted(records["method"].unique()))
-    return f"Live sweeps: {'; '.join(parts)}; models {models}; scored by {methods}."
+    shorter = (" All are shorter than Lost in the Middle's own contexts (10–30 documents of ~100 words, ~1.6K–4.7K "
+               "tokens): the verdicts are about this regime.") if records["length"].max() < LITM_SHORTEST_TOKENS else ""
+    return f"Live sweeps: {'; '.join(parts)}; models {models}; scored by {methods}.{shorter}"
