@@ -78,7 +78,8 @@ def empty_panels(fig: plt.Figure) -> list[str]:
 
 def note_panel(ax: plt.Axes, note: str) -> None:
     """Say in ``ax`` why it has no data (e.g. "no fairness perturbation in this config"), instead of an empty frame."""
-    ax.text(0.5, 0.5, textwrap.fill(note, 60), ha="center", va="center", fontsize=9, color="0.35", transform=ax.transAxes)
+    wrapped = "\n".join(textwrap.fill(line, 60) for line in note.splitlines())  # the note's own breaks kept
+    ax.text(0.5, 0.5, wrapped, ha="center", va="center", fontsize=9, color="0.35", transform=ax.transAxes)
     ax.set(xticks=[], yticks=[])
 
 

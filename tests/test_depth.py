@@ -430,7 +430,7 @@ def test_a_run_without_depth_runs_gives_empty_tables_and_says_so_in_the_figures(
     assert table.empty
     drawn = {"u_shape": figs.u_shape(ushape), "live_curves": figs.live_curves(depth.curves(records, seed=0, n_resamples=100)),
              "length_curve": figs.length_curve(depth.length_degradation(records, seed=0, n_resamples=100))}
-    said = {name: [t.get_text() for ax in fig.axes for t in ax.texts] for name, fig in drawn.items()}
+    said = {name: [" ".join(t.get_text().split()) for ax in fig.axes for t in ax.texts] for name, fig in drawn.items()}  # wrapped
     assert said == {"u_shape": ["no live depth curve to test"], "live_curves": [figs.NO_RUNS], "length_curve": [figs.NO_RUNS]}
 
 

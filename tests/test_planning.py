@@ -439,18 +439,22 @@ def test_the_plan_is_checked_against_runs_already_measured(monkeypatch, tmp_path
 def test_the_default_plan_sizes_each_claim_at_the_level_its_family_decides_it(monkeypatch, tmp_path):
     """config/config.yaml through the planner (fixed rates, ~20 s of token counting; an empty results folder, so the
     planning values, not a pilot's): the runs are the workflow's; every analysis's claims are listed, named as the
-    notebooks name them; notebook 01's live claims share a family of more than one hypothesis; and for every paired
+    notebooks name them; notebook 01's primary live claims (the config's ``primary_claims``) share a family of more
+    than one hypothesis, its exploratory ones are sized alone at α = 0.05; and for every paired
     claim, the exact McNemar power at the plan's own ``alpha``, ``n``, ``discordance`` and effect ``mde`` — computed
     independently with statsmodels' exact McNemar test summed over the discordant pairs — lies in 0.77–0.85 (the MDE is
     the smallest effect every n' ≥ n detects with 80% power, so the power at n itself can sit above 0.8 on the saw's
-    teeth). (Whether the default powers every claim at that level is the next issue's: the default run's design.)"""
+    teeth)."""
     config, result = _plan_with_fixed_rates("config.yaml", monkeypatch, tmp_path, results_dir=tmp_path / "no-runs")
     assert sorted(result.runs["run_id"]) == sorted(workflow.run_specs(config))
     assert not result.claims["planning"].str.startswith("pilot").any()
     assert set(result.claims["analysis"]) == {"helm_core", "sensitivity", "helmet", "depth"}
     live = result.claims[(result.claims["analysis"] == "helm_core") & (result.claims["family"] == "live runs")]
-    assert len(live) > 1 and (live["family_size"] == len(live)).all()
-    assert live["alpha"].to_numpy() == pytest.approx(0.05 / len(live))
+    primary, exploratory = live[live["role"] == "primary"], live[live["role"] == "exploratory"]
+    assert set(primary["claim"]) == set(config["helm_core"]["primary_claims"]) & set(live["claim"])
+    assert len(primary) > 1 and (primary["family_size"] == len(primary)).all()
+    assert primary["alpha"].to_numpy() == pytest.approx(0.05 / len(primary))
+    assert len(exploratory) and (exploratory["family_size"] == 1).all() and (exploratory["alpha"] == 0.05).all()
     paired = result.claims[result.claims["discordance"].notna()]
     assert len(paired) >= 8
     for row in paired.itertuples():
@@ -580,7 +584,7 @@ def test_a_run_jobs_memory_reservation_covers_its_measured_peak(mirrored_cache, 
 
 def test_run_jobs_start_longest_critical_path_first():
     """Hand-derived on the default config with made-up predictions (job k of the sorted job list: 100·(k+1) s):
-    a job's priority is its own seconds plus those of the jobs that wait for it (SmolLM2's helm_core job is waited on
+    a job's priority is its own seconds plus those of the jobs that wait for it (each model's helm_core job is waited on
     by its sensitivity job); with a job missing from the plan a job's number of runs stands in for its seconds."""
     from helmlite import workflow
 
@@ -588,15 +592,18 @@ def test_run_jobs_start_longest_critical_path_first():
     jobs = sorted(workflow.run_batches(config))
     planned = {job: 100.0 * (k + 1) for k, job in enumerate(jobs)}
     waits = workflow.shared_request_waits(config)
-    assert waits == {"smollm2_135m_sensitivity_1": ["smollm2_135m_helm_core_1"]}
+    assert waits == {"gemma3_270m_sensitivity_1": ["gemma3_270m_helm_core_1"],
+                     "smollm2_135m_sensitivity_1": ["smollm2_135m_helm_core_1"]}
     expected = dict(planned)
-    expected["smollm2_135m_helm_core_1"] += planned["smollm2_135m_sensitivity_1"]
+    for model in ("gemma3_270m", "smollm2_135m"):
+        expected[f"{model}_helm_core_1"] += planned[f"{model}_sensitivity_1"]
     assert workflow.run_job_priorities(config, planned) == {job: round(s) for job, s in expected.items()}
     del planned[jobs[0]]
     runs = {job: len(batch) for job, batch in workflow.run_batches(config).items()}
-    assert runs == {"gemma3_270m_depth_1": 2, "gemma3_270m_helm_core_1": 5, "smollm2_135m_depth_1": 2,
-                    "smollm2_135m_helm_core_1": 5, "smollm2_135m_sensitivity_1": 7}
-    assert workflow.run_job_priorities(config, planned) == {**runs, "smollm2_135m_helm_core_1": 5 + 7}
+    assert runs == {"gemma3_270m_depth_1": 1, "gemma3_270m_helm_core_1": 5, "gemma3_270m_sensitivity_1": 3,
+                    "smollm2_135m_depth_1": 1, "smollm2_135m_helm_core_1": 5, "smollm2_135m_sensitivity_1": 3}
+    assert workflow.run_job_priorities(config, planned) == {**runs, "gemma3_270m_helm_core_1": 5 + 3,
+                                                            "smollm2_135m_helm_core_1": 5 + 3}
 
 
 def test_the_paper_plan_lists_exactly_the_workflow_runs(monkeypatch):
