@@ -11,7 +11,9 @@ letter_logprob`` takes helmlite's best-log-prob letter instead).
 Prints, per tool and overall: identical prompt strings, identical predictions (the stripped completion /
 chosen letter), accuracy each, wall time each (whole processes, model loading and HELM's metrics included)
 over ``--repeats`` runs per tool that alternate which tool goes first (each with a fresh request cache), the
-median ratio and its range, and peak RSS each (``ru_maxrss`` of each tool's process).
+median ratio and its range, and peak RSS each (``ru_maxrss`` of each tool's process). Items are paired by HELM's
+load-order number of helmlite's instance id, never by position; the script exits non-zero with one line when an item
+of one tool is missing from the other or when a prompt string differs (the timings would compare different work).
 
 Set-up (measured on this machine with crfm-helm 0.5.16; the benchmark installs nothing itself):
 
@@ -230,6 +232,7 @@ def main() -> None:
     from helmlite.runspec import RunSpec
 
     totals = {"items": 0, "prompts": 0, "dry_prompts": 0, "predictions": 0, "helm_correct": 0, "ours_correct": 0}
+    unmatched = []  # items found by one tool only (paired by HELM's load-order number of helmlite's id)
     for subject, spec in zip(args.subjects, specs):
         run_id = RunSpec.from_dict(spec).run_id
         ours = read_run(results, run_id).records
@@ -237,6 +240,9 @@ def main() -> None:
         helm_number = {instance.id: k for k, instance in enumerate(scenario("mmlu").load(subject=subject))}
         dry = dict(adapted_prompts(RunSpec.from_dict(spec)))  # what `helmlite prompts` prints (no model)
         same_prompt = same_dry = same_prediction = 0
+        unmatched += [f"crfm-helm lacks {r.id}" for r in ours if helm_number[r.id] not in theirs]
+        numbered = {helm_number[r.id] for r in ours}
+        unmatched += [f"helmlite lacks {subject} id{k}" for k in theirs if k not in numbered]
         for record in ours:
             helm = theirs.get(helm_number[record.id])
             if helm is None:
@@ -266,6 +272,11 @@ def main() -> None:
         print(f"ratio crfm-helm / helmlite: median {statistics.median(ratios):.2f}x, range {min(ratios):.2f}-{max(ratios):.2f}x "
               f"over {len(ratios)} alternating repeats")
     print(f"outputs under {work}")
+    if unmatched:
+        sys.exit(f"compare_helm: the two tools evaluated different items ({len(unmatched)} unmatched, e.g. {unmatched[0]})")
+    if totals["prompts"] != n:
+        sys.exit(f"compare_helm: {n - totals['prompts']} of {n} prompts differ between the tools; the timings compare "
+                 "different work")
 
 
 if __name__ == "__main__":
