@@ -12,10 +12,13 @@ first N items of each subject on both sides (validation first) — a quick check
 stores, per item, the sha256 of lm-eval's prompt and its log-likelihoods (no question text), which
 ``tests/test_lm_eval_alignment.py`` compares with helmlite's without lm-eval installed.
 
-Prints: identical-prompt check, per-item agreement of the predicted answer, max |Δ log-likelihood|,
-wall time per tool (median of ``--repeats`` alternating runs; model loading excluded for both) and
-the ratio; helmlite's tokens actually encoded vs total prompt tokens, and encoded tokens/s vs the raw
-forward rate measured in the same run. Usage (after ``make venv``):
+Repeats alternate the tools (helmlite, lm-eval, helmlite, …: drift on a shared machine hits both alike), each in a
+fresh spawned process of its own, so a tool's peak RSS (``ru_maxrss``) is its own. Prints: items paired,
+the identical-prompt check, per-item agreement of the predicted answer, max |Δ log-likelihood|, wall time per tool
+(model loading excluded for both) and peak RSS per tool with their medians, the per-repeat ratios and their median;
+helmlite's tokens actually encoded vs total prompt tokens, and per repeat its encoded tokens/s against the raw forward
+rate (16 full prompts spread over the workload, one per forward: no reuse, no padding) measured in the same process
+right after (its peak RSS is read before them) — the encode limit — and their ratio. Usage (after ``make venv``):
 
     .venv/bin/pip install -r benchmarks/requirements.txt
     HELMLITE_DATA_MIRROR=../shared/data .venv/bin/python benchmarks/compare_lm_eval.py --threads 2 --repeats 3
@@ -28,10 +31,13 @@ import argparse
 import csv
 import hashlib
 import json
+import multiprocessing
+import resource
 import statistics
 import sys
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -116,59 +122,98 @@ def helmlite_requests(model, subject: str) -> tuple[list[str], list[ScoreRequest
     return [i.id for i in test], requests, gold
 
 
-def run_helmlite(model, workload) -> tuple[float, list[list[float]]]:
-    started = time.perf_counter()
-    scores = [list(s.logprobs) for requests, _ in workload for s in model.score(requests)]
-    return time.perf_counter() - started, scores
-
-
-def run_lm_eval(lm, tasks, task_manager, limit) -> tuple[float, dict]:
-    import lm_eval
-
-    started = time.perf_counter()
-    out = lm_eval.simple_evaluate(model=lm, tasks=tasks, task_manager=task_manager, log_samples=True, num_fewshot=5,
-                                  limit=limit)
-    return time.perf_counter() - started, out["samples"]
+def _peak_rss_mib() -> float:
+    """This process's peak resident set size (``ru_maxrss``, KiB on Linux) in MiB."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def raw_forward_rate(model, requests: list[ScoreRequest], rows: int = 16) -> float:
-    """Tokens/s of plain batched forwards over full prompts (no reuse), on the same model and threads."""
-    texts = [r.prompt + r.continuations[0] for r in requests[:rows]]
-    ids = [model._encode(t) for t in texts]
+    """Tokens/s of plain forwards over full prompts, one prompt per forward (no reuse, no packing, no padding to
+    waste), on the same model and threads: the encode limit. The ``rows`` prompts are spread evenly over the workload
+    (every subject, validation and test), so their lengths — and the attention each token pays — are the
+    workload's, not one subject's."""
+    step = max(1, len(requests) // rows)
+    ids = [model._encode(r.prompt + r.continuations[0]) for r in requests[::step][:rows]]
     started = time.perf_counter()
     with torch.no_grad():
-        for start in range(0, len(ids), model.batch_size):
-            batch = ids[start:start + model.batch_size]
-            width = max(map(len, batch))
-            pad = model.tokenizer.pad_token_id
-            tensor = torch.tensor([i + [pad] * (width - len(i)) for i in batch])
-            mask = torch.tensor([[1] * len(i) + [0] * (width - len(i)) for i in batch])
-            model.model(input_ids=tensor, attention_mask=mask, logits_to_keep=1)
+        for prompt in ids:
+            model.model(input_ids=torch.tensor([prompt]), logits_to_keep=1)
     return sum(map(len, ids)) / (time.perf_counter() - started)
 
 
-def paired(workload, samples: dict, tasks: list[str]) -> tuple[list[tuple[str, ScoreRequest, int, dict]], list[str]]:
-    """helmlite's items matched to lm-eval's samples by instance id: ([(id, request, gold, sample)], ids found on one
-    side only, as "lm-eval lacks <id>" / "helmlite lacks <id>")."""
-    theirs = {s["doc"]["id"]: s for task in tasks for s in samples[task]}
-    ours = {item_id: (request, g) for ids, requests, gold in workload for item_id, request, g in zip(ids, requests, gold)}
-    pairs = [(item_id, request, g, theirs[item_id]) for item_id, (request, g) in ours.items() if item_id in theirs]
+def helmlite_side(threads: int, batch_size: int, limit: int | None) -> dict:
+    """One helmlite repeat in a process of its own (a worker): the model loaded, the workload scored and timed (model
+    loading excluded), then the raw forward rate on the same model — the encode limit under the same conditions.
+    Returns per item (by id) its prompt, log-likelihoods and gold answer; the wall time; the tokens encoded; the raw
+    rate; and the process's peak RSS."""
+    torch.set_num_threads(threads)
+    model = load_model("smollm2-135m", threads=threads, batch_size=batch_size)
+    workload = []
+    for subject in SUBJECTS:
+        ids, requests, gold = helmlite_requests(model, subject)
+        workload.append((ids[:limit], requests[:limit], gold[:limit]))
+    started = time.perf_counter()
+    scores = [list(s.logprobs) for _, requests, _ in workload for s in model.score(requests)]
+    wall = time.perf_counter() - started
+    encoded, rss = model.encoded_tokens, _peak_rss_mib()  # before the raw forwards, which are not helmlite's work
+    flat = [r for _, requests, _ in workload for r in requests]
+    raw = raw_forward_rate(model, flat)
+    total = sum(model.count_tokens(r.prompt) + 1 for r in flat) * len(LETTERS)
+    items = {item_id: {"prompt": r.prompt, "loglikelihoods": s, "gold": g}
+             for (item_id, r, g), s in zip(((i, r, g) for ids, requests, gold in workload for i, r, g in zip(ids, requests, gold)), scores)}
+    return {"wall": wall, "items": items, "encoded": encoded, "total_tokens": total, "raw_rate": raw, "rss_mib": rss}
+
+
+def lm_eval_side(threads: int, batch_size: int, limit: int | None) -> dict:
+    """One lm-eval repeat in a process of its own: HFLM over the same prepared directory, the five tasks evaluated and
+    timed (model loading excluded). Returns per item (by the id each document carries) lm-eval's prompt and
+    log-likelihoods, the wall time and the process's peak RSS."""
+    import lm_eval
+    from lm_eval.models.huggingface import HFLM
+    from lm_eval.tasks import TaskManager
+
+    torch.set_num_threads(threads)
+    folder = Path(tempfile.mkdtemp(prefix="helmlite-lmeval-"))
+    tasks = [lm_eval_task(folder, s) for s in SUBJECTS]
+    lm = HFLM(pretrained=str(prepare("smollm2-135m")), dtype="float32", device="cpu", batch_size=batch_size)
+    manager = TaskManager(include_path=str(folder))
+    started = time.perf_counter()
+    out = lm_eval.simple_evaluate(model=lm, tasks=tasks, task_manager=manager, log_samples=True, num_fewshot=5, limit=limit)
+    wall = time.perf_counter() - started
+    items = {s["doc"]["id"]: {"prompt": s["arguments"][0][0],  # (loglik, is_greedy) per choice
+                              "loglikelihoods": [float(resp[0]) for resp in s["filtered_resps"]]}
+             for task in tasks for s in out["samples"][task]}
+    return {"wall": wall, "items": items, "rss_mib": _peak_rss_mib(), "version": lm_eval.__version__}
+
+
+def in_worker(side, *args) -> dict:
+    """``side(*args)`` in a fresh spawned process, so each repeat's peak RSS is its tool's alone and no repeat
+    inherits another's caches."""
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return pool.submit(side, *args).result()
+
+
+def paired(ours: dict, theirs: dict) -> tuple[list[str], list[str]]:
+    """The ids both sides scored (helmlite's order) and the ids found on one side only, as "lm-eval lacks <id>" /
+    "helmlite lacks <id>"."""
+    both = [i for i in ours if i in theirs]
     unmatched = [f"lm-eval lacks {i}" for i in ours if i not in theirs] + [f"helmlite lacks {i}" for i in theirs if i not in ours]
-    return pairs, unmatched
+    return both, unmatched
 
 
-def write_fixture(path: Path, pairs) -> None:
+def write_fixture(path: Path, theirs: dict, ids: list[str], version: str) -> None:
     """Per item, the sha256 of lm-eval's prompt and its log-likelihoods of " A".." D" (no question text: the data
     are third-party), written atomically."""
-    import lm_eval
-
-    items = {item_id: {"prompt_sha256": hashlib.sha256(sample["arguments"][0][0].encode()).hexdigest(),
-                       "loglikelihoods": [float(resp[0]) for resp in sample["filtered_resps"]]}
-             for item_id, _, _, sample in pairs}
-    body = {"lm_eval": lm_eval.__version__, "model": "smollm2-135m", "dtype": "float32", "items": items}
+    items = {i: {"prompt_sha256": hashlib.sha256(theirs[i]["prompt"].encode()).hexdigest(),
+                 "loglikelihoods": theirs[i]["loglikelihoods"]} for i in ids}
+    body = {"lm_eval": version, "model": "smollm2-135m", "dtype": "float32", "items": items}
     temporary = path.with_suffix(".part")
     temporary.write_text(json.dumps(body, indent=1) + "\n", encoding="utf-8")
     temporary.replace(path)
+
+
+def _spread(values: list[float], unit: str = " s", digits: int = 1) -> str:
+    return f"median {statistics.median(values):.{digits}f}{unit}  ({', '.join(f'{v:.{digits}f}' for v in values)})"
 
 
 def main() -> None:
@@ -179,65 +224,46 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="items per subject, validation first (default: all, 567)")
     parser.add_argument("--write-fixture", type=Path, default=None, help="write lm-eval's prompt hashes and scores here")
     args = parser.parse_args()
-    torch.set_num_threads(args.threads)
-    path = prepare("smollm2-135m")
-    model = load_model("smollm2-135m", threads=args.threads, batch_size=args.batch_size)
-    workload = []
-    for subject in SUBJECTS:
-        ids, requests, gold = helmlite_requests(model, subject)
-        workload.append((ids[: args.limit], requests[: args.limit], gold[: args.limit]))
-    n_items = sum(len(r) for _, r, _ in workload)
-
-    from lm_eval.models.huggingface import HFLM
-    from lm_eval.tasks import TaskManager
-
-    folder = Path(tempfile.mkdtemp(prefix="helmlite-lmeval-"))
-    tasks = [lm_eval_task(folder, s) for s in SUBJECTS]
-    lm = HFLM(pretrained=str(path), dtype="float32", device="cpu", batch_size=args.batch_size)
-    manager = TaskManager(include_path=str(folder))
-
-    times = {"helmlite": [], "lm-eval": []}
+    prepare("smollm2-135m")
+    runs = {"helmlite": [], "lm-eval": []}
     for _ in range(args.repeats):  # alternate, so drift on a shared machine hits both tools alike
-        model.encoded_tokens = 0
-        t, ours = run_helmlite(model, [(requests, gold) for _, requests, gold in workload])
-        times["helmlite"].append(t)
-        t, samples = run_lm_eval(lm, tasks, manager, args.limit)
-        times["lm-eval"].append(t)
-
-    pairs, unmatched = paired(workload, samples, tasks)
-    ours_by_id = dict(zip((i for ids, _, _ in workload for i in ids), ours))
-    theirs = [[float(resp[0]) for resp in sample["filtered_resps"]] for _, _, _, sample in pairs]  # (loglik, is_greedy)
-    mine = [ours_by_id[item_id] for item_id, _, _, _ in pairs]
-    prompts_equal = sum(sample["arguments"][0][0] == request.prompt for _, request, _, sample in pairs)
-    gold = [g for _, _, g, _ in pairs]
-    ours_pred = [int(np.argmax(x)) for x in mine]
-    theirs_pred = [int(np.argmax(x)) for x in theirs]
-    agreement = np.mean([a == b for a, b in zip(ours_pred, theirs_pred)])
-    max_delta = max(abs(a - b) for x, y in zip(mine, theirs) for a, b in zip(x, y))
-    flat_requests = [r for _, requests, _ in workload for r in requests]
-    total_tokens = sum(model.count_tokens(r.prompt) + 1 for r in flat_requests) * 4
-    raw = raw_forward_rate(model, flat_requests)
-    med = {k: statistics.median(v) for k, v in times.items()}
-    print(f"items: {n_items} (MMLU, 5 HELM subjects, validation then test, 5-shot first-n), threads: {args.threads}, "
-          f"repeats: {args.repeats}")
-    print(f"items paired by id: {len(pairs)}/{n_items}")
-    print(f"identical prompt strings: {prompts_equal}/{len(pairs)}")
-    print(f"predicted-answer agreement: {agreement:.4f} ({sum(a == b for a, b in zip(ours_pred, theirs_pred))}/{len(pairs)}); "
-          f"accuracy helmlite {np.mean([p == g for p, g in zip(ours_pred, gold)]):.3f}, lm-eval {np.mean([p == g for p, g in zip(theirs_pred, gold)]):.3f}")
+        runs["helmlite"].append(in_worker(helmlite_side, args.threads, args.batch_size, args.limit))
+        runs["lm-eval"].append(in_worker(lm_eval_side, args.threads, args.batch_size, args.limit))
+    ours, theirs = runs["helmlite"][-1]["items"], runs["lm-eval"][-1]["items"]
+    ids, unmatched = paired(ours, theirs)
+    prompts_equal = sum(theirs[i]["prompt"] == ours[i]["prompt"] for i in ids)
+    ours_pred = [int(np.argmax(ours[i]["loglikelihoods"])) for i in ids]
+    theirs_pred = [int(np.argmax(theirs[i]["loglikelihoods"])) for i in ids]
+    gold = [ours[i]["gold"] for i in ids]
+    agree = sum(a == b for a, b in zip(ours_pred, theirs_pred))
+    max_delta = max(abs(a - b) for i in ids for a, b in zip(ours[i]["loglikelihoods"], theirs[i]["loglikelihoods"]))
+    walls = {tool: [r["wall"] for r in repeats] for tool, repeats in runs.items()}
+    ratios = [t / o for t, o in zip(walls["lm-eval"], walls["helmlite"])]
+    encode = [r["encoded"] / r["wall"] for r in runs["helmlite"]]
+    raw = [r["raw_rate"] for r in runs["helmlite"]]
+    print(f"items: {len(ours)} (MMLU, 5 HELM subjects, validation then test, 5-shot first-n), threads: {args.threads}, "
+          f"repeats: {args.repeats}, each side in a fresh process per repeat")
+    print(f"items paired by id: {len(ids)}/{len(ours)}")
+    print(f"identical prompt strings: {prompts_equal}/{len(ids)}")
+    print(f"predicted-answer agreement: {agree / max(1, len(ids)):.4f} ({agree}/{len(ids)}); accuracy helmlite "
+          f"{np.mean([p == g for p, g in zip(ours_pred, gold)]):.3f}, lm-eval {np.mean([p == g for p, g in zip(theirs_pred, gold)]):.3f}")
     print(f"max |Δ log-likelihood|: {max_delta:.2e}")
-    for tool, values in times.items():
-        print(f"{tool:9} wall: median {med[tool]:.1f} s  ({', '.join(f'{v:.1f}' for v in values)})")
-    print(f"ratio lm-eval / helmlite: {med['lm-eval'] / med['helmlite']:.2f}x")
-    print(f"helmlite tokens encoded: {model.encoded_tokens:,} of {total_tokens:,} prompt+continuation tokens "
-          f"({model.encoded_tokens / total_tokens:.1%}); encoded {model.encoded_tokens / times['helmlite'][-1]:.0f} tok/s "
-          f"vs raw forward {raw:.0f} tok/s")
+    for tool in runs:
+        print(f"{tool:9} wall: {_spread(walls[tool])}; peak RSS: {_spread([r['rss_mib'] for r in runs[tool]], ' MiB', 0)}")
+    print(f"ratio lm-eval / helmlite: per repeat {', '.join(f'{r:.2f}x' for r in ratios)}; median {statistics.median(ratios):.2f}x")
+    last = runs["helmlite"][-1]
+    print(f"helmlite tokens encoded: {last['encoded']:,} of {last['total_tokens']:,} prompt+continuation tokens "
+          f"({last['encoded'] / last['total_tokens']:.1%})")
+    print(f"encoded tok/s {_spread(encode, '', 0)} vs raw forward tok/s {_spread(raw, '', 0)} (same process, right after); "
+          f"per repeat {', '.join(f'{e / r:.2f}x' for e, r in zip(encode, raw))}, median "
+          f"{statistics.median(e / r for e, r in zip(encode, raw)):.2f}x the encode limit")
     if args.write_fixture:
-        write_fixture(args.write_fixture, pairs)
+        write_fixture(args.write_fixture, theirs, ids, runs["lm-eval"][-1]["version"])
     if unmatched:
         sys.exit(f"compare_lm_eval: the two sides compare different items ({len(unmatched)} unmatched, e.g. {unmatched[0]})")
-    if prompts_equal != len(pairs):
-        first = next(item_id for item_id, request, _, sample in pairs if sample["arguments"][0][0] != request.prompt)
-        sys.exit(f"compare_lm_eval: {len(pairs) - prompts_equal} of {len(pairs)} prompts differ between the tools "
+    if prompts_equal != len(ids):
+        first = next(i for i in ids if theirs[i]["prompt"] != ours[i]["prompt"])
+        sys.exit(f"compare_lm_eval: {len(ids) - prompts_equal} of {len(ids)} prompts differ between the tools "
                  f"(first: {first}); the timings compare different work")
 
 

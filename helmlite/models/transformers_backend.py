@@ -1,8 +1,8 @@
 """Local causal LMs through Hugging Face ``transformers``: the embedded models and any HF model directory; fp32 on
 the CPU by default (other devices and dtypes: :mod:`helmlite.models.devices`).
-Scoring follows lm-evaluation-harness's ``loglikelihood``: trailing spaces of the context move to the
-continuation, the pair is encoded whole and the continuation's tokens are those after the context's
-encoding. Only the continuation positions are projected to the vocabulary (``logits_to_keep``), so a
+Scoring follows lm-evaluation-harness's ``loglikelihood`` (:mod:`helmlite.models.pair_encoding`): trailing spaces of
+the context move to the continuation, the pair is encoded whole and the continuation's tokens are those after the
+context's encoding. Only the continuation positions are projected to the vocabulary (``logits_to_keep``), so a
 262k-token vocabulary never materialises logits for every position.
 
 **Prefix reuse, a function of the request alone.** HELM's adaptation puts the same few-shot prefix before every
@@ -36,10 +36,11 @@ from typing import Sequence
 import torch
 
 from ._base import (Generation, GenerationRequest, ModelError, Scores, ScoreRequest, apply_stop, helm_kept_tokens,
-                    split_context, unloadable)
+                    unloadable)
 from ._identity import IDENTITY_FILE, weights_sha256
 from .devices import device_record, resolve_device, torch_dtype
 from .packing import ROWS_ATTENTION, merge_one_token_rows, packing, read_positions, rows_attention, serves_rows_attention
+from .pair_encoding import PairEncoding
 from .prefix_cache import PrefixLevels, fork_cache, pool_key
 
 #: A request's rows go through the model in slices of at most this many, in the request's order — a constant, not
@@ -61,7 +62,7 @@ _NEUTRAL_GENERATION_SETTINGS = {
 }
 
 
-class TransformersModel(PrefixLevels):
+class TransformersModel(PairEncoding, PrefixLevels):
     """A ``LanguageModel`` over a local model directory (or hub id, where the hub is reachable)."""
 
     code_version = 5  # raise when a change alters the answer to the same request (helmlite.models.cache)
@@ -133,39 +134,11 @@ class TransformersModel(PrefixLevels):
         value = getattr(config, "max_position_embeddings", None) or getattr(getattr(config, "text_config", None), "max_position_embeddings", None)
         return int(value or 2048)
 
-    def _encode(self, text: str) -> list[int]:
-        return self.tokenizer(text, add_special_tokens=True)["input_ids"]
-
-    def count_tokens(self, text: str) -> int:
-        return len(self._encode(text))
-
-    def truncate_left(self, text: str, max_tokens: int) -> str:
-        ids = self.tokenizer(text, add_special_tokens=False)["input_ids"]
-        return text if len(ids) <= max_tokens else self.tokenizer.decode(ids[len(ids) - max_tokens:])
-
     def apply_chat_template(self, user_message: str) -> str:
         if not self.tokenizer.chat_template:
             raise ModelError(f"{self.name} has no chat template (a base model); use plain prompts")
         return self.tokenizer.apply_chat_template([{"role": "user", "content": user_message}], tokenize=False,
                                                   add_generation_prompt=True)
-
-    def _encode_pair(self, context: str, continuation: str) -> list[int]:
-        """Token ids of a context and its continuation encoded together (their boundary's merges as the model sees them)."""
-        return self._encode(context + continuation)
-
-    def _pair_tokens(self, context: str, continuation: str) -> tuple[list[int], int]:
-        """Token ids of context+continuation and the number that belong to the context."""
-        context, continuation = split_context(context, continuation)
-        if not context:
-            cont = self.tokenizer(continuation, add_special_tokens=False)["input_ids"]
-            return [self._prefix_token] + cont, 1
-        whole = self._encode_pair(context, continuation)
-        n_context = len(self._encode(context))
-        if n_context >= len(whole):
-            raise ModelError(f"{self.name}: continuation {continuation!r} adds no tokens to its context")
-        if len(whole) > self.max_context:
-            raise ModelError(f"{self.name}: a prompt of {len(whole)} tokens exceeds the context of {self.max_context}")
-        return whole, n_context
 
     @torch.no_grad()
     def _forward_logprobs(self, rows: list[tuple[list[int], int]], prefix: tuple | None = None,
