@@ -44,21 +44,8 @@ Usage::
     HELMLITE_DATA_MIRROR=../shared/data .venv/bin/python benchmarks/compare_helm.py --threads 2 --repeats 3
     HELMLITE_DATA_MIRROR=../shared/data .venv/bin/python benchmarks/compare_helm.py --max-eval-instances 10  # quick
 
-With MMLU's validation split (2026-12-06, one repeat, 567 items: 53 val + 514 test, HELM's order): identical prompts
-567/567 and identical predictions 567/567 (accuracy 0.2310 both); its times were taken on a busy machine. Before the
-validation split was added, measured on the 2-core development machine (2026-12-04 00:26, 2 threads, 514 items, 3 alternating repeats, quiet
-machine): identical prompts 514/514 (from ``helmlite run`` and from ``helmlite prompts``), identical predictions 514/514
-with ``helm_greedy`` (accuracy 0.2393 both), wall median 280.3 s (crfm-helm) vs 59.2 s (helmlite); median of the
-per-repeat ratios 4.81x (range 4.38-5.06x); peak RSS median 1,213 vs 1,198 MiB (helmlite above in one repeat: 1,201 vs 1,165). One repeat at 2026-12-04 03:00: 271.8 vs 59.0 s (4.61x), 514/514 identical
-predictions, peak RSS 1,218 vs 1,171 MiB; helmlite alone took 51-62 s in runs of that hour. On a slower host of the same
-machine type (2026-12-04 17:12-17:51, 3 repeats from two invocations): 490.8, 470.2, 493.0 s vs 95.3, 96.4, 92.4 s, median
-per-repeat ratio 5.15x (range 4.88-5.34x), 514/514 identical predictions, peak RSS 1,166-1,169 vs 1,194-1,227 MiB. Again at
-2026-12-04 18:43-19:18 on that host (one invocation, 3 repeats): 582.6, 536.0, 518.7 s vs 114.0, 98.4, 92.8 s, median
-per-repeat ratio 5.45x (range 5.11-5.59x), 514/514 identical predictions, peak RSS 1,154-1,167 vs 1,215-1,226 MiB. Earlier: 3.91x (2026-12-03 20:22, before questions were packed
-without padding; helmlite 76.2 s), 3.34x (2026-12-03 morning, before one-token answers were pooled; crfm-helm 338.9 s),
-4.03x (2026-11-30, one run each), 4.24x (2026-12-01, 3 repeats; crfm-helm 548 s that day).
-Timing needs a quiet machine: with other jobs running (load 3-7) crfm-helm took
-2,938.9 s against helmlite's 120.9 s.
+Figures: the project README's "Benchmarks" table (current, with the machine) and ``benchmarks/README.md`` (history,
+what bounds the ratio, what was tried). Timing needs a quiet machine.
 """
 from __future__ import annotations
 

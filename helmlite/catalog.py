@@ -52,6 +52,7 @@ HELPSTEER2 = Analysis(
         "helpsteer2_card_example": "The dataset card's example aggregated by helmlite, beside the card's released row.",
         "helpsteer2_worked_examples": "Hand-derived examples with four and five annotators (selection, ties, per-prompt vs per-response filter) vs helmlite.",
         "helpsteer2_annotator_counts": "Samples by number of annotators.",
+        "helpsteer2_simulator_calibration": "Simulated: the two published figures the simulator's careless and escalation shares were fitted to, simulated vs published (a match by construction).",
         "helpsteer2_removal": "Share removed by the spread filter, per prompt (paper) and per response, overall / per rule / per annotator count, with CIs.",
         "helpsteer2_distributions": "Score distributions before/after aggregation (counts and shares).",
         "helpsteer2_correlations": "Pearson r of each attribute with helpfulness, bootstrap CIs.",
@@ -178,6 +179,7 @@ DEPTH = Analysis(
         "depth_length": "Chance-corrected accuracy averaged over depths vs context length, per model and task, cluster-bootstrap CIs.",
     },
     tables={
+        "depth_design": "The live sweeps' design and means per task, length, model and scoring: contexts, instances, chance, accuracy, the baseline's hit rate, P(gold) and the baseline's P(gold).",
         "depth_curves": "Accuracy, the baseline's hit rate and their difference per depth at the actual position, with chance level, and P(gold), the baseline's P(gold) and their difference; CIs only for curves with >= 10 contexts.",
         "depth_u_shape": "Primacy/recency per curve at actual positions, chance, floor/ceiling flags and the Holm-corrected verdicts.",
         "depth_claims": "Lost in the Middle's U-shape, HELMET's recency and the length-degradation claims, on P(gold) − baseline P(gold) for log-prob curves, in the claims schema (Holm over the family).",
@@ -190,3 +192,8 @@ DEPTH = Analysis(
 )
 
 ANALYSES: dict[str, Analysis] = {a.key: a for a in (HELM_CORE, SENSITIVITY, HELMET, DEPTH, HELPSTEER2)}
+
+
+def figure_caption(name: str) -> str | None:
+    """The catalog's caption of the figure ``name`` (no extension), whichever analysis writes it; None if none does."""
+    return next((a.figures[name] for a in ANALYSES.values() if name in a.figures), None)

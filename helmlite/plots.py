@@ -91,26 +91,61 @@ def note_figure(note: str, title: str = "", size: tuple[float, float] = (6, 2.5)
     return fig
 
 
-def save(fig: plt.Figure, name: str, outdir: str | os.PathLike = "figures") -> list[Path]:
+#: The smallest text a saved figure may carry — tick labels, annotations, legends — in points at the size it is read
+#: at: a figure wider than :data:`PAGE_WIDTH_IN` (a printed page's text width, the widest a report shows it) is
+#: shrunk to it, and its text with it.
+MIN_TEXT_PT = 6.0
+PAGE_WIDTH_IN = 7.0
+
+
+def small_text(fig: plt.Figure) -> list[str]:
+    """The visible texts of ``fig`` (tick labels, annotations, legend entries, titles) smaller than
+    :data:`MIN_TEXT_PT` once the figure is shown at most :data:`PAGE_WIDTH_IN` wide, each as "'text' (N.N pt)"."""
+    fig.canvas.draw()  # tick labels exist once drawn
+    scale = min(1.0, PAGE_WIDTH_IN / fig.get_figwidth())
+    texts = list(fig.texts)
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        texts += ax.texts + ax.get_xticklabels() + ax.get_yticklabels() + [ax.title, ax.xaxis.label, ax.yaxis.label]
+        legend = ax.get_legend()
+        texts += legend.get_texts() if legend is not None else []
+    small = {f"{t.get_text().strip()[:30]!r} ({t.get_fontsize() * scale:.1f} pt)" for t in texts
+             if t.get_visible() and t.get_text().strip() and t.get_fontsize() * scale < MIN_TEXT_PT}
+    return sorted(small)
+
+
+def save(fig: plt.Figure, name: str, outdir: str | os.PathLike = "figures", caption: str | None = None) -> list[Path]:
     """Write ``fig`` as ``<outdir>/<name>.png`` and ``.pdf`` (atomic, metadata-free); return the paths. A figure with an
     empty panel is refused (:class:`DataError` naming the figure and the panel): draw no panel there, or say why in it
-    (:func:`note_panel`)."""
+    (:func:`note_panel`); so is one with text too small to read (:func:`small_text`). In a notebook the PNG is shown
+    with ``caption`` as its caption and alt text (the report numbers it: :mod:`helmlite.report.render`)."""
     empty = empty_panels(fig)
     if empty:
         raise DataError(f"figure {name}: panel {', '.join(repr(t) for t in empty)} has nothing drawn and no note: "
                         "drop the panel or say in it why its data are absent (helmlite.plots.note_panel)")
+    small = small_text(fig)
+    if small:
+        raise DataError(f"figure {name}: {len(small)} text(s) below {MIN_TEXT_PT:g} pt at page width "
+                        f"({PAGE_WIDTH_IN:g} in), e.g. {', '.join(small[:3])}: enlarge the font or narrow the figure")
     paths = []
     for ext, metadata in (("png", _PNG_METADATA), ("pdf", _PDF_METADATA)):
         target = Path(outdir) / f"{name}.{ext}"
         with atomic_path(target) as tmp:
             fig.savefig(tmp, format=ext, metadata=metadata)
         paths.append(target)
-    _show(paths[0])
+    _show(paths[0], caption)
     return paths
 
 
-def _show(png: Path) -> None:
-    """Display the written PNG as the cell's output when running in a notebook kernel (a no-op elsewhere)."""
+#: The display metadata key under which a shown figure carries its caption ({"caption": …}); the report renders it as
+#: the figure's caption and alt text.
+FIGURE_METADATA = "helmlite_figure"
+
+
+def _show(png: Path, caption: str | None = None) -> None:
+    """Display the written PNG (with its caption, :data:`FIGURE_METADATA`) as the cell's output when running in a
+    notebook kernel (a no-op elsewhere)."""
     try:
         from IPython import get_ipython
     except ImportError:
@@ -121,7 +156,8 @@ def _show(png: Path) -> None:
     from IPython.display import Image, display
 
     data = png.read_bytes()
-    display(Image(data=data, format="png", width=display_width(data)))
+    display(Image(data=data, format="png", width=display_width(data)),
+            metadata={FIGURE_METADATA: {"caption": caption}} if caption else None)
 
 
 def display_width(png: bytes, screen_dpi: int = 100) -> int:

@@ -288,28 +288,32 @@ def test_index_page_shows_thumbnails_and_what_the_run_decided(tmp_path):
     two inconclusive claims. The page puts the decided verdicts first (with their claims), counts the
     inconclusive ones, and shows a thumbnail per figure."""
     analysis = Analysis(key="demo", notebook="09_demo", title="Demo analysis", paper="A paper",
-                        figures={"demo_a": "first", "demo_b": "second"}, tables={"demo_claims": "claims"})
+                        figures={"demo_a": "first", "demo_b": "second"},
+                        tables={"demo_claims": "claims", "demo_reproduction": "reproduction"})
     (tmp_path / "tables").mkdir()
     _claims().to_csv(tmp_path / "tables" / "demo_claims.csv", index=False)
+    pd.DataFrame({"quantity": ["x", "y"], "verdict": ["reproduced", "differs"]}).to_csv(tmp_path / "tables" / "demo_reproduction.csv", index=False)
     files = {"html": str(tmp_path / "reports/09_demo.html"), "notebook": str(tmp_path / "reports/09_demo.ipynb"),
              "manifest": str(tmp_path / "tables/demo_manifest.json"),
              "figures": [str(tmp_path / f"figures/demo_{k}.{ext}") for k in "ab" for ext in ("png", "pdf")],
-             "tables": [str(tmp_path / "tables/demo_claims.csv")], "measured": []}
+             "tables": [str(tmp_path / "tables/demo_claims.csv"), str(tmp_path / "tables/demo_reproduction.csv")], "measured": []}
     page = report.index_page([(analysis, files)], tmp_path / "reports" / "index.html").read_text()
     decided = page.index("What this run decided")
     assert decided < page.index("<h2>Demo analysis")
-    assert "<a href='09_demo.html'>Demo analysis</a> (demo_claims.csv): 2 decided, 2 inconclusive of 4 claims" in page
-    assert ("<td class='hl-verdict-supported'>supported</td><td>A beats B</td><td>0.1 [0.05, 0.15], n = 200</td>" in page
-            and "<td>B beats C</td>" in page)
+    assert ("<li><a href='09_demo.html'>Demo analysis</a>: claims (demo_claims.csv): 1 supported, 1 contradicted, "
+            "2 inconclusive of 4; reproduction check (demo_reproduction.csv): 1 reproduced, 1 differs of 2</li>") in page
+    assert ("<td class='hl-verdict-supported'>supported</td><td><a href='09_demo.html#claim-a-beats-b'>A beats B</a></td>"
+            "<td>0.1 [0.05, 0.15], n = 200</td>" in page and "#claim-b-beats-c'>B beats C</a>" in page)
     assert "C beats D" not in page
     assert page.count("<img src='../figures/demo_") == 2
     assert "SIMULATED" not in page  # no manifest: nothing says the input was simulated
     (tmp_path / "tables/demo_manifest.json").write_text(json.dumps({"parameters": {"source": "simulated"}}))
     page = report.index_page([(analysis, files)], tmp_path / "reports" / "index.html").read_text()
-    assert page.count("<strong>SIMULATED data</strong> — ") == 3  # two figure captions and one table caption
+    assert page.count("<strong>SIMULATED data</strong> — ") == 4  # two figure captions and two table captions
+    assert "Demo analysis</a> (simulated data): claims" in page
     fixed = Analysis(**{**analysis.__dict__, "fixed": ("demo_claims",)})  # e.g. a dataset card's own example
     page = report.index_page([(fixed, files)], tmp_path / "reports" / "index.html").read_text()
-    assert page.count("<strong>SIMULATED data</strong> — ") == 2
+    assert page.count("<strong>SIMULATED data</strong> — ") == 3
 
 
 # --- checks on executed notebooks -----------------------------------------------------------------------------------

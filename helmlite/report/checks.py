@@ -1,11 +1,12 @@
 """Checks on the executed notebooks of a workflow run, before anyone reads them (``make e2e`` runs
-:func:`check_reports` on ``config/test.yaml``): each shows every catalogued figure, none carries a warning,
-an error or a download message (a stderr or error output), which would reach its report, and every claim its claims
-table names is a claim ``helmlite plan --claims`` accepts verbatim (:func:`unplanned_claims`)."""
+:func:`check_reports` on ``config/test.yaml``): each shows every catalogued figure, each with a caption; none carries a
+warning, an error or a download message (a stderr or error output), which would reach its report; and every claim its
+claims table names is a claim ``helmlite plan --claims`` accepts verbatim (:func:`unplanned_claims`)."""
 from __future__ import annotations
 
 import os
 
+from ..plots import FIGURE_METADATA
 from .summary import HEADLINE_METADATA
 
 
@@ -22,6 +23,13 @@ def figures_shown(notebook: str | os.PathLike) -> int:
     summary's second copy of the headline figure."""
     return sum("image/png" in output.get("data", {}) and output.get("metadata", {}).get("helmlite") != HEADLINE_METADATA["helmlite"]
                for _, output in _outputs(notebook))
+
+
+def uncaptioned_figures(notebook: str | os.PathLike) -> list[str]:
+    """The PNG outputs of an executed notebook shown without a caption (:data:`helmlite.plots.FIGURE_METADATA`), as
+    "cell N": the report could not number them nor give them alt text."""
+    return [f"cell {index}" for index, output in _outputs(notebook)
+            if "image/png" in output.get("data", {}) and not output.get("metadata", {}).get(FIGURE_METADATA, {}).get("caption")]
 
 
 def stray_outputs(notebook: str | os.PathLike) -> list[str]:
@@ -75,7 +83,7 @@ def decided_live_claims(config: dict) -> list[str]:
 
 def check_reports(config_path: str | os.PathLike) -> None:
     """Fail unless every executed notebook of the config's workflow shows each of its catalogued figures (its image
-    outputs equal the catalog's figure count) and has no stderr or error output, and every claim of its claims tables
+    outputs equal the catalog's figure count), each with a caption, and has no stderr or error output, and every claim of its claims tables
     is a claim of its plan, verbatim (run after the workflow)."""
     from .. import workflow
     from ..errors import DataError
@@ -89,6 +97,7 @@ def check_reports(config_path: str | os.PathLike) -> None:
         if shown != len(analysis.figures):
             problems.append(f"{notebook} shows {shown} figures, the catalog lists {len(analysis.figures)}")
         problems += [f"{notebook}: {line}" for line in stray]
+        problems += [f"{notebook}: {cell} shows a figure without a caption" for cell in uncaptioned_figures(notebook)]
     unplanned = unplanned_claims(config)
     print(f"claims tables: {len(unplanned)} claim(s) the plan does not name verbatim")
     problems += [f"not a claim of the plan (helmlite plan --claims would refuse it): {line}" for line in unplanned]

@@ -1,6 +1,7 @@
 """``reports/index.html``, the site's landing page: what the run decided first (every decided claim of every
-analysis, and how many are inconclusive), then per analysis its report, a readable thumbnail per figure (each opens
-the full PNG; the PDF beside it) and its tables."""
+analysis, each linking to its row in its report, and every analysis's claim and reproduction-check verdicts counted),
+then per analysis its report, a readable thumbnail per figure (each opens the full PNG; the PDF beside it) and its
+tables."""
 from __future__ import annotations
 
 import html
@@ -11,45 +12,60 @@ from pathlib import Path
 from .._io import write_text
 from ..plots import display_width
 from ..catalog import Analysis
+from ..reproduction import VERDICTS as REPRODUCTION_VERDICTS
 from . import site
+from .summary import claim_anchor
 
 
 def _link(target: str, base: Path) -> str:
     return html.escape(os.path.relpath(target, base))
 
 
-def _claims_tables(analysis: Analysis, files: dict) -> list[str]:
-    return [f for f in files["tables"] if Path(f).stem.endswith("_claims") and Path(f).stem in analysis.tables]
+def _named_table(analysis: Analysis, files: dict, suffix: str) -> str | None:
+    """The analysis's table ``<key>_<suffix>.csv`` (its claims or reproduction check), if the catalog lists it and the
+    run wrote it."""
+    found = [f for f in files["tables"] if Path(f).stem == f"{analysis.key}_{suffix}" and Path(f).stem in analysis.tables]
+    return found[0] if found and Path(found[0]).is_file() else None
+
+
+def _counts(table, verdicts: tuple[str, ...]) -> str:
+    counts = table["verdict"].value_counts()
+    return ", ".join(f"{int(counts[v])} {v}" for v in verdicts if counts.get(v, 0))
 
 
 def _decided(analyses: list[tuple[Analysis, dict]], base: Path) -> list[str]:
-    """The "what this run decided" section: each claims table's supported / contradicted rows, and the count
-    of inconclusive ones (with the reason a reader should look at the power table)."""
+    """The "what this run decided" section: each claims table's supported / contradicted rows, each linking to its row
+    in the report (:func:`helmlite.report.summary.claim_anchor`), then per analysis its claims' verdicts and its
+    reproduction check's, counted."""
     import pandas as pd
 
     rows, counts = [], []
     for analysis, files in analyses:
-        for path in _claims_tables(analysis, files):
-            if not Path(path).is_file():
-                continue
-            table = pd.read_csv(path)
-            decided = table[table["verdict"].isin(["supported", "contradicted"])]
-            report = f"<a href='{_link(files['html'], base)}'>{html.escape(analysis.title)}</a>"
-            exploratory = int((table["verdict"] == "exploratory").sum())
-            counts.append(f"<li>{report} ({html.escape(Path(path).name)}): {len(decided)} decided, "
-                          f"{int((table['verdict'] == 'inconclusive').sum())} inconclusive"
-                          + (f", {exploratory} exploratory (not declared primary)" if exploratory else "")
-                          + f" of {len(table)} claims</li>")
-            for row in decided.itertuples():
+        page = _link(files["html"], base)
+        report = f"<a href='{page}'>{html.escape(analysis.title)}</a>"
+        facts = []
+        if (claims_csv := _named_table(analysis, files, "claims")) is not None:
+            table = pd.read_csv(claims_csv)
+            facts.append(f"claims ({html.escape(Path(claims_csv).name)}): "
+                         f"{_counts(table, ('supported', 'contradicted', 'inconclusive', 'exploratory')) or 'none'} of {len(table)}")
+            for row in table[table["verdict"].isin(["supported", "contradicted"])].itertuples():
                 rows.append(f"<tr><td class='hl-verdict-{html.escape(row.verdict)}'>{html.escape(row.verdict)}</td>"
-                            f"<td>{html.escape(str(row.claim))}</td><td>{row.estimate:.3g} [{row.ci_low:.3g}, "
-                            f"{row.ci_high:.3g}], n = {row.n}</td><td>{report}</td></tr>")
+                            f"<td><a href='{page}#{claim_anchor(row.claim)}'>{html.escape(str(row.claim))}</a></td>"
+                            f"<td>{row.estimate:.3g} [{row.ci_low:.3g}, {row.ci_high:.3g}], n = {row.n}</td><td>{report}</td></tr>")
+        if (reproduction_csv := _named_table(analysis, files, "reproduction")) is not None:
+            table = pd.read_csv(reproduction_csv)
+            facts.append(f"reproduction check ({html.escape(Path(reproduction_csv).name)}): "
+                         f"{_counts(table, REPRODUCTION_VERDICTS) or 'no row'} of {len(table)}")
+        simulated = " (simulated data)" if _simulated_tag(files["manifest"]) else ""
+        counts.append(f"<li>{report}{simulated}: "
+                      + ("; ".join(facts) if facts else "no claims, no reproduction check") + "</li>")
     table = ("<table class='hl-decided'><thead><tr><th>verdict</th><th>claim</th><th>estimate [95% CI]</th>"
              "<th>report</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>") if rows else \
         "<p>No claim was decided in this run.</p>"
     return ["<h2>What this run decided</h2>", table, f"<ul>{''.join(counts)}</ul>",
             "<p>Inconclusive claims name their minimum detectable effect and the n needed in each report's "
-            "\"What this run shows\" table and power table.</p>"]
+            "\"What this run shows\" table and power table; exploratory claims are those a config did not declare "
+            "primary.</p>"]
 
 
 def _simulated_tag(manifest: str | os.PathLike) -> str:

@@ -12,6 +12,7 @@ from .._io import write_csv
 from ..catalog import Analysis
 from ..errors import UserError
 from ..provenance import write_manifest
+from . import tables
 
 
 class Outputs:
@@ -29,16 +30,30 @@ class Outputs:
                             f"{self.analysis.key} entry; its {kind}s: {', '.join(sorted(names))}")
         return name
 
+    def table_path(self, short: str) -> Path:
+        """Where the table ``short`` is written (a report table links it)."""
+        return Path(f"{self.tables_dir}/{self._listed('table', short, self.analysis.tables)}.csv")
+
     def table(self, short: str, frame: pd.DataFrame) -> Path:
-        return write_csv(f"{self.tables_dir}/{self._listed('table', short, self.analysis.tables)}.csv", frame)
+        return write_csv(self.table_path(short), frame)
+
+    def show(self, short: str, frame: pd.DataFrame, view: pd.DataFrame | None = None, **options) -> Path:
+        """Write ``frame`` as the table ``short`` (:meth:`table`) and show ``view`` (default: ``frame``) as a report
+        table linking that CSV (:func:`helmlite.report.tables.show`; ``options`` go to it); returns the CSV's path."""
+        path = self.table(short, frame)
+        tables.show(frame if view is None else view, csv=path, **options)
+        return path
 
     def measured(self, short: str, frame: pd.DataFrame) -> Path:
         if self.measured_dir is None:
             raise UserError(f"notebooks/{self.analysis.notebook}.ipynb: a measured table needs measured_dir")
         return write_csv(f"{self.measured_dir}/{self._listed('measured table', short, self.analysis.measured)}.csv", frame)
 
-    def figure(self, short: str, fig) -> list[Path]:
-        return plots.save(fig, self._listed("figure", short, self.analysis.figures), self.figures_dir)
+    def figure(self, short: str, fig, detail: str = "") -> list[Path]:
+        """Write the figure (:func:`helmlite.plots.save`) and show it with its caption: the catalog's, then ``detail``
+        (this run's n, what was left out)."""
+        name = self._listed("figure", short, self.analysis.figures)
+        return plots.save(fig, name, self.figures_dir, caption=" ".join(filter(None, (self.analysis.figures[name], detail))))
 
     def figure_png(self, short: str) -> str:
         """The PNG a report's summary shows as its headline figure."""

@@ -8,7 +8,10 @@ What the template and :class:`ReportOrder` change, and nothing else (cell tags, 
 * every cell's code is folded (a ``<details>`` one click away); outputs stay shown;
 * cells tagged ``methods`` (method notes and departures from the paper, at the notebook's end) are folded, a fold
   per heading (its title is the summary line; the code and tables that follow a heading fold with it);
+* a table of contents of the section headings follows the summary (:mod:`helmlite.report.navigation`);
 * the site's header (navigation and the run's facts) and footer (previous / next) frame the page;
+* each captioned figure (:func:`helmlite.plots.save`'s caption) is numbered in page order, "Figure N." and its
+  caption under it, the same words as its alt text;
 * stderr streams (warnings, download messages) are left out: papermill writes them to the job's log, the executed
   notebook keeps them, and ``make e2e`` fails on any (:func:`helmlite.report.check_reports`);
 * no script is loaded: nbconvert's default head loads RequireJS, MathJax and Mermaid from a CDN, which fails
@@ -22,7 +25,9 @@ from pathlib import Path
 from nbconvert.preprocessors import Preprocessor
 
 from .._io import write_text
+from ..plots import FIGURE_METADATA
 from . import site
+from .navigation import add_table_of_contents
 
 TEMPLATE_DIR = Path(__file__).with_name("templates")
 TEMPLATE = "helmlite_report"
@@ -62,7 +67,21 @@ class ReportOrder(Preprocessor):
                 open_fold = cell
         if open_fold is not None:
             open_fold.metadata["helmlite_fold_close"] = True
+        number_figures(nb)
         return nb, resources
+
+
+def number_figures(nb) -> int:
+    """Number the captioned figures (:data:`helmlite.plots.FIGURE_METADATA`) in the order the page shows them (after
+    :class:`ReportOrder` moved the summary up); returns how many."""
+    number = 0
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            figure = output.get("metadata", {}).get(FIGURE_METADATA)
+            if "image/png" in output.get("data", {}) and figure:
+                number += 1
+                figure["number"] = number
+    return number
 
 
 def notebook_to_html(notebook: str | os.PathLike, target: str | os.PathLike, site_pages: list[site.Page] | None = None,
@@ -81,4 +100,4 @@ def notebook_to_html(notebook: str | os.PathLike, target: str | os.PathLike, sit
     if site_pages is not None and facts is not None:
         chrome.update(header=site.header_html(site_pages, current, facts, links), footer=site.footer_html(site_pages, current))
     body, _ = exporter.from_notebook_node(nbformat.read(str(notebook), as_version=4), resources={"helmlite": chrome})
-    return write_text(target, body)
+    return write_text(target, add_table_of_contents(body))

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from pathlib import Path
 
 import pandas as pd
 
 from ..claims import format_number, format_p
-from ..plots import display_width
+from ..catalog import figure_caption
+from ..plots import FIGURE_METADATA, display_width
 from ..reproduction import VERDICTS as REPRODUCTION_VERDICTS
 
 #: The display metadata that marks the summary's copy of the headline figure, so that it is not counted as one more
@@ -109,18 +111,32 @@ def _families_sentence(claims: pd.DataFrame) -> str:
     return " (corrected within each family: " + "; ".join(family_label(row) for row in primary.itertuples()) + ")"
 
 
+def claim_anchor(claim: str) -> str:
+    """The id of a claim's row in its report ("claim-" and the claim's words in lower case joined by "-"), which the
+    index and the claims' mentions link to."""
+    return "claim-" + "-".join(re.findall(r"[a-z0-9]+", str(claim).lower()))
+
+
+#: The claims table's columns: (class of its <col>, header). Their widths are fixed in site.css, so the last column
+#: ("what it means") keeps its room on screen and on paper.
+_CLAIM_COLUMNS = (("verdict", "verdict"), ("claim", "claim"), ("family", "family"), ("estimate", "estimate [95% CI]"),
+                  ("n", "n"), ("mde", "MDE"), ("meaning", "what it means"))
+
+
 def claims_html(claims: pd.DataFrame) -> str:
     """The claims as a table: verdict, claim, its family (and size) or "exploratory", estimate [95% interval], n, MDE and
-    what the verdict means; decided claims first."""
+    what the verdict means; decided claims first; each row's id is :func:`claim_anchor` of its claim."""
     order = {verdict: i for i, verdict in enumerate(_VERDICT_ORDER)}
     rows = []
     for row in claims.assign(_order=claims["verdict"].map(order)).sort_values("_order", kind="stable").itertuples():
-        rows.append(f"<tr><td class='hl-verdict-{html.escape(row.verdict)}'>{html.escape(row.verdict)}</td>"
+        rows.append(f"<tr id='{claim_anchor(row.claim)}'><td class='hl-verdict-{html.escape(row.verdict)}'>{html.escape(row.verdict)}</td>"
                     f"<td>{html.escape(str(row.claim))}</td><td>{html.escape(family_label(row))}</td>"
                     f"<td>{_number(row.estimate)} [{_number(row.ci_low)}, {_number(row.ci_high)}]</td>"
                     f"<td>{int(row.n)}</td><td>{_number(row.mde)}</td><td>{html.escape(meaning(row))}</td></tr>")
-    return ("<table><thead><tr><th>verdict</th><th>claim</th><th>family</th><th>estimate [95% CI]</th><th>n</th>"
-            "<th>MDE</th><th>what it means</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+    columns = "".join(f"<col class='hl-c-{key}'>" for key, _ in _CLAIM_COLUMNS)
+    headers = "".join(f"<th>{html.escape(label)}</th>" for _, label in _CLAIM_COLUMNS)
+    return (f"<table class='hl-claims'><colgroup>{columns}</colgroup><thead><tr>{headers}</tr></thead><tbody>"
+            + "".join(rows) + "</tbody></table>")
 
 
 def reproduction_html(reproduction: pd.DataFrame, limit: int = 8) -> str:
@@ -156,7 +172,9 @@ def show(claims: pd.DataFrame | None = None, reproduction: pd.DataFrame | None =
         display(Markdown(note))
     if headline is not None:
         data = Path(headline).read_bytes()
-        display(Image(data=data, format="png", width=display_width(data)), metadata=HEADLINE_METADATA)
+        caption = figure_caption(Path(headline).stem)
+        display(Image(data=data, format="png", width=display_width(data)),
+                metadata={**HEADLINE_METADATA, **({FIGURE_METADATA: {"caption": caption}} if caption else {})})
     parts = []
     if claims is not None and len(claims):
         parts.append(claims_html(claims))

@@ -192,17 +192,21 @@ def win_rate_ranking(table: pd.DataFrame, top: int = 30) -> plt.Figure:
 
 
 def relationships(table: pd.DataFrame) -> plt.Figure:
-    """Pearson r between accuracy and each group's metric, per scenario, with CIs (HELM Figs. 24–25)."""
+    """Pearson r between accuracy and each group's metric, per scenario, with CIs (HELM Figs. 24–25): one panel per
+    group, two panels a row, so the figure is a page wide and its scenario labels readable."""
     groups = list(table["group"].unique())
-    fig, axes = plt.subplots(1, len(groups), figsize=(3.1 * len(groups), 5.2), sharey=True, squeeze=False)
+    rows = -(-len(groups) // 2)
+    fig, axes = plt.subplots(rows, 2, figsize=(7.2, 3.6 * rows), sharey=True, squeeze=False)
     scenarios = sorted(table["scenario"].unique())
-    for ax, group in zip(axes[0], groups):
+    y = np.arange(len(scenarios))
+    for ax, group in zip(axes.flat, groups):
         part = table[table["group"] == group].set_index("scenario").reindex(scenarios)
-        y = np.arange(len(scenarios))
         ax.errorbar(part["pearson_r"], y, xerr=[part.pearson_r - part.ci_low, part.ci_high - part.pearson_r], fmt="o", ms=3)
         ax.axvline(0, color="grey", lw=0.8)
-        ax.set(title=group, xlim=(-1.05, 1.05), xlabel="r with accuracy")
-        ax.set_yticks(y, scenarios, fontsize=7)
+        ax.set(title=group, xlim=(-1.05, 1.05), xticks=[-1, -0.5, 0, 0.5, 1], xlabel="r with accuracy")
+        ax.set_yticks(y, scenarios, fontsize=7.5)
+    for ax in list(axes.flat)[len(groups):]:
+        ax.set_visible(False)
     axes[0][0].invert_yaxis()
     fig.suptitle("Accuracy vs other metrics across models (Pearson r, 95% CI over models)")
     fig.tight_layout()

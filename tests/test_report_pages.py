@@ -1,0 +1,135 @@
+"""Reports as a person reads them (issue #64): tables through one helper (no NaN, no "-0.000", a footnote for every
+"—", every row, a link to the CSV), numbered and captioned figures with alt text, anchors on claims, a table of
+contents, text large enough to read. Expected values are hand-derived from the small inputs each test builds."""
+from __future__ import annotations
+
+import math
+
+import matplotlib.pyplot as plt
+import nbformat
+import numpy as np
+import pandas as pd
+import pytest
+
+from helmlite import plots, report
+from helmlite.errors import DataError
+from helmlite.report import checks, navigation, render, summary, tables
+
+
+@pytest.mark.parametrize("value, digits, text", [
+    (float("nan"), 3, "—"), (None, 3, "—"), (pd.NA, 3, "—"),
+    (-0.0, 3, "0.000"), (-0.00001, 3, "-1.0e-05"),  # a small negative is not printed as "-0.000" nor as a zero
+    (0.12345, 3, "0.123"), (0.12345, 2, "0.12"), (1234.5, 1, "1,234.5"),
+    (np.int64(4000), 3, "4,000"), (7, 3, "7"), (np.True_, 3, "yes"), (False, 3, "no"),
+    (1e-6, 3, "1.0e-06"), (math.inf, 3, "∞"), (-math.inf, 3, "−∞"), ("text", 3, "text"),
+])
+def test_a_cell_prints_at_its_precision_and_an_empty_one_as_a_dash(value, digits, text):
+    assert tables.cell_text(value, digits) == text
+
+
+def _frame() -> pd.DataFrame:
+    return pd.DataFrame({"ci_low": [math.nan, 0.25, -0.0], "n": [3, 4000, 5], "p_value": [1e-6, 0.2, math.nan]})
+
+
+def test_a_report_table_has_no_nan_no_index_readable_headers_a_footnote_and_its_csv_link(tmp_path):
+    csv = tmp_path / "tables" / "demo_thing.csv"
+    page = tables.table_html(_frame(), csv=csv, blanks={"ci_low": "no pairs to resample"})
+    assert "nan" not in page.lower() and "-0.000" not in page
+    assert ">ci low</th>" in page and ">p value</th>" in page and "row_heading" not in page  # no index column
+    assert "— = empty cell — ci low: no pairs to resample; p value: " + tables.DEFAULT_BLANK_REASON in page
+    assert 'Data: <a href="../tables/demo_thing.csv">demo_thing.csv</a>' in page  # from reports/ beside tables/
+    assert page == tables.table_html(_frame(), csv=csv, blanks={"ci_low": "no pairs to resample"})  # no random ids
+
+
+def test_show_keeps_the_rows_asked_for_says_how_many_and_never_shows_a_header_alone(monkeypatch):
+    shown = []
+    monkeypatch.setattr("IPython.display.display", lambda obj: shown.append(obj.data))
+    frame = pd.DataFrame({"quantity": ["a", "b", "c"], "verdict": ["reproduced", "differs", "reproduced"]})
+    tables.show(frame, keep=frame["verdict"] != "reproduced", csv="/x/tables/t.csv")
+    assert ">b</td>" in shown[0] and ">a</td>" not in shown[0] and "1 of 3 rows shown (the rest in the CSV)" in shown[0]
+    tables.show(frame.head(2), max_rows=1)
+    assert "1 of 2 rows shown" in shown[1] and "(the rest" not in shown[1]
+    tables.show(frame.iloc[0:0], empty="Every published value was reproduced.", csv="/x/tables/t.csv")
+    assert "<table" not in shown[2] and "Every published value was reproduced." in shown[2] and "t.csv" in shown[2]
+
+
+def test_claim_rows_carry_anchors_the_index_links_to():
+    claims = pd.DataFrame([{"claim": "HELM: instruct > base (MMLU)", "verdict": "supported", "estimate": 0.1, "ci_low": 0.05,
+                            "ci_high": 0.15, "null": 0.0, "n": 100, "mde": 0.08, "direction": "greater"}])
+    assert summary.claim_anchor("HELM: instruct > base (MMLU)") == "claim-helm-instruct-base-mmlu"
+    page = summary.claims_html(claims)
+    assert "<tr id='claim-helm-instruct-base-mmlu'>" in page and "<table class='hl-claims'><colgroup>" in page
+
+
+def _captioned_notebook(tmp_path, caption: str | None = "What is shown, n = 5."):
+    v4 = nbformat.v4
+    png = tmp_path / "f.png"
+    fig, ax = plt.subplots(figsize=(3, 2))
+    ax.plot([0, 1], [0, 1])
+    fig.savefig(png)
+    plt.close(fig)
+    import base64
+
+    data = {"image/png": base64.b64encode(png.read_bytes()).decode()}
+    figure = {plots.FIGURE_METADATA: {"caption": caption}} if caption else {}
+    cells = [v4.new_markdown_cell("# 09 — Demo"),
+             v4.new_markdown_cell("## Part one"),
+             v4.new_code_cell("fig()", outputs=[v4.new_output("display_data", data=data, metadata=dict(figure))]),
+             v4.new_markdown_cell("### A subsection"),
+             v4.new_code_cell("show()", metadata={"tags": ["summary"]},
+                              outputs=[v4.new_output("display_data", data={"text/html": "<div class='hl-summary'><h2>What this run shows</h2></div>"}),
+                                       v4.new_output("display_data", data=data, metadata={**figure, "helmlite": "headline"})])]
+    path = tmp_path / "09_demo.ipynb"
+    nbformat.write(v4.new_notebook(cells=cells, metadata={"kernelspec": {"name": "python3", "display_name": "py"}}), str(path))
+    return path
+
+
+def test_figures_are_numbered_in_page_order_with_caption_and_alt_text_and_the_page_has_contents(tmp_path):
+    page = report.notebook_to_html(_captioned_notebook(tmp_path), tmp_path / "09_demo.html").read_text()
+    assert "No description has been provided" not in page
+    assert page.count('alt="Figure 1. What is shown, n = 5."') == 1 and page.count('alt="Figure 2. What is shown, n = 5."') == 1
+    assert page.index("<b>Figure 1.</b>") < page.index("<b>Figure 2.</b>")  # the summary's headline comes first
+    contents = page.index("<nav aria-label=\"Contents\" class=\"hl-toc\">")
+    assert page.index("What this run shows") < contents < page.index("<b>Figure 2.</b>")
+    assert '<a href="#Part-one">Part one</a>' in page and "hl-toc-h3" in page  # nbconvert's own heading ids
+
+
+def test_a_figure_shown_without_a_caption_is_reported(tmp_path):
+    assert checks.uncaptioned_figures(_captioned_notebook(tmp_path, caption=None)) == ["cell 2", "cell 4"]
+    assert checks.uncaptioned_figures(_captioned_notebook(tmp_path)) == []
+
+
+def test_figure_numbers_follow_the_reordered_page():
+    v4 = nbformat.v4
+    image = {"image/png": "iVBORw0KGgo="}
+    nb = v4.new_notebook(cells=[v4.new_code_cell("a", outputs=[v4.new_output("display_data", data=image, metadata={plots.FIGURE_METADATA: {"caption": "a"}})]),
+                                v4.new_code_cell("b", outputs=[v4.new_output("display_data", data=image, metadata={})])])
+    assert render.number_figures(nb) == 1 and nb.cells[0].outputs[0].metadata[plots.FIGURE_METADATA]["number"] == 1
+
+
+@pytest.mark.parametrize("width, fontsize, small", [(6, 4, True), (6, 8, False), (14, 10, True), (14, 13, False)])
+def test_save_refuses_text_too_small_to_read_at_page_width(tmp_path, width, fontsize, small):
+    """Hand-derived: a 14-inch figure is shown 7 inches wide, halving its text (10 pt → 5 pt, under 6; 13 → 6.5)."""
+    fig, ax = plt.subplots(figsize=(width, 3))
+    ax.plot([0, 1], [0, 1])
+    ax.tick_params(labelsize=fontsize)
+    ax.set_title("t", fontsize=12 * max(1, width / 7))
+    ax.xaxis.label.set_size(12 * max(1, width / 7))
+    assert bool(plots.small_text(fig)) is small
+    if small:
+        with pytest.raises(DataError, match="below 6 pt at page width"):
+            plots.save(fig, "small", tmp_path)
+    else:
+        assert [p.name for p in plots.save(fig, "fine", tmp_path)] == ["fine.png", "fine.pdf"]
+    plt.close(fig)
+
+
+def test_run_scope_names_the_models_and_the_items_per_scenario():
+    class Run:
+        def __init__(self, model, label, ids):
+            self.model, self.scenario_label = model, label
+            self.records = [type("R", (), {"id": i})() for i in ids]
+
+    runs = [Run("b", "mmlu", range(100)), Run("a", "mmlu", range(100)), Run("a", "bbq", [1, 1, 2])]
+    assert navigation.run_scope(runs) == "2 models (a, b); mmlu 100 items, bbq 2 items"
+    assert navigation.run_scope([]) == "No live run is analysed."
