@@ -164,3 +164,23 @@ def display_width(png: bytes, screen_dpi: int = 100) -> int:
     """The width in CSS pixels at which a PNG written at :data:`DPI` shows at its size on paper (``screen_dpi`` pixels
     an inch): the width in its IHDR header (bytes 16–20, PNG specification §11.2.2) scaled by screen_dpi / DPI."""
     return round(int.from_bytes(png[16:20], "big") * screen_dpi / DPI)
+
+
+def annotate_points(ax: plt.Axes, xs, ys, labels, fontsize: float = 7, colors=None, line_pt: float | None = None) -> None:
+    """Label points without stacking labels on one another: each label sits just above-right of its point, and one
+    whose spot another label already takes (within a label's width and a line) moves up a line until it is free —
+    a greedy placement in display space, enough for the tens of points a report labels. ``colors``: one per label."""
+    line = line_pt or fontsize * 1.3
+    ax.autoscale_view()  # the positions below are read through the axes' current limits
+    scale = ax.figure.dpi / 72  # points → display pixels
+    taken: list[tuple[float, float, float]] = []  # x, y (pixels) and width of each placed label
+    colors = list(colors) if colors is not None else [None] * len(list(labels))
+    for x, y, text, color in sorted(zip(xs, ys, labels, colors), key=lambda p: (p[1], p[0])):
+        px, py = ax.transData.transform((x, y))
+        width = 0.6 * fontsize * len(str(text)) * scale
+        shift = 0.0
+        while any(abs(px - tx) < max(width, tw) and abs(py + shift - ty) < line * scale for tx, ty, tw in taken):
+            shift += line * scale
+        taken.append((px, py + shift, width))
+        ax.annotate(str(text), (x, y), xytext=(3, 2 + shift / scale), textcoords="offset points", fontsize=fontsize,
+                    color=color)

@@ -8,7 +8,9 @@ Selenium through Debian's chromium-driver, opens the index and every report of a
 * the first screen shows a verdict or a figure, and the visible words before the first verdict word and before the
   first figure stay within the report's budget (300 and 400 words, counted on the rendered text: folded code and
   methods are not rendered, so they do not count);
-* a screenshot of the first screen is written to ``<output_dir>/results/screenshots/`` to be looked at.
+* a screenshot of the first screen is written to ``<output_dir>/results/screenshots/`` to be looked at;
+* in print layout at an A4 page's text width no table is wider than the page, and each report printed to PDF by
+  Chromium (read back with pypdf) shows no "NaN", contains its folded methods' text and numbers every figure.
 
 The run to check is ``HELMLITE_BROWSER_CONFIG`` (a workflow config; `make test-browser` gives config/test.yaml). Without
 it the tests skip, naming the target; with it, a missing browser or report fails.
@@ -171,3 +173,86 @@ def test_the_site_works_from_a_static_web_server(site, browser):
             assert browser.execute_script("return Array.from(document.images).every(i => i.complete && i.naturalWidth > 0)")
     finally:
         server.shutdown()
+
+
+#: The printed page's text width in CSS pixels: A4 (210 mm) less the print stylesheet's 12 mm margins, at 96 px an inch.
+PRINT_WIDTH_PX = round((210 - 2 * 12) / 25.4 * 96)
+
+#: In print layout at the printed width: each table's right edge and its own content width against the page's.
+_TABLE_WIDTHS_JS = r"""
+const page = document.documentElement.clientWidth;
+return Array.from(document.querySelectorAll("table")).filter(t => t.checkVisibility()).map(t => ({
+  right: Math.round(t.getBoundingClientRect().right), scroll: t.scrollWidth, page: page,
+  head: (t.querySelector("th") || t).textContent.trim().slice(0, 40)}));
+"""
+
+
+def _printed_text(browser) -> str:
+    """The text of the open page printed to PDF by Chromium (A4, the page's own print stylesheet), read back with pypdf."""
+    import base64
+    import io
+
+    from pypdf import PdfReader
+
+    pdf = browser.execute_cdp_cmd("Page.printToPDF", {"paperWidth": 210 / 25.4, "paperHeight": 297 / 25.4,
+                                                      "preferCSSPageSize": True, "printBackground": True})
+    return "\n".join(page.extract_text() or "" for page in PdfReader(io.BytesIO(base64.b64decode(pdf["data"]))).pages)
+
+
+def _squash(text: str) -> str:
+    """Text as compared with a PDF's: compatibility forms folded ("ﬁ" → "fi") and every space dropped (a PDF's text puts
+    spaces around code spans and breaks lines anywhere)."""
+    import unicodedata
+
+    return "".join(unicodedata.normalize("NFKC", text).split())
+
+
+def _fold_openings(html: str, words: int = 5) -> list[str]:
+    """The first few words of each folded methods block's first paragraph (what a printed report must contain)."""
+    from bs4 import BeautifulSoup
+
+    openings = []
+    for fold in BeautifulSoup(html, "html.parser").select("details.hl-methods"):
+        paragraph = next((p for p in fold.select("p") if not p.find_parent("summary") and p.get_text(strip=True)), None)
+        if paragraph is not None:
+            openings.append(" ".join(paragraph.get_text().split()[:words]))
+    return openings
+
+
+def test_printed_reports_keep_every_column_the_methods_and_no_nan(site, browser):
+    """Each report in print layout at the printed page's width: no table wider than the page; printed to PDF: no "NaN",
+    the "Methods and departures" blocks' text present (the folds open in print), every figure numbered; and no image
+    of any page carries nbconvert's "No description has been provided" alt text."""
+    config, reports, hrefs = site
+    problems = []
+    for href in (h for h in hrefs if h != "index.html"):
+        page = reports / href
+        html = page.read_text(encoding="utf-8")
+        if "No description has been provided" in html:
+            problems.append(f"{href}: an image without a description (alt text)")
+        _open(browser, page)
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+        browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                {"width": PRINT_WIDTH_PX, "height": SCREEN[1], "deviceScaleFactor": 1, "mobile": False})
+        try:
+            for table in browser.execute_script(_TABLE_WIDTHS_JS):
+                if table["right"] > table["page"] + 1 or table["scroll"] > table["page"] + 1:
+                    problems.append(f"{href}: a table ({table['head']!r}…) is {max(table['right'], table['scroll'])} px wide in "
+                                    f"print, the page {table['page']} px")
+            printed = _printed_text(browser)
+        finally:
+            browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+            browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                    {"width": SCREEN[0], "height": SCREEN[1], "deviceScaleFactor": 1, "mobile": False})
+        nans = len(re.findall(r"\bNaN\b", printed))
+        if nans:
+            problems.append(f"{href}: the printed report shows NaN {nans} time(s)")
+        flat = _squash(printed)
+        for opening in _fold_openings(html):
+            if _squash(opening) not in flat:
+                problems.append(f"{href}: a methods fold's text is not printed ({opening!r}…)")
+        figures = len(re.findall(r"<b>Figure \d+\.</b>", html))
+        if figures != len(re.findall(r"<img ", html)) or f"Figure {figures}." not in printed.replace("\n", " "):
+            problems.append(f"{href}: {figures} numbered figures for {len(re.findall(r'<img ', html))} images, or the last not printed")
+        print(f"{href}: printed {len(printed.split())} words, {figures} figures")
+    assert not problems, "\n".join(problems)

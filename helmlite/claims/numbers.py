@@ -10,14 +10,16 @@ from .record import Claim
 
 
 def format_number(x) -> str:
-    """A number as the claims tables write it: three significant digits; NaN, ±∞, and "< 1e-300" below :data:`P_FLOOR`."""
+    """A number as the claims tables write it: three significant digits (a negative zero as "0"); NaN, ±∞, and
+    "< 1e-300" below :data:`P_FLOOR`."""
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "NaN"
     if isinstance(x, float) and 0 < x <= P_FLOOR:
         return f"< {P_FLOOR:.0e}"
     if isinstance(x, float) and math.isinf(x):
         return "∞" if x > 0 else "−∞"
-    return f"{x:.3g}"
+    text = f"{x:.3g}"
+    return "0" if text == "-0" else text
 
 
 def at_floor(p, floor) -> bool:

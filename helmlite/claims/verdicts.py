@@ -162,11 +162,12 @@ def check_claims_table(table: pd.DataFrame) -> None:
 
 def readable(table: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
     """``columns`` of a claims table as a notebook shows them: numbers to three digits, and ``p_value`` / ``p_adjusted``
-    as :func:`format_p` writes them — "≤ floor" for a p at a resampling floor, not a value."""
+    as :func:`format_p` writes them — "≤ floor" for a p at a resampling floor, not a value; NaN where there is no test."""
     out = table[columns].copy()
     floors = table["p_floor"] if "p_floor" in table else pd.Series(0.0, index=table.index)
     for column in ("p_value", "p_adjusted"):
         if column in out:
             out[column] = [format_p(p, floor, None if column == "p_value" else bound).removeprefix("= ")
+                           if pd.notna(bound) else math.nan  # no test: an empty cell, which a report prints as "—"
                            for p, floor, bound in zip(table["p_value"], floors, table[column])]
     return out.round(3)

@@ -33,23 +33,38 @@ def _number(value: float) -> str:
     return "—" if value is None or math.isnan(value) else format_number(value)
 
 
+def _no_interval_reason(row) -> str:
+    """Why a claim has no interval, from its evidence ("inconclusive: too few contexts … (no verdict)")."""
+    note = str(getattr(row, "evidence", "")).split(" — ")[0]
+    return (note.removeprefix("inconclusive: ").removesuffix(" (no verdict)") if note.startswith("inconclusive: ")
+            else "see the claims table's evidence")
+
+
+def estimate_text(row) -> str:
+    """"estimate [low, high]", or "estimate (no interval)" when a bound is missing."""
+    if math.isfinite(row.ci_low) and math.isfinite(row.ci_high):
+        return f"{_number(row.estimate)} [{_number(row.ci_low)}, {_number(row.ci_high)}]"
+    return f"{_number(row.estimate)} (no interval)"
+
+
 def meaning(row) -> str:
     """One claim's verdict in words a student follows (from the claims table's columns; :mod:`helmlite.claims`
     decides the verdict, this only says it)."""
     interval = f"the 95% interval [{_number(row.ci_low)}, {_number(row.ci_high)}]"
+    bounded = math.isfinite(row.ci_low) and math.isfinite(row.ci_high)
     if row.verdict == "exploratory":
+        p_value = getattr(row, "p_value", math.nan)
+        tested = (f"unadjusted p {format_p(p_value, getattr(row, 'p_floor', 0.0)).removeprefix('= ')}"
+                  if math.isfinite(p_value) else "no test")
         return (f"Exploratory — not among the primary claims this run's config declares, so no decision is made: "
-                f"estimate {_number(row.estimate)}, {interval}, unadjusted p "
-                f"{format_p(getattr(row, 'p_value', math.nan), getattr(row, 'p_floor', 0.0)).removeprefix('= ')}.")
+                f"estimate {_number(row.estimate)}, {interval if bounded else f'no interval ({_no_interval_reason(row)})'}, "
+                f"{tested}.")
     if row.verdict == "supported":
         return f"The data support it: {interval} lies on the claimed side of {_number(row.null)}, and the test agrees."
     if row.verdict == "contradicted":
         return f"The data go against it: {interval} excludes what the claim asserts, and the test agrees."
-    if not (math.isfinite(row.ci_low) and math.isfinite(row.ci_high)):
-        note = str(getattr(row, "evidence", "")).split(" — ")[0]
-        reason = (note.removeprefix("inconclusive: ").removesuffix(" (no verdict)") if note.startswith("inconclusive: ")
-                  else "see the claims table's evidence")
-        return f"No verdict: no interval was computed ({reason})."
+    if not bounded:
+        return f"No verdict: no interval was computed ({_no_interval_reason(row)})."
     excludes = row.ci_low > row.null or row.ci_high < row.null
     correction = getattr(row, "correction", None)
     adjusted = getattr(row, "p_adjusted", math.nan)
@@ -131,7 +146,7 @@ def claims_html(claims: pd.DataFrame) -> str:
     for row in claims.assign(_order=claims["verdict"].map(order)).sort_values("_order", kind="stable").itertuples():
         rows.append(f"<tr id='{claim_anchor(row.claim)}'><td class='hl-verdict-{html.escape(row.verdict)}'>{html.escape(row.verdict)}</td>"
                     f"<td>{html.escape(str(row.claim))}</td><td>{html.escape(family_label(row))}</td>"
-                    f"<td>{_number(row.estimate)} [{_number(row.ci_low)}, {_number(row.ci_high)}]</td>"
+                    f"<td>{estimate_text(row)}</td>"
                     f"<td>{int(row.n)}</td><td>{_number(row.mde)}</td><td>{html.escape(meaning(row))}</td></tr>")
     columns = "".join(f"<col class='hl-c-{key}'>" for key, _ in _CLAIM_COLUMNS)
     headers = "".join(f"<th>{html.escape(label)}</th>" for _, label in _CLAIM_COLUMNS)

@@ -63,7 +63,8 @@ def data_link(csv: str | os.PathLike, page_dir: str | os.PathLike | None = None)
 
 def styled(frame: pd.DataFrame, *, digits: int | dict[str, int] = 3, index: bool = False):
     """``frame`` as a pandas Styler with the report's formats (:func:`cell_text` per cell, per-column ``digits`` when a
-    dict); ``index=True`` shows the index as the first column(s) (a pivot's row labels), else it is dropped."""
+    dict; columns of words aligned left, numbers right); ``index=True`` shows the index as the first column(s) (a
+    pivot's row labels), else it is dropped."""
     table = frame.reset_index() if index else frame.reset_index(drop=True)
     table = table.rename(columns=readable_header)
     places = {readable_header(c): d for c, d in digits.items()} if isinstance(digits, dict) else {}
@@ -71,7 +72,9 @@ def styled(frame: pd.DataFrame, *, digits: int | dict[str, int] = 3, index: bool
     formats = {column: (lambda v, d=places.get(column, default): cell_text(v, d)) for column in table.columns}
     # ids from the table's content, not pandas' random default: the same inputs render the same page
     uuid = hashlib.sha256(table.to_csv().encode()).hexdigest()[:10]
-    return Styler(table, uuid=uuid, cell_ids=False).format(formats).hide(axis="index")
+    text = [k for k, column in enumerate(table.columns) if not pd.api.types.is_numeric_dtype(table[column])]
+    left = [{"selector": f"td.col{k}, th.col_heading.col{k}", "props": "text-align: left"} for k in text]  # words read left to right
+    return Styler(table, uuid=uuid, cell_ids=False).format(formats).hide(axis="index").set_table_styles(left)
 
 
 def footnote(frame: pd.DataFrame, blanks: dict[str, str] | None = None) -> str:

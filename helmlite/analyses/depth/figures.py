@@ -26,41 +26,43 @@ def live_curves(curves: pd.DataFrame) -> plt.Figure:
         return plots.note_figure(NO_RUNS)
     curves = curves.assign(column=curves["model"] + "\n" + curves["method"])
     tasks, columns = sorted(curves["task"].unique()), sorted(curves["column"].unique())
-    fig, axes = plt.subplots(len(tasks), len(columns), figsize=(max(6.0, 3.0 * len(columns)), 2.5 * len(tasks) + 1.4), squeeze=False,
-                             sharex=True, sharey=True, layout="constrained")
+    panels = [(task, column) for task in tasks for column in columns]  # two a row: the figure stays a page wide
+    rows = -(-len(panels) // 2)
+    fig, grid = plt.subplots(rows, 2, figsize=(7.0, 2.6 * rows + 1.5), squeeze=False, sharex=True, sharey=True,
+                             layout="constrained")
+    for ax in grid.flat[len(panels):]:
+        ax.set_visible(False)
     lengths = sorted(curves["length"].unique())
     colours = _length_colours(lengths)
-    for i, task in enumerate(tasks):
-        for j, column in enumerate(columns):
-            ax = axes[i][j]
-            part = curves[(curves["task"] == task) & (curves["column"] == column)]
-            if part.empty:  # this model × scoring was not run on this task: say so, not a blank panel
-                ax.text(0.5, 0.5, f"not run:\n{column.replace(chr(10), ' ')}\nis not configured for {task}", ha="center",
-                        va="center", fontsize=7, color="grey", transform=ax.transAxes)
-            for length, line in part.groupby("length"):
-                line = line.sort_values("position")
-                colour = colours[length]
-                if line["ci_low"].notna().all():
-                    ax.errorbar(line["position"], line["accuracy"], yerr=[line.accuracy - line.ci_low, line.ci_high - line.accuracy],
-                                marker="o", ms=3, capsize=2, color=colour)
-                else:
-                    ax.plot(line["position"], line["accuracy"], marker="o", ms=3, mfc="none", lw=0.8, color=colour)
-                ax.axhline(line["chance"].mean(), color=colour, ls="--", lw=0.8, alpha=0.8)
-                if "baseline" in line and line["baseline"].notna().all():  # the key-absent query's hit rate per depth
-                    ax.plot(line["position"], line["baseline"], ls=":", marker="x", ms=3, lw=1.0, color=colour)
-            if i == 0:
-                ax.set_title(column, fontsize=8)
-            if j == 0:
-                ax.set_ylabel(f"{task}\naccuracy", fontsize=8)
-            ax.set_ylim(-0.05, 1.05)
-    for ax in axes[-1]:
-        ax.set_xlabel("actual relative position of the target\n(0 = first item, 1 = last)", fontsize=8)
+    for k, (task, column) in enumerate(panels):
+        ax = grid.flat[k]
+        part = curves[(curves["task"] == task) & (curves["column"] == column)]
+        if part.empty:  # this model × scoring was not run on this task: say so, not a blank panel
+            ax.text(0.5, 0.5, f"not run:\n{column.replace(chr(10), ' ')}\nis not configured for {task}", ha="center",
+                    va="center", fontsize=7, color="grey", transform=ax.transAxes)
+        for length, line in part.groupby("length"):
+            line = line.sort_values("position")
+            colour = colours[length]
+            if line["ci_low"].notna().all():
+                ax.errorbar(line["position"], line["accuracy"], yerr=[line.accuracy - line.ci_low, line.ci_high - line.accuracy],
+                            marker="o", ms=3, capsize=2, color=colour)
+            else:
+                ax.plot(line["position"], line["accuracy"], marker="o", ms=3, mfc="none", lw=0.8, color=colour)
+            ax.axhline(line["chance"].mean(), color=colour, ls="--", lw=0.8, alpha=0.8)
+            if "baseline" in line and line["baseline"].notna().all():  # the key-absent query's hit rate per depth
+                ax.plot(line["position"], line["baseline"], ls=":", marker="x", ms=3, lw=1.0, color=colour)
+        ax.set_title(f"{task} · {column}", fontsize=8)  # column: "model\nscoring"
+        if k % 2 == 0:
+            ax.set_ylabel("accuracy", fontsize=8)
+        if k >= len(panels) - 2:  # the lowest panel of each column
+            ax.set_xlabel("target's actual relative position\n(0 = first item, 1 = last)", fontsize=8)
+        ax.set_ylim(-0.05, 1.05)
     handles = [plt.Line2D([], [], color=colours[length], marker="o", ms=3, label=f"{length} tokens") for length in lengths]
     handles += [plt.Line2D([], [], color="grey", ls="--", lw=0.8, label="chance level"),
                 plt.Line2D([], [], color="grey", ls=":", marker="x", ms=3, lw=1.0, label="baseline (key absent)"),
                 plt.Line2D([], [], color="grey", marker="o", mfc="none", ms=3, lw=0.8, label="< 10 contexts: no CI")]
     fig.suptitle("Live depth sweeps (95% exact CIs over contexts)", x=0.02, ha="left")
-    fig.legend(handles=handles, loc="outside lower center", ncol=len(handles) if len(columns) >= 3 else 3, fontsize=7)
+    fig.legend(handles=handles, loc="outside lower center", ncol=3, fontsize=7)
     return fig
 
 
@@ -140,7 +142,7 @@ def u_shape(table: pd.DataFrame) -> plt.Figure:
 
 def published(litm: pd.DataFrame | None, helmet: pd.DataFrame | None) -> plt.Figure:
     """The published curves: LitM multi-document QA (Tables 5–7) and HELMET JSON KV by length (Fig. 11)."""
-    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.4))
+    fig, (left, right) = plt.subplots(2, 1, figsize=(7.0, 8.6))  # one above the other: a page wide
     if litm is None:
         left.text(0.5, 0.5, "Lost in the Middle tables are mirror-only\nand were not found.", ha="center", va="center",
                   transform=left.transAxes)
@@ -148,7 +150,7 @@ def published(litm: pd.DataFrame | None, helmet: pd.DataFrame | None) -> plt.Fig
         for k, ((docs, model), part) in enumerate(litm[litm["num_docs"] == 20].groupby(["num_docs", "model"])):
             left.plot(part["depth"], part["accuracy"], marker="o", label=model, color=plt.cm.tab10(k % 10))
         left.set(title="Lost in the Middle, 20 documents (Table 6)", xlabel="depth of the gold document", ylabel="accuracy")
-        left.legend(fontsize=6)
+        left.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
     if helmet is None:
         right.text(0.5, 0.5, "HELMET Figs. 11–14 values are mirror-only\nand were not found.", ha="center", va="center",
                    transform=right.transAxes)
@@ -161,7 +163,7 @@ def published(litm: pd.DataFrame | None, helmet: pd.DataFrame | None) -> plt.Fig
             line = part[part["length"] == length]
             right.plot(line["depth"], line["value"], marker="o", color=colours[length], label=length)
         right.set(title="HELMET JSON KV (Fig. 11), mean over models", xlabel="depth", ylabel="accuracy", ylim=(0, 1.02))
-        right.legend(fontsize=7)
+        right.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
     fig.tight_layout()
     return fig
 

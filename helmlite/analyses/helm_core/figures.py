@@ -1,6 +1,8 @@
 """Figures of notebook 01 (HELM core): live score matrix, metric relationships, win rates, budget curve."""
 from __future__ import annotations
 
+import textwrap
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -20,52 +22,59 @@ def cell_text(estimate: float, low: float, high: float, n: int, digits: int = 2)
     return f"{estimate:.{digits}f}\n[{low:.{digits}f},{high:.{digits}f}]"
 
 
+#: Metric families per heatmap panel: a panel of four 1.1-inch cells beside the scenario labels is a page wide
+#: (:data:`helmlite.plots.PAGE_WIDTH_IN`), so its two-line cells print at their size.
+FAMILIES_PER_PANEL = 4
+
+
 def score_heatmaps(matrix: pd.DataFrame) -> plt.Figure:
-    """Per model: scenarios × metric families, each cell 'estimate\\n[low, high]' (:func:`cell_text`). Colour
-    says how good a cell is on its own metric's direction: the estimate where higher is better, 1 − the
-    estimate where lower is (ECE, toxic fraction, gender representation); token counts are not coloured."""
+    """Per model: scenarios × metric families, each cell 'estimate\n[low, high]' (:func:`cell_text`), in panels of
+    :data:`FAMILIES_PER_PANEL` families stacked one under the other. Colour says how good a cell is on its own
+    metric's direction: the estimate where higher is better, 1 − the estimate where lower is (ECE, toxic fraction,
+    gender representation); token counts are not coloured."""
     models = sorted(matrix["model"].unique())
     families = [f for f in matrix["family"].unique()]
+    chunks = [families[k:k + FAMILIES_PER_PANEL] for k in range(0, len(families), FAMILIES_PER_PANEL)]
     scenarios = sorted(matrix["scenario"].unique())
-    # one model per row, so the figure stays as wide as a page and its cells readable when shown (cells 1.25 in wide)
-    fig, grid = plt.subplots(len(models), 2, figsize=(3.6 + 1.25 * len(families), len(models) * (0.5 * len(scenarios) + 1.4)),
-                             squeeze=False, gridspec_kw={"width_ratios": [1, 0.02]})
+    panels = [(model, chunk) for model in models for chunk in chunks]
+    fig, grid = plt.subplots(len(panels), 2, figsize=(3.0 + 1.1 * FAMILIES_PER_PANEL, len(panels) * (0.55 * len(scenarios) + 1.3)),
+                             squeeze=False, gridspec_kw={"width_ratios": [1, 0.03]})
     for spare in grid[1:, 1]:
         spare.axis("off")
-    axes = grid[:, :1]
-    for ax, model in zip(axes[:, 0], models):
-        part = matrix[matrix["model"] == model]
+    for k, (ax, (model, chunk)) in enumerate(zip(grid[:, 0], panels)):
+        part = matrix[(matrix["model"] == model) & matrix["family"].isin(chunk)]
         goodness = np.where(part["lower_is_better"].astype(bool), 1 - part["estimate"], part["estimate"])
         values = part.assign(goodness=goodness).pivot_table(index="scenario", columns="family", values="goodness") \
-            .reindex(index=scenarios, columns=families)
+            .reindex(index=scenarios, columns=chunk)
         digits = np.where(part.family == EFFICIENCY, 0, 2)
         texts = [cell_text(e, lo, hi, n, d) for e, lo, hi, n, d in zip(part.estimate, part.ci_low, part.ci_high, part.n, digits)]
         labels = part.assign(text=texts).pivot_table(index="scenario", columns="family", values="text", aggfunc="first") \
-            .reindex(index=scenarios, columns=families)
+            .reindex(index=scenarios, columns=chunk)
         shown = values.copy()
         if EFFICIENCY in shown:  # tokens, not a 0–1 score: annotated but not coloured
             shown[EFFICIENCY] = np.nan
         sns.heatmap(shown.astype(float), annot=labels.fillna(""), fmt="", cmap="viridis", vmin=0, vmax=1, ax=ax,
-                    annot_kws={"fontsize": 7.5}, linewidths=0.5, cbar=ax is axes[0, 0], cbar_ax=grid[0, 1] if ax is axes[0, 0] else None,
+                    annot_kws={"fontsize": 7.5}, linewidths=0.5, cbar=k == 0, cbar_ax=grid[0, 1] if k == 0 else None,
                     cbar_kws={"label": "how good (1 = best; ECE, toxicity,\nbias as 1 − value; tokens not coloured)"})
         if EFFICIENCY in labels:  # seaborn leaves NaN cells unannotated: write these by hand
             column = list(labels.columns).index(EFFICIENCY)
             for row_index, text in enumerate(labels[EFFICIENCY]):
                 if isinstance(text, str):
                     ax.text(column + 0.5, row_index + 0.5, text, ha="center", va="center", fontsize=7.5)
-        ax.set(title=model, xlabel="", ylabel="")
+        ax.set(title=model if len(chunks) == 1 else f"{model} ({chunks.index(chunk) + 1} of {len(chunks)})", xlabel="", ylabel="")
         ax.grid(False)  # empty cells (a metric that does not apply) stay blank
-        ax.tick_params(axis="x", rotation=35, labelsize=8)
+        ax.tick_params(axis="both", labelsize=8)
+        ax.tick_params(axis="x", rotation=20)
         for label in ax.get_xticklabels():
             label.set_horizontalalignment("right")
-    fig.suptitle("HELM core metrics, live runs (estimate and 95% CI: exact for shares of items, bootstrap otherwise)")
+    fig.suptitle("HELM core metrics, live runs\n(estimate and 95% CI: exact for shares of items, bootstrap otherwise)")
     fig.tight_layout()
     return fig
 
 
 def accuracy_vs(matrix: pd.DataFrame, others=("robustness", "fairness")) -> plt.Figure:
     """HELM Fig. 24 style: per scenario, accuracy against robustness / fairness, both with CIs."""
-    fig, axes = plt.subplots(1, len(others), figsize=(6 * len(others), 4.6), squeeze=False)
+    fig, axes = plt.subplots(1, len(others), figsize=(3.6 * len(others), 3.9), squeeze=False)
     for ax, family in zip(axes[0], others):
         acc = matrix[matrix["family"] == "accuracy"].set_index(["model", "scenario"])
         other = matrix[matrix["family"] == family].set_index(["model", "scenario"])
@@ -74,16 +83,17 @@ def accuracy_vs(matrix: pd.DataFrame, others=("robustness", "fairness")) -> plt.
             ax.set_title(f"Accuracy vs {family}")
             plots.note_panel(ax, f"No {family} perturbation in this run's config:\nconfig/paper.yaml runs HELM's.")
             continue
-        for k, (model, part) in enumerate(both.groupby("model")):
-            ax.errorbar(part["estimate_acc"], part["estimate_other"], fmt="o", color=f"C{k}", label=model, alpha=0.85,
+        colors = {model: f"C{k}" for k, model in enumerate(sorted(both["model"].unique()))}
+        for model, part in both.groupby("model"):
+            ax.errorbar(part["estimate_acc"], part["estimate_other"], fmt="o", color=colors[model], label=model, alpha=0.85,
                         xerr=[part.estimate_acc - part.ci_low_acc, part.ci_high_acc - part.estimate_acc],
                         yerr=[part.estimate_other - part.ci_low_other, part.ci_high_other - part.estimate_other])
-            for r in part.itertuples():
-                ax.annotate(r.scenario, (r.estimate_acc, r.estimate_other), fontsize=6, xytext=(3, 2), textcoords="offset points")
         ax.plot([0, 1], [0, 1], color="grey", ls="--", lw=0.8, gid=plots.REFERENCE)
         ax.set(xlim=(-0.05, 1.05), ylim=(-0.05, 1.05), xlabel="accuracy", ylabel=f"{family} (worst case)",
                title=f"Accuracy vs {family}")
-        ax.legend(fontsize=8)
+        plots.annotate_points(ax, both["estimate_acc"], both["estimate_other"], both["scenario"], fontsize=6.5,
+                              colors=both["model"].map(colors))
+        ax.legend(fontsize=7.5)
     fig.tight_layout()
     return fig
 
@@ -98,8 +108,9 @@ def forest(table: pd.DataFrame, label: str, value: str, title: str, xlabel: str,
     table = table.reset_index(drop=True)
     for column in (value, "ci_low", "ci_high", *(["n"] if "n" in table else [])):  # empty tables are object-typed
         table[column] = pd.to_numeric(table[column], errors="coerce")
-    longest = max((len(str(text)) for text in table[label]), default=0)
-    fig, ax = plt.subplots(figsize=(4.5 + 0.06 * longest, 0.32 * len(table) + 1.4))  # the panel keeps ~4.5 in beside long labels
+    labels = [textwrap.fill(str(text), 38) for text in table[label]]  # a label wraps rather than widening the figure
+    lines = max((text.count("\n") + 1 for text in labels), default=1)
+    fig, ax = plt.subplots(figsize=(7.0, (0.22 + 0.14 * lines) * len(table) + 1.4))
     y = np.arange(len(table))
     defined = np.isfinite(table["ci_low"]) & np.isfinite(table["ci_high"])
     colors = np.where((table["ci_low"] > 0) | (table["ci_high"] < 0), "C3", "C0")
@@ -116,7 +127,7 @@ def forest(table: pd.DataFrame, label: str, value: str, title: str, xlabel: str,
     if (~defined).any():
         ax.legend(fontsize=7, loc="lower right")
     ax.axvline(0, color="grey", lw=0.8)
-    ax.set_yticks(y, table[label], fontsize=8)
+    ax.set_yticks(y, labels, fontsize=8)
     ax.invert_yaxis()
     ax.set(title=title, xlabel=xlabel)
     fig.tight_layout()
@@ -129,9 +140,9 @@ def reliability_diagrams(table: pd.DataFrame) -> plt.Figure:
     scenarios = sorted(table["scenario"].unique())
     if not scenarios:
         return plots.note_figure("No run records a confidence: no reliability diagram.", size=(5, 2))
-    cols = min(4, len(scenarios))
+    cols = min(2, len(scenarios))
     rows = int(np.ceil(len(scenarios) / cols))
-    fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 3.0 * rows), squeeze=False)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.5 * cols, 3.1 * rows), squeeze=False)
     for ax, scenario in zip(axes.flat, scenarios):
         for k, (model, part) in enumerate(table[table["scenario"] == scenario].groupby("model")):
             ax.plot(part["confidence"], part["accuracy"], marker="o", color=f"C{k}", label=model, ms=3)
@@ -150,8 +161,8 @@ def win_rate_agreement(rows: pd.DataFrame, summary: pd.DataFrame) -> plt.Figure:
     """Recomputed (HELM v0.4.0 rules) vs published mean win rate, one panel per metric group; grey bars
     show the range of win rates that tie-breaking on the rounded values allows (when the table has them)."""
     groups = list(summary["group"])
-    cols = 4
-    fig, axes = plt.subplots(int(np.ceil(len(groups) / cols)), cols, figsize=(13, 3.3 * np.ceil(len(groups) / cols)),
+    cols = 2
+    fig, axes = plt.subplots(int(np.ceil(len(groups) / cols)), cols, figsize=(7.2, 3.5 * np.ceil(len(groups) / cols)),
                              squeeze=False)
     for ax, group in zip(axes.flat, groups):
         part = rows[rows["group"] == group]
@@ -174,7 +185,11 @@ def win_rate_agreement(rows: pd.DataFrame, summary: pd.DataFrame) -> plt.Figure:
     return fig
 
 
-def win_rate_ranking(table: pd.DataFrame, top: int = 30) -> plt.Figure:
+#: Models the ranking figure shows (the leaderboard's top; the table below it and the CSV hold all of them).
+RANKING_TOP = 30
+
+
+def win_rate_ranking(table: pd.DataFrame, top: int = RANKING_TOP) -> plt.Figure:
     """Mean win rate with bootstrap CIs (resampling scenarios); hollow markers = statistically tied with the next."""
     part = table.head(top).reset_index(drop=True)
     fig, ax = plt.subplots(figsize=(8, 0.27 * len(part) + 1.4))

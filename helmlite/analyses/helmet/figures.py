@@ -21,7 +21,7 @@ def fig5(ours: pd.DataFrame, published: pd.DataFrame, n_models: int, all_models:
     """Fig. 5 recomputed (lower triangle, the paper's layout) beside ours − paper; with ``all_models``, a
     third panel gives the difference when every released instruct model is kept."""
     panels = 2 if all_models is None else 3
-    fig, axes = plt.subplots(1, panels, figsize=(6 * panels, 5))
+    fig, axes = plt.subplots(panels, 1, figsize=(6.4, 5.2 * panels))  # one under the other: a page wide
     sns.heatmap(ours, mask=_lower_mask(ours), ax=axes[0], **_HEATMAP)
     axes[0].set_title(f"Fig. 5 recomputed: category Spearman ρ ({n_models} instruct models, 128K)", fontsize=9)
     deltas = [(ours - published, f"{n_models} models")]
@@ -86,12 +86,15 @@ def ci_width(table: pd.DataFrame, full: dict[str, float] | None = None, n_full: 
 
 
 def base_vs_instruct(table: pd.DataFrame) -> plt.Figure:
-    """ρ over base models against ρ over instruct models per category pair, and the difference with CI."""
-    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 5.5), gridspec_kw={"width_ratios": [1, 1.3]})
+    """ρ over base models against ρ over instruct models per category pair (above), and the difference with CI
+    (below)."""
+    fig, (left, right) = plt.subplots(2, 1, figsize=(7.0, 4.6 + 0.24 * len(table) + 1.2),
+                                      gridspec_kw={"height_ratios": [4.6, 0.24 * len(table) + 1.2]})
     left.scatter(table["rho_instruct"], table["rho_base"])
-    for r in table[table["significant"] | (table["difference"].abs() > 0.25)].itertuples():
-        left.annotate(f"{r.row}~{r.col}", (r.rho_instruct, r.rho_base), fontsize=6, xytext=(2, 2), textcoords="offset points")
     left.plot([-0.2, 1], [-0.2, 1], color="grey", lw=0.8, ls="--")
+    labelled = table[table["significant"] | (table["difference"].abs() > 0.25)]
+    plots.annotate_points(left, labelled["rho_instruct"], labelled["rho_base"],
+                          [f"{r}~{c}" for r, c in zip(labelled["row"], labelled["col"])], fontsize=7)
     left.set(xlabel=f"ρ over instruct models (n={table['n_instruct'].iloc[0]})",
              ylabel=f"ρ over base models (n={table['n_base'].iloc[0]})", title="Same pairs, two model families (labelled: |Δ| > 0.25)")
     y = np.arange(len(table))
@@ -100,9 +103,9 @@ def base_vs_instruct(table: pd.DataFrame) -> plt.Figure:
                    fmt="none", ecolor=colors)
     right.scatter(table["difference"], y, c=colors, zorder=3)
     right.axvline(0, color="grey", lw=0.8)
-    right.set_yticks(y, [f"{r} ~ {c}" for r, c in zip(table["row"], table["col"])], fontsize=7)
+    right.set_yticks(y, [f"{r} ~ {c}" for r, c in zip(table["row"], table["col"])], fontsize=8)
     right.invert_yaxis()
-    right.set(xlabel="ρ(instruct) − ρ(base), 95% percentile CI (red: excludes 0, p < 0.05 uncorrected)",
+    right.set(xlabel="ρ(instruct) − ρ(base), 95% percentile CI\n(red: excludes 0, p < 0.05 uncorrected)",
               title="Difference")
     fig.tight_layout()
     return fig

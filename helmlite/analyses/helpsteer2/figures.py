@@ -19,7 +19,7 @@ def source_tag(source: str) -> str:
 def protocol(counts: pd.DataFrame, removal: pd.DataFrame, source: str) -> plt.Figure:
     """Annotators per sample (the 3-then-5 protocol) and the share removed by the spread filter, per prompt
     (the paper's rule) and per response, with 95% CIs."""
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8), gridspec_kw={"width_ratios": [2, 3]})
+    fig, (left, right) = plt.subplots(2, 1, figsize=(7.0, 7.6), gridspec_kw={"height_ratios": [3, 4]})
     sns.barplot(data=counts, x="n_annotators", y="samples", ax=left, color="C0")
     for patch, share in zip(left.patches, counts["share"]):
         left.annotate(f"{share:.1%}", (patch.get_x() + patch.get_width() / 2, patch.get_height()),
@@ -36,10 +36,10 @@ def protocol(counts: pd.DataFrame, removal: pd.DataFrame, source: str) -> plt.Fi
     right.invert_yaxis()
     right.set(xlabel="share removed (retained helpfulness spread > 2, or no label), 95% CI",
               title="Not released: spread filter or no label")
-    right.set_xlim(left=0)
+    right.set_xlim(left=-0.01)  # a share of 0 is drawn whole, not cut in half at the axis
     right.xaxis.set_major_formatter(PercentFormatter(1, decimals=0))
     right.xaxis.set_major_locator(MaxNLocator(5))
-    right.legend(fontsize=8, loc="lower right")
+    right.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2, frameon=False)  # below: covers no marker
     fig.tight_layout()
     return fig
 
@@ -47,12 +47,18 @@ def protocol(counts: pd.DataFrame, removal: pd.DataFrame, source: str) -> plt.Fi
 def distributions(table: pd.DataFrame, source: str) -> plt.Figure:
     """Share of each score per attribute: pooled individual ratings vs released labels (the title says
     whether the annotations are simulated)."""
-    fig, axes = plt.subplots(1, len(ATTRIBUTES), figsize=(13, 3.2), sharey=True)
-    for ax, attribute in zip(axes, ATTRIBUTES):
-        sns.barplot(data=table[table["attribute"] == attribute], x="score", y="share", hue="stage", ax=ax,
-                    legend=ax is axes[-1])
-        ax.set(title=attribute, xlabel="score", ylabel="share" if ax is axes[0] else "")
-    axes[-1].legend(title=None, fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1))
+    cols = 3
+    fig, grid = plt.subplots(-(-len(ATTRIBUTES) // cols), cols, figsize=(7.2, 2.6 * -(-len(ATTRIBUTES) // cols) + 0.6),
+                             sharey=True, squeeze=False)
+    axes = list(grid.flat)
+    for k, (ax, attribute) in enumerate(zip(axes, ATTRIBUTES)):
+        sns.barplot(data=table[table["attribute"] == attribute], x="score", y="share", hue="stage", ax=ax, legend=k == 0)
+        ax.set(title=attribute, xlabel="score", ylabel="share" if k % cols == 0 else "")
+    handles, names = axes[0].get_legend_handles_labels()
+    axes[0].get_legend().remove()
+    for ax in axes[len(ATTRIBUTES):]:  # the spare slot holds the legend, so it covers no bar
+        ax.set_axis_off()
+        ax.legend(handles, names, fontsize=8, loc="center")
     fig.suptitle(f"{source_tag(source)}: rating distributions before and after aggregation")
     fig.tight_layout()
     return fig
@@ -82,7 +88,7 @@ def agreement(table: pd.DataFrame, source: str) -> plt.Figure:
     """Inter-annotator agreement before vs after keeping the most agreeing three, with 95% CIs; the title says
     whether the annotations are simulated."""
     measures = table["measure"].unique()
-    fig, axes = plt.subplots(1, len(measures), figsize=(11, 3.6), sharey=True)
+    fig, axes = plt.subplots(1, len(measures), figsize=(7.2, 3.8), sharey=True)
     for ax, measure in zip(np.atleast_1d(axes), measures):
         part = table[table["measure"] == measure]
         stages = list(part["stage"].unique())
@@ -93,7 +99,7 @@ def agreement(table: pd.DataFrame, source: str) -> plt.Figure:
                         xerr=[rows["estimate"] - rows["ci_low"], rows["ci_high"] - rows["estimate"]])
         ax.set_yticks(np.arange(len(ATTRIBUTES)), ATTRIBUTES)
         ax.set(title=measure, xlabel="agreement (95% CI)")
-        ax.legend(fontsize=8, loc="lower right")
+    np.atleast_1d(axes)[0].legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3, frameon=False)
     np.atleast_1d(axes)[0].invert_yaxis()
     fig.suptitle(f"{source_tag(source)}: agreement between annotator slots", fontsize=10)
     fig.tight_layout()
@@ -146,20 +152,22 @@ def careless_curve(curve: pd.DataFrame, calibrated: float | None = None) -> plt.
 def protocol_readings(readings: pd.DataFrame, target: float = 0.10, annotators: float = 3.41) -> plt.Figure:
     """Simulated: share removed and annotators per response under each reading of the protocol, with the
     default parameters and with the careless share refitted for that reading; the published figures as lines."""
-    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.3), sharey=True)
+    fig, (left, right) = plt.subplots(2, 1, figsize=(7.0, 7.6), sharey=True)
     labels = list(dict.fromkeys(readings["reading"]))
     y = np.arange(len(labels))
     for k, (setting, part) in enumerate(readings.groupby("setting", sort=False)):
         part = part.set_index("reading").reindex(labels)
         offset = (k - 0.5) * 0.3
         left.barh(y + offset, part["share_not_released"], height=0.3, color=f"C{k}", label=setting)
-        right.barh(y + offset, part["mean_annotators"], height=0.3, color=f"C{k}", label=setting)
-        for yy, (c, kappa) in zip(y + offset, zip(part["careless_share"], part["kappa_helpfulness"])):
-            right.annotate(f"careless {c:.0%}, κ {kappa:.2f}", (3.0, yy), va="center", fontsize=7, xytext=(3, 0),
+        # points, not bars: the axis starts at 3 annotators, where a bar's length would mean nothing
+        right.scatter(part["mean_annotators"], y + offset, color=f"C{k}", label=setting, zorder=3)
+        for x, yy, c, kappa in zip(part["mean_annotators"], y + offset, part["careless_share"], part["kappa_helpfulness"]):
+            right.annotate(f"careless {c:.0%}, κ {kappa:.2f}", (x, yy), va="center", fontsize=7.5, xytext=(6, 0),
                            textcoords="offset points")
     left.axvline(target, color="grey", ls="--", lw=1, label=f"~{target:.0%} not released (row counts)")
     right.axvline(annotators, color="grey", ls=":", lw=1, label=f"card: mean {annotators} annotators")
     left.set_yticks(y, labels, fontsize=8)
+    right.tick_params(axis="y", labelleft=True)
     left.invert_yaxis()
     left.xaxis.set_major_formatter(PercentFormatter(1, decimals=0))
     left.set(xlabel="share not released (spread filter or no label, per prompt)", title="SIMULATED: removal under each reading")
@@ -169,5 +177,5 @@ def protocol_readings(readings: pd.DataFrame, target: float = 0.10, annotators: 
     keep = [k for k, name in enumerate(extra_names) if name not in names]
     fig.legend(handles + [extra[k] for k in keep], names + [extra_names[k] for k in keep], loc="lower center", ncol=4,
                fontsize=8, frameon=False)
-    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
     return fig

@@ -47,6 +47,7 @@ def seed_variance(table: pd.DataFrame) -> plt.Figure:
     ax.set_yticks(y, labels, fontsize=8)
     ax.invert_yaxis()
     ax.set(xlabel="accuracy spread across in-context example seeds", title="How much do the chosen examples matter?")
+    ax.set_xlim(left=-0.002)  # a standard deviation is never negative (and a zero one is drawn whole)
     ax.legend(fontsize=8)
     fig.tight_layout()
     return fig
