@@ -41,6 +41,12 @@ def test_a_report_table_has_no_nan_no_index_readable_headers_a_footnote_and_its_
     assert page == tables.table_html(_frame(), csv=csv, blanks={"ci_low": "no pairs to resample"})  # no random ids
 
 
+def test_a_count_stored_as_float_prints_as_a_count_and_a_measure_keeps_its_decimals():
+    frame = pd.DataFrame({"n_needed": [1159.0, math.nan], "estimate": [1.0, 0.5]})
+    page = tables.table_html(frame)
+    assert ">1,159</td>" in page and ">1.000</td>" in page and ">0.500</td>" in page
+
+
 def test_show_keeps_the_rows_asked_for_says_how_many_and_never_shows_a_header_alone(monkeypatch):
     shown = []
     monkeypatch.setattr("IPython.display.display", lambda obj: shown.append(obj.data))
@@ -53,7 +59,7 @@ def test_show_keeps_the_rows_asked_for_says_how_many_and_never_shows_a_header_al
     assert "<table" not in shown[2] and "Every published value was reproduced." in shown[2] and "t.csv" in shown[2]
 
 
-def test_claim_rows_carry_anchors_the_index_links_to():
+def test_claim_rows_carry_anchors():
     claims = pd.DataFrame([{"claim": "HELM: instruct > base (MMLU)", "verdict": "supported", "estimate": 0.1, "ci_low": 0.05,
                             "ci_high": 0.15, "null": 0.0, "n": 100, "mde": 0.08, "direction": "greater"}])
     assert summary.claim_anchor("HELM: instruct > base (MMLU)") == "claim-helm-instruct-base-mmlu"
@@ -75,7 +81,7 @@ def _captioned_notebook(tmp_path, caption: str | None = "What is shown, n = 5.")
     cells = [v4.new_markdown_cell("# 09 — Demo"),
              v4.new_markdown_cell("## Part one"),
              v4.new_code_cell("fig()", outputs=[v4.new_output("display_data", data=data, metadata=dict(figure))]),
-             v4.new_markdown_cell("### A subsection"),
+             v4.new_markdown_cell("### Cochran's Q: a subsection"),
              v4.new_code_cell("show()", metadata={"tags": ["summary"]},
                               outputs=[v4.new_output("display_data", data={"text/html": "<div class='hl-summary'><h2>What this run shows</h2></div>"}),
                                        v4.new_output("display_data", data=data, metadata={**figure, "helmlite": "headline"})])]
@@ -92,6 +98,7 @@ def test_figures_are_numbered_in_page_order_with_caption_and_alt_text_and_the_pa
     contents = page.index("<nav aria-label=\"Contents\" class=\"hl-toc\">")
     assert page.index("What this run shows") < contents < page.index("<b>Figure 2.</b>")
     assert '<a href="#Part-one">Part one</a>' in page and "hl-toc-h3" in page  # nbconvert's own heading ids
+    assert "<a href=\"#Cochran's-Q:-a-subsection\">Cochran's Q: a subsection</a>" in page  # an apostrophe kept in the link
 
 
 def test_a_figure_shown_without_a_caption_is_reported(tmp_path):

@@ -83,7 +83,7 @@ def _figures(analysis: Analysis, files: dict, base: Path, tag: str) -> list[str]
     for name, caption in analysis.figures.items():
         png = next(f for f in files["figures"] if f.endswith(f"/{name}.png"))
         wide = " class='hl-wide'" if _shown_width(png) > WIDE_PX else ""
-        parts.append(f"<figure{wide}><a href='{_link(png, base)}'><img src='{_link(png, base)}' alt='{html.escape(name)}'></a><figcaption><b><a href='{_link(png, base)}'>{html.escape(name)}.png</a> "
+        parts.append(f"<figure{wide}><a href='{_link(png, base)}'><img src='{_link(png, base)}' alt='{html.escape(caption, quote=True)}'></a><figcaption><b><a href='{_link(png, base)}'>{html.escape(name)}.png</a> "
                      f"(<a href='{_link(png[:-4] + '.pdf', base)}'>pdf</a>)</b>{'' if name in analysis.fixed else tag}"
                      f"{html.escape(caption)}</figcaption>"
                      f"</figure>")

@@ -42,7 +42,8 @@ def add_table_of_contents(page: str) -> str:
         entries.append((heading.name, heading["id"], title))
     if not entries:
         return page
-    items = "".join(f"<li class='hl-toc-{level}'><a href='#{anchor}'>{html.escape(title)}</a></li>" for level, anchor, title in entries)
+    items = "".join(f"<li class='hl-toc-{level}'><a href='#{html.escape(anchor, quote=True)}'>{html.escape(title)}</a></li>"
+                    for level, anchor, title in entries)
     toc = BeautifulSoup(f"<nav class='hl-toc' aria-label='Contents'><h2>Contents</h2><ol>{items}</ol></nav>", "html.parser")
     summaries[-1].insert_after(toc)
     return str(soup)

@@ -37,12 +37,21 @@ class Outputs:
     def table(self, short: str, frame: pd.DataFrame) -> Path:
         return write_csv(self.table_path(short), frame)
 
-    def show(self, short: str, frame: pd.DataFrame, view: pd.DataFrame | None = None, **options) -> Path:
+    @property
+    def reports_dir(self) -> Path:
+        """Where the workflow renders the report pages: the ``reports`` folder beside the tables folder
+        (:func:`helmlite.workflow.output_dirs`), from which a table's CSV link is relative."""
+        return Path(self.tables_dir).parent / "reports"
+
+    def show(self, short: str, frame: pd.DataFrame, view: pd.DataFrame | None = None, **options) -> None:
         """Write ``frame`` as the table ``short`` (:meth:`table`) and show ``view`` (default: ``frame``) as a report
-        table linking that CSV (:func:`helmlite.report.tables.show`; ``options`` go to it); returns the CSV's path."""
-        path = self.table(short, frame)
-        tables.show(frame if view is None else view, csv=path, **options)
-        return path
+        table linking that CSV (:func:`helmlite.report.tables.show`; ``options`` go to it). Returns nothing, so a cell
+        ending with it shows the table only."""
+        tables.show(frame if view is None else view, csv=self.table(short, frame), page_dir=self.reports_dir, **options)
+
+    def show_measured(self, short: str, frame: pd.DataFrame, **options) -> None:
+        """Write ``frame`` as the measured table ``short`` (:meth:`measured`) and show it linking that CSV."""
+        tables.show(frame, csv=self.measured(short, frame), page_dir=self.reports_dir, **options)
 
     def measured(self, short: str, frame: pd.DataFrame) -> Path:
         if self.measured_dir is None:

@@ -69,6 +69,10 @@ def styled(frame: pd.DataFrame, *, digits: int | dict[str, int] = 3, index: bool
     table = table.rename(columns=readable_header)
     places = {readable_header(c): d for c, d in digits.items()} if isinstance(digits, dict) else {}
     default = 3 if isinstance(digits, dict) else digits
+    for column in table.columns:  # a count stored as float (a column with an empty cell) prints as a count
+        values = pd.to_numeric(table[column], errors="coerce") if table[column].dtype.kind == "f" else None
+        if values is not None and values.notna().any() and (values.dropna() % 1 == 0).all() and column not in places:
+            places[column] = 0
     formats = {column: (lambda v, d=places.get(column, default): cell_text(v, d)) for column in table.columns}
     # ids from the table's content, not pandas' random default: the same inputs render the same page
     uuid = hashlib.sha256(table.to_csv().encode()).hexdigest()[:10]

@@ -148,7 +148,11 @@ def published(litm: pd.DataFrame | None, helmet: pd.DataFrame | None) -> plt.Fig
                   transform=left.transAxes)
     else:
         for k, ((docs, model), part) in enumerate(litm[litm["num_docs"] == 20].groupby(["num_docs", "model"])):
-            left.plot(part["depth"], part["accuracy"], marker="o", label=model, color=plt.cm.tab10(k % 10))
+            # a longer-context variant ("GPT-3.5-Turbo (16K)") nearly coincides with its base model: drawn dashed and
+            # hollow, so both lines stay visible
+            variant = "(" in model
+            left.plot(part["depth"], part["accuracy"], marker="s" if variant else "o", ls="--" if variant else "-",
+                      mfc="none" if variant else None, label=model, color=plt.cm.tab10(k % 10))
         left.set(title="Lost in the Middle, 20 documents (Table 6)", xlabel="depth of the gold document", ylabel="accuracy")
         left.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
     if helmet is None:

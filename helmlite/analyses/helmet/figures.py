@@ -28,7 +28,8 @@ def fig5(ours: pd.DataFrame, published: pd.DataFrame, n_models: int, all_models:
     if all_models is not None:
         deltas.append((all_models - published, f"all {n_all} models"))
     for ax, (delta, label) in zip(axes[1:], deltas):
-        sns.heatmap(delta, mask=_lower_mask(delta) | np.eye(len(delta), dtype=bool), ax=ax, annot=True, fmt="+.3f",
+        shown = delta.round(3) + 0.0  # + 0.0: a difference that rounds to zero prints "+0.000", not "-0.000"
+        sns.heatmap(shown, mask=_lower_mask(delta) | np.eye(len(delta), dtype=bool), ax=ax, annot=True, fmt="+.3f",
                     annot_kws={"fontsize": 8}, vmin=-0.06, vmax=0.06, cmap="vlag", square=True, linewidths=0.5,
                     cbar_kws={"shrink": 0.75, "label": "ours − paper"})
         ax.set_title(f"{label} − paper (max |Δ| = {np.nanmax(np.abs(delta.to_numpy() - np.diag(np.diag(delta)))):.3f})",

@@ -1,6 +1,8 @@
 """Figures of notebook 05 (HelpSteer2 aggregation); each returns a matplotlib Figure."""
 from __future__ import annotations
 
+import textwrap
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -166,12 +168,13 @@ def protocol_readings(readings: pd.DataFrame, target: float = 0.10, annotators: 
                            textcoords="offset points")
     left.axvline(target, color="grey", ls="--", lw=1, label=f"~{target:.0%} not released (row counts)")
     right.axvline(annotators, color="grey", ls=":", lw=1, label=f"card: mean {annotators} annotators")
-    left.set_yticks(y, labels, fontsize=8)
-    right.tick_params(axis="y", labelleft=True)
+    wrapped = [textwrap.fill(label, 26) for label in labels]  # two short lines: the panels keep their width
+    left.set_yticks(y, wrapped, fontsize=8)
+    right.tick_params(axis="y", labelleft=True, labelsize=8)
     left.invert_yaxis()
     left.xaxis.set_major_formatter(PercentFormatter(1, decimals=0))
     left.set(xlabel="share not released (spread filter or no label, per prompt)", title="SIMULATED: removal under each reading")
-    right.set(xlim=(3.0, 3.6), xlabel="annotators per response", title="SIMULATED: annotators (and the fit's κ)")
+    right.set(xlim=(3.0, 3.8), xlabel="annotators per response", title="SIMULATED: annotators (and the fit's κ)")
     handles, names = left.get_legend_handles_labels()
     extra, extra_names = right.get_legend_handles_labels()
     keep = [k for k, name in enumerate(extra_names) if name not in names]

@@ -207,7 +207,8 @@ def variance_decomposition(frame: pd.DataFrame, factors=("scenario", "seed", "sh
     rows = []
     for f in used:
         reduced = fit([g for g in used if g != f])
-        sum_sq, df = reduced.ssr - full.ssr, reduced.df_resid - full.df_resid
+        # a difference of residual sums of squares: ≥ 0 by construction, so a negative one is rounding residue (-1e-30)
+        sum_sq, df = max(0.0, reduced.ssr - full.ssr), reduced.df_resid - full.df_resid
         row = {"component": f, "sum_sq": sum_sq, "df": df, "levels": data[f].nunique(), "F": np.nan, "p_value": np.nan}
         if full.df_resid > 0 and full.ssr > 0 and df > 0:
             row["F"] = (sum_sq / df) / (full.ssr / full.df_resid)
