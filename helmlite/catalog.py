@@ -105,9 +105,9 @@ HELM_CORE = Analysis(
     figures={
         "helm_core_score_matrix": "Live runs: scenarios x metric families per embedded model, estimate and 95% CI in every cell.",
         "helm_core_accuracy_vs_robustness_fairness": "Live runs: accuracy vs robustness and vs fairness per scenario (HELM Fig. 24 style), with CIs.",
-        "helm_core_perturbation_deltas": "Live runs: change of the main metric under each perturbation (paired bootstrap CIs).",
-        "helm_core_bbq_groups": "Live runs: BBQ accuracy by category and context condition, with CIs.",
-        "helm_core_model_difference": "Live runs: paired-bootstrap difference between the two models per scenario.",
+        "helm_core_perturbation_deltas": "Live runs: change of the main metric under each perturbation, paired on the same instances, with 95% CIs (Newcombe's paired interval for 0/1 metrics, a paired bootstrap otherwise).",
+        "helm_core_bbq_groups": "Live runs: BBQ accuracy by category and context condition, with 95% CIs.",
+        "helm_core_model_difference": "Live runs: difference in the main metric between the two models per scenario, paired on the instances both saw, with 95% CIs (Newcombe's paired interval for 0/1 metrics, a paired bootstrap otherwise).",
         "helm_core_reliability": "Live runs: reliability diagrams (10 equal-mass bins) for the classification scenarios.",
         "helm_core_winrate_agreement": "Published HELM v0.4.0: recomputed vs published mean win rate per metric group (all 67 models).",
         "helm_core_winrate_ranking": "Published HELM v0.4.0: accuracy win rates with bootstrap CIs over scenarios and tie markers.",
@@ -117,7 +117,7 @@ HELM_CORE = Analysis(
     tables={
         "helm_core_fidelity": "Per live scenario and aspect (dataset, split, method, main metric, prompt layout): HELM's side beside helmlite's and same/partly/differs; HELM core scenarios absent offline and what to do about each.",
         "helm_core_score_matrix": "Live runs: every metric family per model and scenario, estimate and CI.",
-        "helm_core_model_difference": "Live runs: paired bootstrap differences between the models per scenario.",
+        "helm_core_model_difference": "Live runs: paired differences between the models per scenario (exact McNemar p and Newcombe CI for 0/1 metrics, paired bootstrap otherwise).",
         "helm_core_perturbation_deltas": "Live runs: paired changes under robustness/fairness perturbations.",
         "helm_core_bbq_groups": "Live runs: BBQ accuracy per category/context condition.",
         "helm_core_bbq_bias": "Live runs: BBQ's accuracies and bias scores per run, the ambiguous one as HELM (1 − accuracy over all items) and as Parrish et al. (1 − accuracy on ambiguous items).",
@@ -192,8 +192,3 @@ DEPTH = Analysis(
 )
 
 ANALYSES: dict[str, Analysis] = {a.key: a for a in (HELM_CORE, SENSITIVITY, HELMET, DEPTH, HELPSTEER2)}
-
-
-def figure_caption(name: str) -> str | None:
-    """The catalog's caption of the figure ``name`` (no extension), whichever analysis writes it; None if none does."""
-    return next((a.figures[name] for a in ANALYSES.values() if name in a.figures), None)

@@ -138,8 +138,9 @@ def save(fig: plt.Figure, name: str, outdir: str | os.PathLike = "figures", capt
     return paths
 
 
-#: The display metadata key under which a shown figure carries its caption ({"caption": …}); the report renders it as
-#: the figure's caption and alt text.
+#: The display metadata key under which a shown figure carries its caption and name ({"caption": …, "name": …}); the
+#: report renders the caption as the figure's caption and alt text, and numbers a figure shown twice (the headline in
+#: the summary and in its section) once.
 FIGURE_METADATA = "helmlite_figure"
 
 
@@ -157,7 +158,7 @@ def _show(png: Path, caption: str | None = None) -> None:
 
     data = png.read_bytes()
     display(Image(data=data, format="png", width=display_width(data)),
-            metadata={FIGURE_METADATA: {"caption": caption}} if caption else None)
+            metadata={FIGURE_METADATA: {"caption": caption, "name": png.stem}} if caption else None)
 
 
 def display_width(png: bytes, screen_dpi: int = 100) -> int:

@@ -57,7 +57,7 @@ CASES = [
     ("zero-width interval at n = 50", dict(estimate=1.0, ci_low=1.0, ci_high=1.0, null=0.5, n=50, p_value=1e-10,
                                           scale="proportion"), "inconclusive", "zero width"),
     ("NaN interval", dict(estimate=0.5, ci_low=math.nan, ci_high=math.nan, null=0, n=40), "inconclusive",
-     "no finite interval"),
+     "no interval (n = 40). No MDE and no n needed"),
     ("less, estimate on the other side, interval straddles 0 (SmolLM2's robustness in the default run)",
      dict(estimate=0.03, ci_low=-0.008, ci_high=0.068, null=0, n=200, p_value=0.14, direction="less"), "inconclusive",
      "the estimate (0.03) lies on the other side of 0 from the claim (less): more data would count against it, not for it."),
@@ -70,10 +70,10 @@ CASES = [
 def test_verdict_table(name, kwargs, expected, phrase):
     row = verdict(Claim(claim=name, quantity="q", **kwargs))
     assert row["verdict"] == expected, row["evidence"]
-    assert phrase in row["evidence"], row["evidence"]
+    assert phrase in row["evidence"] and "NaN" not in row["evidence"], row["evidence"]
     if expected == "supported":
         assert not row["ci_low"] <= row["null"] <= row["ci_high"]
-    if expected == "inconclusive" and "no finite" not in phrase:
+    if expected == "inconclusive" and "no interval" not in phrase:
         assert "MDE at n =" in row["evidence"] and ("needed" in row["evidence"]) != ("against it" in row["evidence"])
 
 
@@ -360,3 +360,16 @@ def test_an_estimate_against_the_claim_is_said_so_with_or_without_an_interval(lo
     claim = Claim("recency preferred", "q", -0.043, low, high, 0.0, 20, "greater", p_value=0.3, claimed_effect=claimed)
     evidence = verdict(claim)["evidence"]
     assert "lies on the other side of 0 from the claim (greater)" in evidence and "needed to detect" not in evidence
+
+
+def test_an_exploratory_claim_without_an_interval_says_what_blocked_it_and_prints_no_nan():
+    """A depth curve with two items per context has no middle: its claims carry that note, no interval and no test.
+    Outside the declared primary claims it is exploratory; its evidence names the blocking quantity first."""
+    blocked = Claim(claim="U-shape", quantity="q", estimate=-0.004, ci_low=math.nan, ci_high=math.nan, null=0.0, n=2,
+                    p_value=math.nan, family="depth", note="inconclusive: the depths land on 2 items (no middle)")
+    decided = Claim(claim="other", quantity="q2", estimate=0.1, ci_low=0.05, ci_high=0.15, null=0.0, n=40,
+                    p_value=0.001, family="depth")
+    row = claims_table([blocked, decided], primary=["other"]).set_index("claim").loc["U-shape"]
+    assert row["verdict"] == "exploratory"
+    assert row["evidence"].startswith("inconclusive: the depths land on 2 items (no middle) — exploratory")
+    assert "no interval (n = 2), no test; no MDE at n = 2" in row["evidence"] and "NaN" not in row["evidence"]

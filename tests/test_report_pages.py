@@ -67,7 +67,7 @@ def test_claim_rows_carry_anchors():
     assert "<tr id='claim-helm-instruct-base-mmlu'>" in page and "<table class='hl-claims'><colgroup>" in page
 
 
-def _captioned_notebook(tmp_path, caption: str | None = "What is shown, n = 5."):
+def _captioned_notebook(tmp_path, caption: str | None = "What is shown, n = 5.", name: str | None = None):
     v4 = nbformat.v4
     png = tmp_path / "f.png"
     fig, ax = plt.subplots(figsize=(3, 2))
@@ -77,7 +77,7 @@ def _captioned_notebook(tmp_path, caption: str | None = "What is shown, n = 5.")
     import base64
 
     data = {"image/png": base64.b64encode(png.read_bytes()).decode()}
-    figure = {plots.FIGURE_METADATA: {"caption": caption}} if caption else {}
+    figure = {plots.FIGURE_METADATA: {"caption": caption, **({"name": name} if name else {})}} if caption else {}
     cells = [v4.new_markdown_cell("# 09 — Demo"),
              v4.new_markdown_cell("## Part one"),
              v4.new_code_cell("fig()", outputs=[v4.new_output("display_data", data=data, metadata=dict(figure))]),
@@ -99,6 +99,13 @@ def test_figures_are_numbered_in_page_order_with_caption_and_alt_text_and_the_pa
     assert page.index("What this run shows") < contents < page.index("<b>Figure 2.</b>")
     assert '<a href="#Part-one">Part one</a>' in page and "hl-toc-h3" in page  # nbconvert's own heading ids
     assert "<a href=\"#Cochran's-Q:-a-subsection\">Cochran's Q: a subsection</a>" in page  # an apostrophe kept in the link
+
+
+def test_the_headline_figure_shown_again_in_its_section_keeps_its_number(tmp_path):
+    """The summary shows the headline figure, its section shows it again: one number, the second marked a repeat."""
+    page = report.notebook_to_html(_captioned_notebook(tmp_path, name="demo_a"), tmp_path / "09_demo.html").read_text()
+    assert "<b>Figure 2" not in page and page.count('id="figure-1"') == 1
+    assert page.index("<b>Figure 1.</b>") < page.index("<b>Figure 1 (repeated from the summary).</b>")
 
 
 def test_a_figure_shown_without_a_caption_is_reported(tmp_path):
@@ -140,3 +147,41 @@ def test_run_scope_names_the_models_and_the_items_per_scenario():
     runs = [Run("b", "mmlu", range(100)), Run("a", "mmlu", range(100)), Run("a", "bbq", [1, 1, 2])]
     assert navigation.run_scope(runs) == "2 models (a, b); mmlu 100 items, bbq 2 items"
     assert navigation.run_scope([]) == "No live run is analysed."
+
+
+def test_the_summary_shows_the_headline_with_its_sections_caption_and_links_the_claims_csv(tmp_path, monkeypatch):
+    """Outputs.summary: the headline figure carries the caption the figure was shown with (its n included) and its
+    name; the block ends with a link to the claims CSV, relative to the reports folder."""
+    from helmlite.catalog import HELPSTEER2
+
+    shown = []
+    monkeypatch.setattr("IPython.display.display", lambda obj, metadata=None: shown.append((obj, metadata)))
+    monkeypatch.setattr(plots, "_show", lambda png, caption=None: None)
+    out = report.Outputs(HELPSTEER2, str(tmp_path / "tables"), str(tmp_path / "figures"))
+    fig, ax = plt.subplots(figsize=(3, 2))
+    ax.plot([0, 1], [0, 1])
+    out.figure("protocol", fig, "n = 12 annotations.")
+    reproduction = pd.DataFrame({"quantity": ["a"], "published": [1.0], "ours": [1.0], "verdict": ["reproduced"],
+                                 "note": [""]})
+    out.table("reproduction", reproduction)
+    out.summary(reproduction=reproduction, headline="protocol")
+    figure = next(metadata[plots.FIGURE_METADATA] for _, metadata in shown if metadata)
+    assert figure == {"name": "helpsteer2_protocol", "caption": HELPSTEER2.figures["helpsteer2_protocol"] + " n = 12 annotations."}
+    assert 'Data: <a href="../tables/helpsteer2_reproduction.csv">helpsteer2_reproduction.csv</a>' in shown[-1][0].data
+
+
+def test_a_caption_names_its_n_and_the_interval_that_ran():
+    """Hand-built tables as helmlite.stats fills them: the n range, the interval names in words, rows without one
+    counted; a table without an interval column gets the method its function documents."""
+    from helmlite.report import captions
+
+    frame = pd.DataFrame({"n": [3, 6, 4], "interval": ["clopper-pearson", "expanded: no finite bound at n = 4 (too few units)",
+                                                       "inconclusive: fewer than 10 contexts (no interval)"]})
+    assert captions.sample_detail(frame, per="bar") == ("n = 3–6 items per bar; 95% intervals: Clopper–Pearson exact; "
+                                                        "2 of 3 without an interval (the CSV says why).")
+    paired = pd.DataFrame({"n": [200, 200], "test": ["newcombe-score/mcnemar-exact"] * 2})
+    assert captions.sample_detail(paired, "paired items", "scenario", interval="test") == (
+        "n = 200 paired items per scenario; 95% intervals: Newcombe's paired score interval (exact McNemar test).")
+    assert captions.sample_detail(pd.DataFrame({"n": [1500]}), "prompts", method="cluster bootstrap over prompts") == (
+        "n = 1,500 prompts per point; 95% intervals: cluster bootstrap over prompts.")
+    assert captions.sample_detail(frame.iloc[0:0]) == ""

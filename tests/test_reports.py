@@ -59,8 +59,8 @@ def test_each_verdict_in_words(row, words):
 
 
 def test_a_claim_without_an_interval_says_why_it_has_no_verdict():
-    row = _claims().iloc[[2]].assign(evidence="inconclusive: at the ceiling (no verdict) — no finite interval (95% CI "
-                                              "[NaN, NaN] (n = 20)).", ci_low=float("nan"), ci_high=float("nan"),
+    row = _claims().iloc[[2]].assign(evidence="inconclusive: at the ceiling (no verdict) — no interval (n = 20). No MDE "
+                                              "and no n needed: …", ci_low=float("nan"), ci_high=float("nan"),
                                      mde=float("nan"))
     assert summary.meaning(next(row.itertuples())) == "No verdict: no interval was computed (at the ceiling)."
 
@@ -301,10 +301,14 @@ def test_index_page_shows_thumbnails_and_what_the_run_decided(tmp_path):
     decided = page.index("What this run decided")
     assert decided < page.index("<h2>Demo analysis")
     assert ("<li><a href='09_demo.html'>Demo analysis</a>: claims (demo_claims.csv): 1 supported, 1 contradicted, "
-            "2 inconclusive of 4; reproduction check (demo_reproduction.csv): 1 reproduced, 1 differs of 2</li>") in page
+            "2 inconclusive of 4; reproduction check (demo_reproduction.csv): 1 reproduced, 1 differs of 2"
+            "<details class='hl-undecided'><summary>the 2 claims not decided, each linking to its row</summary>") in page
     assert ("<td class='hl-verdict-supported'>supported</td><td><a href='09_demo.html#claim-a-beats-b'>A beats B</a></td>"
             "<td>0.1 [0.05, 0.15], n = 200</td>" in page and "#claim-b-beats-c'>B beats C</a>" in page)
-    assert "C beats D" not in page
+    decided_table = page[page.index("<table class='hl-decided'>"):page.index("</table>")]
+    assert "C beats D" not in decided_table  # an undecided claim is linked from the folded list, not the table
+    for claim in _claims().claim:  # every claim links to its row
+        assert f"<a href='09_demo.html#{report.summary.claim_anchor(claim)}'>{claim}</a>" in page
     assert page.count("<img src='../figures/demo_") == 2
     assert "SIMULATED" not in page  # no manifest: nothing says the input was simulated
     (tmp_path / "tables/demo_manifest.json").write_text(json.dumps({"parameters": {"source": "simulated"}}))

@@ -111,7 +111,10 @@ def _power_note(claim: Claim, mde: float, alpha: float) -> str:
     effect, which = _effect(claim)
     needed = n_needed(claim, effect, alpha)
     at = f"80% power, {claim.direction}, α = {format_number(alpha)}"
-    if math.isinf(mde):
+    unsized = math.isnan(mde) and math.isnan(needed)
+    if unsized:
+        text = " No MDE and no n needed: without an interval or a test there is nothing to size them from"
+    elif math.isinf(mde):
         bound = (f": with {claim.discordance:.3g} of the pairs discordant no difference reaches 80% power"
                  if claim.scale == "paired-proportion" and claim.discordance is not None else "")
         text = f" MDE at n = {claim.n}: none — no effect is detectable at this n{bound} ({at})"
@@ -126,6 +129,8 @@ def _power_note(claim: Claim, mde: float, alpha: float) -> str:
         return text + (f"; the estimate ({format_number(claim.estimate)}) lies on the other side of "
                        f"{format_number(claim.null)} from the claim ({claim.direction}): more data would count "
                        "against it, not for it.")
+    if unsized:
+        return text + "."
     if math.isnan(needed):
         return text + f"; n needed to detect {which} ({format_number(effect)}): not computable."
     return text + f"; about n = {int(needed)} needed to detect {which} ({format_number(effect)})."

@@ -13,6 +13,14 @@ from .power import _power_note, min_units, minimum_detectable_effect
 from .record import COLUMNS, CORRECTIONS, EXPLORATORY, REQUIRED_COLUMNS, TABLE_VERDICTS, Claim
 
 
+def interval_text(claim: Claim) -> str:
+    """"95% CI [low, high] (n = N)", or "no interval (n = N)" when a bound is missing (the claim's ``note`` or the
+    evidence around it says what blocked it)."""
+    if all(math.isfinite(v) for v in (claim.estimate, claim.ci_low, claim.ci_high)):
+        return f"{claim.level:.0%} CI [{format_number(claim.ci_low)}, {format_number(claim.ci_high)}] (n = {claim.n})"
+    return f"no interval (n = {claim.n})"
+
+
 def _row(claim: Claim, p_adjusted, p_claimed_adjusted, correction_note: str, mde_alpha: float) -> dict:
     """The claims-table row of ``claim`` but its verdict and evidence: its raw and adjusted p-values (its own, or from
     its interval), its MDE at ``mde_alpha`` and its family."""
@@ -41,7 +49,7 @@ def verdict(claim: Claim, *, alpha: float | None = None, p_adjusted: float | Non
     low, high, null, n = claim.ci_low, claim.ci_high, claim.null, claim.n
     row = _row(claim, p_adjusted, p_claimed_adjusted, correction_note, mde_alpha)
     p_raw, p_adj, p_size, p_size_adj, mde = (row[k] for k in ("p_value", "p_adjusted", "p_claimed", "p_claimed_adjusted", "mde"))
-    interval = f"{claim.level:.0%} CI [{format_number(low)}, {format_number(high)}] (n = {n})"
+    interval = interval_text(claim)
     c = claim.claimed_effect
     source = "" if claim.p_value is not None else " (p from the interval, normal approximation)"
     size_source = "" if claim.p_claimed is not None else " (from the interval, normal approximation)"
@@ -55,7 +63,7 @@ def verdict(claim: Claim, *, alpha: float | None = None, p_adjusted: float | Non
         return p is not None and math.isfinite(p) and p < alpha
 
     if not all(math.isfinite(v) for v in (claim.estimate, low, high)):
-        return done("inconclusive", f"no finite interval ({interval}).{_power_note(claim, mde, mde_alpha)}")
+        return done("inconclusive", f"{interval}.{_power_note(claim, mde, mde_alpha)}")
     if n < min_units(alpha):
         return done("inconclusive", f"{interval}: n = {n} is too few for any verdict — no exact two-sided test "
                                     f"can reach p < {format_number(alpha)} with fewer than {min_units(alpha)} independent "
@@ -106,11 +114,14 @@ def exploratory(claim: Claim, decision: Decision, alpha: float) -> dict:
     """The row of a claim outside the declared primary family: estimate, interval and unadjusted p, labelled
     exploratory; no verdict (:mod:`helmlite.claims.families`). Its MDE is at ``alpha``, the level of the claim alone."""
     row = verdict(claim, alpha=alpha, correction_note=decision.note)
-    p = format_p(row["p_value"], claim.p_floor)
+    tested = (f"unadjusted p {format_p(row['p_value'], claim.p_floor)}" if math.isfinite(row["p_value"])
+              else "no test")
+    mde = (f"MDE at n = {claim.n}: {format_number(row['mde'])} (80% power, α = {format_number(alpha)}, the claim alone)"
+           if math.isfinite(row["mde"]) else f"no MDE at n = {claim.n} (nothing to size it from)")
     text = (f"exploratory — not among the primary claims the config declares, so no decision is made: "
-            f"{claim.level:.0%} CI [{format_number(claim.ci_low)}, {format_number(claim.ci_high)}] (n = {claim.n}), "
-            f"unadjusted p {p}; MDE at n = {claim.n}: {format_number(row['mde'])} (80% power, α = {format_number(alpha)}, "
-            "the claim alone). A later run that declares it primary decides it.")
+            f"{interval_text(claim)}, {tested}; {mde}. A later run that declares it primary decides it.")
+    if claim.note:
+        text = f"{claim.note} — {text}"
     return {**row, "verdict": EXPLORATORY, "evidence": text, "p_adjusted": None, "p_claimed_adjusted": None,
             "role": "exploratory", "family_size": 1, "alpha": alpha}
 

@@ -2,7 +2,8 @@
 page (``index``), the "What this run shows" block every report opens with (``summary``), the header and footer the
 pages share (``site``), the checks run on executed notebooks before they become pages (``checks``), and what a notebook
 writes and reads in one call each (``outputs``: tables, figures, claims and manifest under the catalog's names; the runs
-it analyses), and how a table reads on the page (``tables``)."""
+it analyses), how a table reads on the page (``tables``), and the n and interval a figure's caption names (``captions``)."""
+from .captions import sample_detail
 from .checks import check_reports, figures_shown, stray_outputs
 from .index import index_page
 from .navigation import run_scope
@@ -10,7 +11,6 @@ from .outputs import Outputs, default_parameters, load_runs, verdict_counts
 from .render import notebook_to_html
 from .site import Page, RunFacts, pages, run_facts
 from .tables import show as show_table
-from .summary import show as show_summary
 
-__all__ = ["Outputs", "Page", "RunFacts", "check_reports", "default_parameters", "figures_shown", "index_page", "load_runs", "notebook_to_html", "pages", "run_facts", "run_scope",
-           "show_summary", "show_table", "stray_outputs", "verdict_counts"]
+__all__ = ["Outputs", "Page", "RunFacts", "check_reports", "default_parameters", "figures_shown", "index_page", "load_runs", "notebook_to_html", "pages", "run_facts", "run_scope", "sample_detail",
+           "show_table", "stray_outputs", "verdict_counts"]

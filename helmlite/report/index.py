@@ -1,5 +1,6 @@
 """``reports/index.html``, the site's landing page: what the run decided first (every decided claim of every
-analysis, each linking to its row in its report, and every analysis's claim and reproduction-check verdicts counted),
+analysis, each linking to its row in its report, and every analysis's claim and reproduction-check verdicts counted,
+with its undecided claims folded beneath, each linking to its row too),
 then per analysis its report, a readable thumbnail per figure (each opens the full PNG; the PDF beside it) and its
 tables."""
 from __future__ import annotations
@@ -14,7 +15,7 @@ from ..plots import display_width
 from ..catalog import Analysis
 from ..reproduction import VERDICTS as REPRODUCTION_VERDICTS
 from . import site
-from .summary import claim_anchor
+from .summary import claim_anchor, estimate_text
 
 
 def _link(target: str, base: Path) -> str:
@@ -43,22 +44,25 @@ def _decided(analyses: list[tuple[Analysis, dict]], base: Path) -> list[str]:
     for analysis, files in analyses:
         page = _link(files["html"], base)
         report = f"<a href='{page}'>{html.escape(analysis.title)}</a>"
-        facts = []
+        facts, folded = [], ""
         if (claims_csv := _named_table(analysis, files, "claims")) is not None:
             table = pd.read_csv(claims_csv)
             facts.append(f"claims ({html.escape(Path(claims_csv).name)}): "
                          f"{_counts(table, ('supported', 'contradicted', 'inconclusive', 'exploratory')) or 'none'} of {len(table)}")
-            for row in table[table["verdict"].isin(["supported", "contradicted"])].itertuples():
+            decided = table["verdict"].isin(["supported", "contradicted"])
+            for row in table[decided].itertuples():
                 rows.append(f"<tr><td class='hl-verdict-{html.escape(row.verdict)}'>{html.escape(row.verdict)}</td>"
                             f"<td><a href='{page}#{claim_anchor(row.claim)}'>{html.escape(str(row.claim))}</a></td>"
-                            f"<td>{row.estimate:.3g} [{row.ci_low:.3g}, {row.ci_high:.3g}], n = {row.n}</td><td>{report}</td></tr>")
+                            f"<td>{estimate_text(row)}, n = {row.n}</td><td>{report}</td></tr>")
+            if (~decided).any():
+                folded = _undecided(table[~decided], page)
         if (reproduction_csv := _named_table(analysis, files, "reproduction")) is not None:
             table = pd.read_csv(reproduction_csv)
             facts.append(f"reproduction check ({html.escape(Path(reproduction_csv).name)}): "
                          f"{_counts(table, REPRODUCTION_VERDICTS) or 'no row'} of {len(table)}")
         simulated = " (simulated data)" if _simulated_tag(files["manifest"]) else ""
         counts.append(f"<li>{report}{simulated}: "
-                      + ("; ".join(facts) if facts else "no claims, no reproduction check") + "</li>")
+                      + ("; ".join(facts) if facts else "no claims, no reproduction check") + folded + "</li>")
     table = ("<table class='hl-decided'><thead><tr><th>verdict</th><th>claim</th><th>estimate [95% CI]</th>"
              "<th>report</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>") if rows else \
         "<p>No claim was decided in this run.</p>"
@@ -66,6 +70,16 @@ def _decided(analyses: list[tuple[Analysis, dict]], base: Path) -> list[str]:
             "<p>Inconclusive claims name their minimum detectable effect and the n needed in each report's "
             "\"What this run shows\" table and power table; exploratory claims are those a config did not declare "
             "primary.</p>"]
+
+
+def _undecided(claims, page: str) -> str:
+    """The claims a run did not decide (inconclusive, exploratory), folded: each with its verdict and estimate, linking
+    to its row in the report."""
+    items = "".join(f"<li><span class='hl-verdict-{html.escape(row.verdict)}'>{html.escape(row.verdict)}</span> — "
+                    f"<a href='{page}#{claim_anchor(row.claim)}'>{html.escape(str(row.claim))}</a>: "
+                    f"{estimate_text(row)}, n = {row.n}</li>" for row in claims.itertuples())
+    return (f"<details class='hl-undecided'><summary>the {len(claims)} claim{'s' if len(claims) != 1 else ''} not decided, "
+            f"each linking to its row</summary><ul>{items}</ul></details>")
 
 
 def _simulated_tag(manifest: str | os.PathLike) -> str:

@@ -12,7 +12,7 @@ from .._io import write_csv
 from ..catalog import Analysis
 from ..errors import UserError
 from ..provenance import write_manifest
-from . import tables
+from . import summary, tables
 
 
 class Outputs:
@@ -22,6 +22,7 @@ class Outputs:
 
     def __init__(self, analysis: Analysis, tables_dir: str, figures_dir: str, measured_dir: str | None = None):
         self.analysis, self.tables_dir, self.figures_dir, self.measured_dir = analysis, tables_dir, figures_dir, measured_dir
+        self.captions: dict[str, str] = {}  # figure name → the caption it was shown with (the headline repeats it)
 
     def _listed(self, kind: str, short: str, names: dict) -> str:
         name = f"{self.analysis.key}_{short}"
@@ -62,11 +63,22 @@ class Outputs:
         """Write the figure (:func:`helmlite.plots.save`) and show it with its caption: the catalog's, then ``detail``
         (this run's n, what was left out)."""
         name = self._listed("figure", short, self.analysis.figures)
-        return plots.save(fig, name, self.figures_dir, caption=" ".join(filter(None, (self.analysis.figures[name], detail))))
+        self.captions[name] = " ".join(filter(None, (self.analysis.figures[name], detail)))
+        return plots.save(fig, name, self.figures_dir, caption=self.captions[name])
 
-    def figure_png(self, short: str) -> str:
-        """The PNG a report's summary shows as its headline figure."""
-        return f"{self.figures_dir}/{self._listed('figure', short, self.analysis.figures)}.png"
+    def summary(self, claims: pd.DataFrame | None = None, reproduction: pd.DataFrame | None = None,
+                headline: str | None = None, note: str | None = None) -> None:
+        """Show "What this run shows" (:func:`helmlite.report.summary.show`): the figure ``headline`` (written before,
+        with the caption it was shown with) and a link to each of the claims and reproduction tables' CSVs."""
+        png = caption = None
+        if headline is not None:
+            name = self._listed("figure", headline, self.analysis.figures)
+            png, caption = f"{self.figures_dir}/{name}.png", self.captions.get(name, self.analysis.figures[name])
+        links = [tables.csv_anchor(self.table_path(short), self.reports_dir)
+                 for short, frame in (("claims", claims), ("reproduction", reproduction))
+                 if frame is not None and self.table_path(short).is_file()]
+        summary.show(claims, reproduction, headline=png, note=note, caption=caption,
+                     data=("Data: " + " · ".join(links)) if links else None)
 
     def claims(self, claim_list: list, primary: list[str] | None = None) -> pd.DataFrame:
         """The analysis's claims decided (:func:`helmlite.claims.claims_table`; ``primary``: the claims the config

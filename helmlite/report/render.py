@@ -73,15 +73,18 @@ class ReportOrder(Preprocessor):
 
 def number_figures(nb) -> int:
     """Number the captioned figures (:data:`helmlite.plots.FIGURE_METADATA`) in the order the page shows them (after
-    :class:`ReportOrder` moved the summary up); returns how many."""
-    number = 0
+    :class:`ReportOrder` moved the summary up); returns how many. A figure shown again (the summary's headline, then
+    in its own section) keeps its first number, marked ``repeated``."""
+    numbers: dict[str, int] = {}
     for cell in nb.cells:
         for output in cell.get("outputs", []):
             figure = output.get("metadata", {}).get(FIGURE_METADATA)
-            if "image/png" in output.get("data", {}) and figure:
-                number += 1
-                figure["number"] = number
-    return number
+            if "image/png" not in output.get("data", {}) or not figure:
+                continue
+            name = figure.get("name") or f"unnamed-{len(numbers)}"
+            figure["repeated"] = name in numbers
+            figure["number"] = numbers.setdefault(name, len(numbers) + 1)
+    return len(numbers)
 
 
 def notebook_to_html(notebook: str | os.PathLike, target: str | os.PathLike, site_pages: list[site.Page] | None = None,

@@ -15,7 +15,6 @@ from pathlib import Path
 import pandas as pd
 
 from ..claims import format_number, format_p
-from ..catalog import figure_caption
 from ..plots import FIGURE_METADATA, display_width
 from ..reproduction import VERDICTS as REPRODUCTION_VERDICTS
 
@@ -175,10 +174,11 @@ def reproduction_html(reproduction: pd.DataFrame, limit: int = 8) -> str:
 
 
 def show(claims: pd.DataFrame | None = None, reproduction: pd.DataFrame | None = None, headline: str | Path | None = None,
-         note: str | None = None) -> None:
+         note: str | None = None, caption: str | None = None, data: str | None = None) -> None:
     """Display the block in the running notebook: the verdict counts, the headline figure (the PNG that
-    :func:`helmlite.plots.save` wrote), the claims table in words and the reproduction misses. ``note`` (Markdown)
-    follows the counts — e.g. that the input is simulated."""
+    :func:`helmlite.plots.save` wrote, with ``caption``), the claims table in words and the reproduction misses, then
+    ``data`` (HTML: the links to the tables' CSVs). ``note`` (Markdown) follows the counts — e.g. the run's scope, or
+    that the input is simulated. A notebook calls it through :meth:`helmlite.report.Outputs.summary`."""
     from IPython.display import HTML, Image, Markdown, display
 
     display(HTML("<div class='hl-summary'><h2>What this run shows</h2><p class='hl-verdicts'>"
@@ -186,14 +186,16 @@ def show(claims: pd.DataFrame | None = None, reproduction: pd.DataFrame | None =
     if note:
         display(Markdown(note))
     if headline is not None:
-        data = Path(headline).read_bytes()
-        caption = figure_caption(Path(headline).stem)
-        display(Image(data=data, format="png", width=display_width(data)),
-                metadata={**HEADLINE_METADATA, **({FIGURE_METADATA: {"caption": caption}} if caption else {})})
+        data_png = Path(headline).read_bytes()
+        figure = {"name": Path(headline).stem, **({"caption": caption} if caption else {})}
+        display(Image(data=data_png, format="png", width=display_width(data_png)),
+                metadata={**HEADLINE_METADATA, FIGURE_METADATA: figure})
     parts = []
     if claims is not None and len(claims):
         parts.append(claims_html(claims))
     if reproduction is not None and len(reproduction):
         parts.append(reproduction_html(reproduction))
+    if data:
+        parts.append(f"<p class='hl-data'>{data}</p>")
     if parts:
         display(HTML("<div class='hl-summary'>" + "".join(parts) + "</div>"))

@@ -56,9 +56,14 @@ def csv_link(csv: str | os.PathLike, page_dir: str | os.PathLike | None = None) 
     return Path(os.path.relpath(csv, page_dir)).as_posix()
 
 
+def csv_anchor(csv: str | os.PathLike, page_dir: str | os.PathLike | None = None) -> str:
+    """"<a href=…>name.csv</a>": a link from the report page to the CSV."""
+    return f'<a href="{html.escape(csv_link(csv, page_dir))}">{html.escape(Path(csv).name)}</a>'
+
+
 def data_link(csv: str | os.PathLike, page_dir: str | os.PathLike | None = None) -> str:
     """"Data: <a href=…>name.csv</a>", the link a table's footer carries to its CSV."""
-    return f'Data: <a href="{html.escape(csv_link(csv, page_dir))}">{html.escape(Path(csv).name)}</a>'
+    return f"Data: {csv_anchor(csv, page_dir)}"
 
 
 def styled(frame: pd.DataFrame, *, digits: int | dict[str, int] = 3, index: bool = False):

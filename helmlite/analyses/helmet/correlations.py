@@ -206,7 +206,7 @@ def correlation_by_length(wide: pd.DataFrame, lengths, categories=CATEGORIES, *,
         cols = tuple(part[c].to_numpy(float) for c in categories)
         est = stats.interval_for(cols, statistic=_mean_offdiagonal, seed=rng(seed, "length", length), n_resamples=n_resamples)
         summary.append({"length": length, "mean_rho": est.estimate, "ci_low": est.ci_low, "ci_high": est.ci_high,
-                        "n_models": est.n})
+                        "n_models": est.n, "interval": est.method})
         for r, c in combinations(categories, 2):
             pairs.append({"length": length, "row": r, "col": c, "rho": float(stats.spearman_rho(cols[categories.index(r)], cols[categories.index(c)]))})
     first, last = lengths[0], lengths[-1]
@@ -220,7 +220,7 @@ def correlation_by_length(wide: pd.DataFrame, lengths, categories=CATEGORIES, *,
                               seed=rng(seed, "length-change"),
                               n_resamples=n_resamples)
     summary.append({"length": f"{last} − {first}", "mean_rho": diff.estimate, "ci_low": diff.ci_low,
-                    "ci_high": diff.ci_high, "n_models": diff.n})
+                    "ci_high": diff.ci_high, "n_models": diff.n, "interval": diff.method})
     return pd.DataFrame(summary), pd.DataFrame(pairs)
 
 
