@@ -220,12 +220,13 @@ def _fold_openings(html: str, words: int = 5) -> list[str]:
 
 
 def test_printed_reports_keep_every_column_the_methods_and_no_nan(site, browser):
-    """Each report in print layout at the printed page's width: no table wider than the page; printed to PDF: no "NaN",
+    """Each page in print layout at the printed page's width: nothing wider than the page (Chromium would shrink the
+    printout), and in a report no table wider than the page; printed to PDF: no "NaN",
     the "Methods and departures" blocks' text present (the folds open in print), every figure numbered; and no image
     of any page carries nbconvert's "No description has been provided" alt text."""
     config, reports, hrefs = site
     problems = []
-    for href in (h for h in hrefs if h != "index.html"):
+    for href in hrefs:
         page = reports / href
         html = page.read_text(encoding="utf-8")
         if "No description has been provided" in html:
@@ -235,6 +236,14 @@ def test_printed_reports_keep_every_column_the_methods_and_no_nan(site, browser)
         browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                                 {"width": PRINT_WIDTH_PX, "height": SCREEN[1], "deviceScaleFactor": 1, "mobile": False})
         try:
+            # anything wider than the page (a header line that does not wrap, a grid cell) makes Chromium shrink the
+            # whole printout to fit it
+            width, page_width = browser.execute_script(
+                "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+            if width > page_width + 1:
+                problems.append(f"{href}: the printed page is {width} px wide for a {page_width} px page (shrunk to fit)")
+            if href == "index.html":
+                continue
             for table in browser.execute_script(_TABLE_WIDTHS_JS):
                 if table["right"] > table["page"] + 1 or table["scroll"] > table["page"] + 1:
                     problems.append(f"{href}: a table ({table['head']!r}…) is {max(table['right'], table['scroll'])} px wide in "

@@ -166,7 +166,8 @@ def test_the_summary_shows_the_headline_with_its_sections_caption_and_links_the_
     out.table("reproduction", reproduction)
     out.summary(reproduction=reproduction, headline="protocol")
     figure = next(metadata[plots.FIGURE_METADATA] for _, metadata in shown if metadata)
-    assert figure == {"name": "helpsteer2_protocol", "caption": HELPSTEER2.figures["helpsteer2_protocol"] + " n = 12 annotations."}
+    assert figure == {"name": "helpsteer2_protocol", "first_page": True,  # 3 × 2 inches: wide enough for page one
+                      "caption": HELPSTEER2.figures["helpsteer2_protocol"] + " n = 12 annotations."}
     assert 'Data: <a href="../tables/helpsteer2_reproduction.csv">helpsteer2_reproduction.csv</a>' in shown[-1][0].data
 
 
@@ -185,3 +186,21 @@ def test_a_caption_names_its_n_and_the_interval_that_ran():
     assert captions.sample_detail(pd.DataFrame({"n": [1500]}), "prompts", method="cluster bootstrap over prompts") == (
         "n = 1,500 prompts per point; 95% intervals: cluster bootstrap over prompts.")
     assert captions.sample_detail(frame.iloc[0:0]) == ""
+
+
+def test_the_contents_nest_each_sections_subsections():
+    """Hand-built headings: h2 entries are the items, the h3 entries under one sit in its own sub-list."""
+    entries = [("h2", "a", "A"), ("h3", "b", "B"), ("h3", "c", "C"), ("h2", "d", "D"), ("h2", "e", "E"), ("h3", "f", "F")]
+    assert navigation._nested(entries) == (
+        "<li class='hl-toc-h2'><a href='#a'>A</a><ul><li class='hl-toc-h3'><a href='#b'>B</a></li>"
+        "<li class='hl-toc-h3'><a href='#c'>C</a></li></ul></li><li class='hl-toc-h2'><a href='#d'>D</a></li>"
+        "<li class='hl-toc-h2'><a href='#e'>E</a><ul><li class='hl-toc-h3'><a href='#f'>F</a></li></ul></li>")
+
+
+def test_an_empty_interval_points_to_the_column_that_says_why():
+    """Hand-built reproduction-style table: the empty bounds and comparison cite the table's own note column; a column
+    the caller explains keeps the caller's words; two columns with one reason are named together."""
+    frame = pd.DataFrame({"quantity": ["a", "b"], "ours": [0.5, math.nan], "ci_low": [0.4, math.nan],
+                          "ci_high": [0.6, math.nan], "extra": [math.nan, 1.0], "note": ["", "no per-item data"]})
+    assert tables.footnote(frame, {"extra": "not measured"}) == (
+        "— = empty cell — ours, ci low, ci high: no value in that row; its note column says why; extra: not measured.")

@@ -19,6 +19,20 @@ def _anchor(text: str, taken: set[str]) -> str:
     return anchor
 
 
+def _nested(entries: list[tuple[str, str, str]]) -> str:
+    """The contents' items: each h2, the h3 headings under it in a sub-list (an h3 before any h2 stands alone)."""
+    parts, open_sub = [], False
+    for level, anchor, title in entries:
+        link = f"<a href='#{html.escape(anchor, quote=True)}'>{html.escape(title)}</a>"
+        if level == "h3" and parts:
+            parts.append(("" if open_sub else "<ul>") + f"<li class='hl-toc-h3'>{link}</li>")
+            open_sub = True
+            continue
+        parts.append(("</ul></li>" if open_sub else "</li>" if parts else "") + f"<li class='hl-toc-{level}'>{link}")
+        open_sub = False
+    return "".join(parts) + ("</ul></li>" if open_sub else "</li>" if parts else "")
+
+
 def add_table_of_contents(page: str) -> str:
     """``page`` (a rendered report) with a "Contents" block listing its h2 and h3 headings — outside the summary and
     the site's header — inserted after the last cell tagged ``summary``; headings get an id where they have none. A
@@ -42,9 +56,8 @@ def add_table_of_contents(page: str) -> str:
         entries.append((heading.name, heading["id"], title))
     if not entries:
         return page
-    items = "".join(f"<li class='hl-toc-{level}'><a href='#{html.escape(anchor, quote=True)}'>{html.escape(title)}</a></li>"
-                    for level, anchor, title in entries)
-    toc = BeautifulSoup(f"<nav class='hl-toc' aria-label='Contents'><h2>Contents</h2><ol>{items}</ol></nav>", "html.parser")
+    toc = BeautifulSoup(f"<nav class='hl-toc' aria-label='Contents'><h2>Contents</h2><ul>{_nested(entries)}</ul></nav>",
+                        "html.parser")
     summaries[-1].insert_after(toc)
     return str(soup)
 

@@ -187,7 +187,11 @@ def show(claims: pd.DataFrame | None = None, reproduction: pd.DataFrame | None =
         display(Markdown(note))
     if headline is not None:
         data_png = Path(headline).read_bytes()
-        figure = {"name": Path(headline).stem, **({"caption": caption} if caption else {})}
+        # a wide headline is printed small enough to stay on page one under the verdicts; a tall one (01's score
+        # matrix) would be unreadable at that height, so it keeps its own page
+        height_over_width = int.from_bytes(data_png[20:24], "big") / int.from_bytes(data_png[16:20], "big")
+        figure = {"name": Path(headline).stem, "first_page": height_over_width <= 1.0,
+                  **({"caption": caption} if caption else {})}
         display(Image(data=data_png, format="png", width=display_width(data_png)),
                 metadata={**HEADLINE_METADATA, FIGURE_METADATA: figure})
     parts = []

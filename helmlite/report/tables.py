@@ -81,23 +81,59 @@ def styled(frame: pd.DataFrame, *, digits: int | dict[str, int] = 3, index: bool
     formats = {column: (lambda v, d=places.get(column, default): cell_text(v, d)) for column in table.columns}
     # ids from the table's content, not pandas' random default: the same inputs render the same page
     uuid = hashlib.sha256(table.to_csv().encode()).hexdigest()[:10]
-    text = [k for k, column in enumerate(table.columns) if not pd.api.types.is_numeric_dtype(table[column])]
-    left = [{"selector": f"td.col{k}, th.col_heading.col{k}", "props": "text-align: left"} for k in text]  # words read left to right
-    return Styler(table, uuid=uuid, cell_ids=False).format(formats).hide(axis="index").set_table_styles(left)
+    return (Styler(table, uuid=uuid, cell_ids=False).format(formats).hide(axis="index")
+            .set_table_styles([rule for k, column in enumerate(table.columns) for rule in _column_rules(k, table[column])]))
+
+
+#: A word longer than this (a run id, a quantity key) may break anywhere; shorter words wrap only between them.
+LONG_WORD = 16
+
+
+def _column_rules(k: int, values: pd.Series) -> list[dict]:
+    """How column ``k`` lays out: words read left to right and wrap — a run id or a quantity key anywhere, other words
+    only between them, so "inconclusive" never splits —, numbers stay right-aligned on one line ("0.006", never
+    "0.0 / 06") however narrow the page."""
+    if pd.api.types.is_numeric_dtype(values):
+        return [{"selector": f"td.col{k}", "props": "white-space: nowrap; overflow-wrap: normal"}]
+    longest = max((len(word) for value in values.dropna().astype(str) for word in value.split()), default=0)
+    wrap = "anywhere" if longest > LONG_WORD else "normal"
+    return [{"selector": f"td.col{k}, th.col_heading.col{k}", "props": "text-align: left"},
+            {"selector": f"td.col{k}", "props": f"white-space: normal; overflow-wrap: {wrap}"}]
+
+
+#: Columns that say, row by row, why a row has no interval or no comparison (helmlite.stats' interval name or the
+#: reason it gave none, a curve's missing verdict, a reproduction row's note), in the order a footnote prefers them.
+REASON_COLUMNS = ("no_verdict", "interval", "test", "note")
+
+#: Columns whose empty cells that reason explains: an interval's bounds, the values a comparison did not make.
+EXPLAINED_BY_REASON = ("ci_low", "ci_high", "ours", "abs_diff", "p_value", "p_adjusted")
+
+#: Why a power table's cells are empty (:func:`helmlite.claims.power_table`).
+POWER_BLANKS = {"mde": "not computable: the claim has no interval or test to size it from",
+                "n_needed": "not computable for that claim (its evidence in the claims table says why)"}
+
+
+def _reason(column: str, frame: pd.DataFrame, blanks: dict[str, str]) -> str:
+    """Why ``column`` has empty cells: the caller's reason; else, for an interval bound or a comparison, the table's
+    own column that says why row by row; else a power table's reason; else :data:`DEFAULT_BLANK_REASON`."""
+    if column in blanks:
+        return blanks[column]
+    reason = next((c for c in REASON_COLUMNS if c in frame.columns), None)
+    if reason is not None and str(column).endswith(EXPLAINED_BY_REASON):
+        return f"no value in that row; its {readable_header(reason)} column says why"
+    return POWER_BLANKS.get(column, DEFAULT_BLANK_REASON)
 
 
 def footnote(frame: pd.DataFrame, blanks: dict[str, str] | None = None) -> str:
-    """The "—" footnote: for each column with an empty cell, why it is empty (``blanks``: column → reason; columns
-    without one share :data:`DEFAULT_BLANK_REASON`). Empty when no cell is."""
-    empty = [c for c in frame.columns if frame[c].isna().any()]
-    if not empty:
+    """The "—" footnote: for each column with an empty cell, why it is empty (:func:`_reason`), columns sharing a reason
+    named together. Empty when no cell is."""
+    reasons: dict[str, list[str]] = {}
+    for column in (c for c in frame.columns if frame[c].isna().any()):
+        reasons.setdefault(_reason(column, frame, blanks or {}), []).append(readable_header(column))
+    if not reasons:
         return ""
-    blanks = blanks or {}
-    told = [f"{html.escape(readable_header(c))}: {html.escape(blanks[c])}" for c in empty if c in blanks]
-    rest = [html.escape(readable_header(c)) for c in empty if c not in blanks]
-    if rest:
-        told.append(f"{', '.join(rest)}: {DEFAULT_BLANK_REASON}")
-    return f"{BLANK} = empty cell — " + "; ".join(told) + "."
+    return f"{BLANK} = empty cell — " + "; ".join(f"{html.escape(', '.join(columns))}: {html.escape(reason)}"
+                                                  for reason, columns in reasons.items()) + "."
 
 
 def table_html(frame: pd.DataFrame, *, csv: str | os.PathLike | None = None, digits: int | dict[str, int] = 3,

@@ -226,6 +226,8 @@ def anova_table(frame: pd.DataFrame, response: str, factors: Sequence[str]) -> p
     rows.append({"component": "residual", "levels": math.nan, "sum_sq": float(full.ssr), "df": float(full.df_resid),
                  "F": math.nan, "PR(>F)": math.nan})
     out = pd.DataFrame(rows)
+    # a sum of squares of 1e-30 is the fits' rounding residue, not variation: written as 0
+    out["sum_sq"] = out["sum_sq"].where(out["sum_sq"].abs() > 1e-12 * max(total, 1e-300), 0.0)
     out["share"] = out["sum_sq"] / total if total > 0 else math.nan
     ms_residual = full.ssr / full.df_resid if full.df_resid > 0 else math.nan
     beyond = (out["sum_sq"] - out["df"] * ms_residual) / total if total > 0 else math.nan

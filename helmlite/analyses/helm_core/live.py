@@ -70,7 +70,7 @@ def latency_table(runs: list[Run], *, seed: int, n_resamples: int) -> pd.DataFra
         if latency:
             est = stats.interval_for(latency, seed=rng(seed, "latency", run.run_id), n_resamples=n_resamples)
             rows.append({"model": run.model, "scenario": run.scenario_label, "seconds_per_instance": est.estimate,
-                         "ci_low": est.ci_low, "ci_high": est.ci_high, "n": est.n})
+                         "ci_low": est.ci_low, "ci_high": est.ci_high, "n": est.n, "interval": est.method})
     return pd.DataFrame(rows)
 
 
@@ -263,7 +263,7 @@ def bbq_bias_table(runs: list[Run]) -> pd.DataFrame:
             est = run.stats.metrics.get(key)
             if est is not None:
                 rows.append({"model": run.model, "scenario": run.scenario_label, "quantity": label, "estimate": est.mean,
-                             "ci_low": est.ci_low, "ci_high": est.ci_high, "n": est.n})
+                             "ci_low": est.ci_low, "ci_high": est.ci_high, "n": est.n, "interval": est.method})
     return pd.DataFrame(rows, columns=["model", "scenario", "quantity", "estimate", "ci_low", "ci_high", "n"])
 
 

@@ -36,7 +36,8 @@ def by_level(table: pd.DataFrame, title: str, xlabel: str, order=None, absent: s
 
 def seed_variance(table: pd.DataFrame) -> plt.Figure:
     """Seed SD (square root of the seed variance component, clipped at 0) per model × scenario with its
-    interval, beside the raw SD of the run means (which also carries item noise)."""
+    interval, beside the raw SD of the run means (which also carries item noise); a row whose interval has no width
+    (both mean squares 0: each item scored alike under every seed) says so instead of showing a certain zero."""
     labels = table["model"] + " · " + table["scenario"]
     fig, ax = plt.subplots(figsize=(7, 0.5 * len(table) + 1.5))
     y = np.arange(len(table))
@@ -44,6 +45,10 @@ def seed_variance(table: pd.DataFrame) -> plt.Figure:
     ax.errorbar(table["seed_sd"], y, xerr=[table["seed_sd"] - sd_low, sd_high - table["seed_sd"]], fmt="o", capsize=3,
                 label="seed SD (variance component, 95% CI)")
     ax.scatter(table["raw_sd"], y, marker="x", color="C3", label="raw SD of run means (includes item noise)")
+    for k, row in enumerate(table.itertuples()):
+        if row.ci_high <= row.ci_low:  # every item scored alike under every seed: no variation to size an interval
+            ax.annotate("no interval: every item scored the same under each seed", (row.seed_sd, k),
+                        xytext=(8, -10), textcoords="offset points", fontsize=7.5, color="0.35")
     ax.set_yticks(y, labels, fontsize=8)
     ax.invert_yaxis()
     ax.set(xlabel="accuracy spread across in-context example seeds", title="How much do the chosen examples matter?")
