@@ -39,7 +39,7 @@ def seed_variance(table: pd.DataFrame) -> plt.Figure:
     interval, beside the raw SD of the run means (which also carries item noise); a row whose interval has no width
     (both mean squares 0: each item scored alike under every seed) says so instead of showing a certain zero."""
     labels = table["model"] + " · " + table["scenario"]
-    fig, ax = plt.subplots(figsize=(7, 0.5 * len(table) + 1.5))
+    fig, ax = plt.subplots(figsize=(7, 0.5 * len(table) + 2.0))
     y = np.arange(len(table))
     sd_low, sd_high = np.sqrt(table["ci_low"].clip(lower=0)), np.sqrt(table["ci_high"].clip(lower=0))
     ax.errorbar(table["seed_sd"], y, xerr=[table["seed_sd"] - sd_low, sd_high - table["seed_sd"]], fmt="o", capsize=3,
@@ -48,12 +48,12 @@ def seed_variance(table: pd.DataFrame) -> plt.Figure:
     for k, row in enumerate(table.itertuples()):
         if row.ci_high <= row.ci_low:  # every item scored alike under every seed: no variation to size an interval
             ax.annotate("no interval: every item scored the same under each seed", (row.seed_sd, k),
-                        xytext=(8, -10), textcoords="offset points", fontsize=7.5, color="0.35")
+                        xytext=(10, 0), textcoords="offset points", va="center", fontsize=7.5, color="0.35")
     ax.set_yticks(y, labels, fontsize=8)
-    ax.invert_yaxis()
     ax.set(xlabel="accuracy spread across in-context example seeds", title="How much do the chosen examples matter?")
     ax.set_xlim(left=-0.002)  # a standard deviation is never negative (and a zero one is drawn whole)
-    ax.legend(fontsize=8)
+    ax.set_ylim(len(table) - 0.5, -0.5)
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=2, frameon=False)  # off the data
     fig.tight_layout()
     return fig
 
