@@ -108,20 +108,22 @@ REASON_COLUMNS = ("no_verdict", "interval", "test", "note")
 #: Columns whose empty cells that reason explains: an interval's bounds, the values a comparison did not make.
 EXPLAINED_BY_REASON = ("ci_low", "ci_high", "ours", "abs_diff", "p_value", "p_adjusted")
 
-#: Why a power table's cells are empty (:func:`helmlite.claims.power_table`).
-POWER_BLANKS = {"mde": "not computable: the claim has no interval or test to size it from",
-                "n_needed": "not computable for that claim (its evidence in the claims table says why)"}
+#: Why cells of these columns are empty wherever they appear: a power table's (:func:`helmlite.claims.power_table`)
+#: and a paired comparison's discordance (:func:`helmlite.stats.paired_difference`).
+COLUMN_BLANKS = {"mde": "not computable: the claim has no interval or test to size it from",
+                 "n_needed": "not computable for that claim (its evidence in the claims table says why)",
+                 "discordance": "not a 0/1 metric: no discordant pairs to count (a paired bootstrap instead)"}
 
 
 def _reason(column: str, frame: pd.DataFrame, blanks: dict[str, str]) -> str:
     """Why ``column`` has empty cells: the caller's reason; else, for an interval bound or a comparison, the table's
-    own column that says why row by row; else a power table's reason; else :data:`DEFAULT_BLANK_REASON`."""
+    own column that says why row by row; else :data:`COLUMN_BLANKS`; else :data:`DEFAULT_BLANK_REASON`."""
     if column in blanks:
         return blanks[column]
     reason = next((c for c in REASON_COLUMNS if c in frame.columns), None)
     if reason is not None and str(column).endswith(EXPLAINED_BY_REASON):
         return f"no value in that row; its {readable_header(reason)} column says why"
-    return POWER_BLANKS.get(column, DEFAULT_BLANK_REASON)
+    return COLUMN_BLANKS.get(column, DEFAULT_BLANK_REASON)
 
 
 def footnote(frame: pd.DataFrame, blanks: dict[str, str] | None = None) -> str:
