@@ -58,19 +58,29 @@ def row_mask(length: int, cached: int, window: int | None, device: str = "cpu") 
 
 
 def rows_attention(module, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, attention_mask, *,
-                    packed_rows: tuple[int, ...], scaling: float | None = None, sliding_window: int | None = None,
-                    dropout: float = 0.0, **kwargs) -> tuple[torch.Tensor, None]:
+                    packed_rows: tuple[int, ...], packed_prefix=None, scaling: float | None = None,
+                    sliding_window: int | None = None, dropout: float = 0.0, **kwargs) -> tuple[torch.Tensor, None]:
     """Attention for a packed forward (a transformers attention function, registered as :data:`ROWS_ATTENTION`):
     the queries are ``packed_rows`` rows laid end to end after the cached prefix, and each row attends to the prefix
     and to its own earlier positions only — one scaled-dot-product call per row on that row's keys, so a row's
     values are those of the row run alone over its prefix, whatever else the forward packs. Keys and values come
-    grouped (grouped-query attention: ``enable_gqa``, no copy repeated to every head)."""
-    cached = key.shape[2] - query.shape[2]
+    grouped (grouped-query attention: ``enable_gqa``, no copy repeated to every head). ``key`` and ``value`` hold the
+    prefix and the packed rows, or — with ``packed_prefix``, the forward's cache fork whose layers hand over their new
+    keys alone (:func:`helmlite.models.prefix_cache.read_new`) — the packed rows only, the prefix read from the fork's
+    layer: the same tensors either way, without joining the whole prefix to every forward's keys first."""
+    if packed_prefix is not None and key.shape[2] == query.shape[2]:
+        layer = packed_prefix.layers[module.layer_idx]
+        prefix, new = (layer.keys, layer.values), (key, value)
+    else:
+        start = key.shape[2] - query.shape[2]
+        prefix, new = (key[:, :, :start], value[:, :, :start]), (key[:, :, start:], value[:, :, start:])
+    cached = prefix[0].shape[2]
     grouped = getattr(module, "num_key_value_groups", 1) > 1
     out, offset = [], 0
     for length in packed_rows:
-        own = slice(cached + offset, cached + offset + length)
-        keys, values = ((torch.cat([t[:, :, :cached], t[:, :, own]], dim=2) if cached else t[:, :, own]) for t in (key, value))
+        own = slice(offset, offset + length)
+        keys, values = ((torch.cat([before, t[:, :, own]], dim=2) if cached else t[:, :, own])
+                        for before, t in zip(prefix, new))
         out.append(torch.nn.functional.scaled_dot_product_attention(
             query[:, :, offset:offset + length], keys, values, attn_mask=row_mask(length, cached, sliding_window, str(query.device)),
             scale=scaling, enable_gqa=grouped))

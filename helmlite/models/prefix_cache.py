@@ -20,12 +20,14 @@ from .packing import row_mask
 PREFIX_LRU = 6
 
 
-def fork_cache(cache, rows: int = 1, *, keep_new: bool = True):
+def fork_cache(cache, rows: int = 1, *, keep_new: bool = True, new_only: bool = False):
     """A key/value cache to run over ``cache`` without changing it, for ``rows`` rows. transformers' dynamic layers
     never write into their tensors — ``update`` concatenates and rebinds — so the fork shares them (as batch views,
     not copies: the concatenation in the forward makes the only copy). With ``keep_new=False`` (a forward whose
     cache is dropped after it) no layer keeps that concatenation either (:func:`read_through`), so a batch's copy
-    of the prefix lives for one layer, not for the whole forward. Other cache types are deep-copied."""
+    of the prefix lives for one layer, not for the whole forward; with ``new_only`` too, a layer hands the attention
+    its new keys and values alone (:func:`read_new`: a packed forward's attention reads the prefix from the fork
+    itself, so the joined copy is never made). Other cache types are deep-copied."""
     from transformers.cache_utils import DynamicLayer, DynamicSlidingWindowLayer
 
     if not all(type(layer) in (DynamicLayer, DynamicSlidingWindowLayer) for layer in cache.layers):
@@ -38,7 +40,7 @@ def fork_cache(cache, rows: int = 1, *, keep_new: bool = True):
         if rows > 1 and layer.keys is not None and layer.keys.numel():
             layer.keys, layer.values = (t.expand(rows, *t.shape[1:]) for t in (layer.keys, layer.values))
         if not keep_new and not getattr(layer, "record_past", False):
-            layer.update = functools.partial(read_through, layer)
+            layer.update = functools.partial(read_new if new_only else read_through, layer)
     return fork
 
 
@@ -47,6 +49,12 @@ def read_through(layer, key_states: torch.Tensor, value_states: torch.Tensor, *a
     ``DynamicLayer.update`` and ``DynamicSlidingWindowLayer.update`` (which attends over all of them and keeps only
     its window) return, so the forward's values are bit-identical — without keeping them in the layer."""
     return torch.cat([layer.keys, key_states], dim=-2), torch.cat([layer.values, value_states], dim=-2)
+
+
+def read_new(layer, key_states: torch.Tensor, value_states: torch.Tensor, *args, **kwargs):
+    """A layer's ``update`` for a packed forward (:func:`helmlite.models.packing.rows_attention`, which joins each row
+    to ``layer.keys`` / ``layer.values`` itself): the new keys and values as they came, nothing joined or kept."""
+    return key_states, value_states
 
 
 def pool_key(levels: list[int], ids: list[int]) -> tuple:

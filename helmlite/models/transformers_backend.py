@@ -195,7 +195,10 @@ class TransformersModel(PairEncoding, PrefixLevels):
         tokens = [t for ids, _ in rows for t in ids[start:-1]]
         tokens += [self.tokenizer.pad_token_id] * (sum(lengths) - len(tokens))
         positions = [start + k for length in lengths for k in range(length)]
-        extra = {"cache": fork_cache(cache, keep_new=False)} if cache is not None else {}
+        extra = {}
+        if cache is not None:
+            fork = fork_cache(cache, keep_new=False, new_only=True)
+            extra = {"cache": fork, "packed_prefix": fork}
         self.encoded_tokens += sum(len(ids) - 1 - start for ids, _ in rows)
         config = self.model.config
         implementation, config._attn_implementation = config._attn_implementation, ROWS_ATTENTION
