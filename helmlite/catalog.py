@@ -176,7 +176,7 @@ DEPTH = Analysis(
         "depth_retrieval_scores": "The score the position tests use on log-prob curves: P(gold) − the baseline's P(gold) of the same candidate vs the target's actual position, paired-bootstrap CIs over contexts.",
         "depth_u_shape": "Primacy vs recency of each live curve's score (P(gold) − baseline P(gold) for log-prob) with paired CIs over contexts; hollow = no verdict; red = U-shape supported after Holm.",
         "depth_published": "Published curves: Lost in the Middle (20 documents) and HELMET JSON KV by length.",
-        "depth_length": "Chance-corrected accuracy averaged over depths vs context length, per model and task, cluster-bootstrap CIs.",
+        "depth_length": "Chance-corrected accuracy averaged over depths vs context length, per model and task, with 95% Korn–Graubard intervals (contexts as the units).",
     },
     tables={
         "depth_design": "The live sweeps' design and means per task, length, model and scoring: contexts, instances, chance, accuracy, the baseline's hit rate, P(gold) and the baseline's P(gold).",

@@ -115,11 +115,12 @@ def small_text(fig: plt.Figure) -> list[str]:
     return sorted(small)
 
 
-def save(fig: plt.Figure, name: str, outdir: str | os.PathLike = "figures", caption: str | None = None) -> list[Path]:
+def save(fig: plt.Figure, name: str, outdir: str | os.PathLike = "figures", caption: str | None = None,
+         show: bool = True) -> list[Path]:
     """Write ``fig`` as ``<outdir>/<name>.png`` and ``.pdf`` (atomic, metadata-free); return the paths. A figure with an
     empty panel is refused (:class:`DataError` naming the figure and the panel): draw no panel there, or say why in it
     (:func:`note_panel`); so is one with text too small to read (:func:`small_text`). In a notebook the PNG is shown
-    with ``caption`` as its caption and alt text (the report numbers it: :mod:`helmlite.report.render`)."""
+    (``show``) with ``caption`` as its caption and alt text (the report numbers it: :mod:`helmlite.report.render`)."""
     empty = empty_panels(fig)
     if empty:
         raise DataError(f"figure {name}: panel {', '.join(repr(t) for t in empty)} has nothing drawn and no note: "
@@ -134,7 +135,8 @@ def save(fig: plt.Figure, name: str, outdir: str | os.PathLike = "figures", capt
         with atomic_path(target) as tmp:
             fig.savefig(tmp, format=ext, metadata=metadata)
         paths.append(target)
-    _show(paths[0], caption)
+    if show:
+        _show(paths[0], caption)
     return paths
 
 

@@ -178,12 +178,20 @@ def test_the_site_works_from_a_static_web_server(site, browser):
 #: The printed page's text width in CSS pixels: A4 (210 mm) less the print stylesheet's 12 mm margins, at 96 px an inch.
 PRINT_WIDTH_PX = round((210 - 2 * 12) / 25.4 * 96)
 
-#: In print layout at the printed width: each table's right edge and its own content width against the page's.
+#: In print layout at the printed width: each table's right edge against its container's (the output area, whose
+#: margins the page's width does not show) and the page's, its own content width, and the cells whose content spills
+#: out of them (a word wider than its column: cut off or over its neighbour on paper).
 _TABLE_WIDTHS_JS = r"""
 const page = document.documentElement.clientWidth;
-return Array.from(document.querySelectorAll("table")).filter(t => t.checkVisibility()).map(t => ({
-  right: Math.round(t.getBoundingClientRect().right), scroll: t.scrollWidth, page: page,
-  head: (t.querySelector("th") || t).textContent.trim().slice(0, 40)}));
+return Array.from(document.querySelectorAll("table")).filter(t => t.checkVisibility()).map(t => {
+  const box = (t.closest(".jp-OutputArea-output, .jp-RenderedHTMLCommon, main, body") || document.body);
+  const style = getComputedStyle(box);
+  const limit = Math.min(page, box.getBoundingClientRect().right - parseFloat(style.paddingRight));
+  const spills = Array.from(t.querySelectorAll("td, th")).filter(c => c.scrollWidth > c.clientWidth + 1)
+    .map(c => c.textContent.trim().slice(0, 20));
+  return {right: Math.round(t.getBoundingClientRect().right), scroll: t.scrollWidth, page: Math.round(limit),
+          spills: spills.slice(0, 3), head: (t.querySelector("th") || t).textContent.trim().slice(0, 40)};
+});
 """
 
 
@@ -245,9 +253,11 @@ def test_printed_reports_keep_every_column_the_methods_and_no_nan(site, browser)
             if href == "index.html":
                 continue
             for table in browser.execute_script(_TABLE_WIDTHS_JS):
-                if table["right"] > table["page"] + 1 or table["scroll"] > table["page"] + 1:
-                    problems.append(f"{href}: a table ({table['head']!r}…) is {max(table['right'], table['scroll'])} px wide in "
-                                    f"print, the page {table['page']} px")
+                if table["right"] > table["page"] + 1:
+                    problems.append(f"{href}: a table ({table['head']!r}…) ends at {table['right']} px in print, its "
+                                    f"column of the page at {table['page']} px")
+                if table["spills"]:
+                    problems.append(f"{href}: a table ({table['head']!r}…) has cells whose text spills out: {table['spills']}")
             printed = _printed_text(browser)
         finally:
             browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})

@@ -204,3 +204,24 @@ def test_an_empty_interval_points_to_the_column_that_says_why():
                           "ci_high": [0.6, math.nan], "extra": [math.nan, 1.0], "note": ["", "no per-item data"]})
     assert tables.footnote(frame, {"extra": "not measured"}) == (
         "— = empty cell — ours, ci low, ci high: no value in that row; its note column says why; extra: not measured.")
+
+
+def test_a_figure_with_nothing_to_draw_is_a_sentence_in_its_place(tmp_path, monkeypatch):
+    """Outputs.figure(absent=…): the file the workflow lists is written, the report shows the sentence (no numbered
+    empty figure), and figures_shown counts it as the figure's place."""
+    from helmlite.catalog import SENSITIVITY
+    from helmlite.report.outputs import ABSENT_METADATA
+
+    shown = []
+    monkeypatch.setattr("IPython.display.display", lambda obj, metadata=None: shown.append((obj, metadata)))
+    monkeypatch.setattr(plots, "_show", lambda png, caption=None: shown.append(("png", png)))
+    out = report.Outputs(SENSITIVITY, str(tmp_path / "tables"), str(tmp_path / "figures"))
+    out.figure("formats", plots.note_figure("no formats study"), absent="This config runs no formats study.")
+    assert (tmp_path / "figures" / "sensitivity_formats.png").is_file() and len(shown) == 1
+    assert shown[0][0].data == "*No figure: This config runs no formats study.*"
+    assert shown[0][1] == {**ABSENT_METADATA, "name": "sensitivity_formats"}
+    v4 = nbformat.v4
+    nb = v4.new_notebook(cells=[v4.new_code_cell("f()", outputs=[v4.new_output(
+        "display_data", data={"text/markdown": shown[0][0].data}, metadata=shown[0][1])])])
+    nbformat.write(nb, str(tmp_path / "n.ipynb"))
+    assert report.figures_shown(tmp_path / "n.ipynb") == 1

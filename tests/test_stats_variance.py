@@ -133,3 +133,11 @@ def test_exactly_additive_scores_get_a_permutation_p_never_0():
     assert p == floor == pytest.approx(1 / 10_000) and p > 0 and claims.format_p(p, floor).startswith("≤")
     nearly = np.array([[1e-6, 0.5], [0.5, 1], [0.25, 0.75]])  # a tiny design is permuted exactly: no jump
     assert stats.seeds_matter_test(nearly)[0] == pytest.approx(1 / 6)
+
+
+def test_rounding_residue_of_a_sum_of_squares_is_written_as_zero():
+    """Hand-made: against a total of 1, 1e-30 and -1e-30 are the fits' residue (0), 1e-6 is variation (kept)."""
+    import pandas as pd
+
+    out = stats.without_rounding_residue(pd.Series([1e-30, -1e-30, 1e-6, 0.4]), total=1.0)
+    assert out.tolist() == [0.0, 0.0, 1e-6, 0.4]

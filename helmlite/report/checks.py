@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 
 from ..plots import FIGURE_METADATA
+from .outputs import ABSENT_METADATA
 from .summary import HEADLINE_METADATA
 
 
@@ -19,10 +20,15 @@ def _outputs(notebook: str | os.PathLike):
 
 
 def figures_shown(notebook: str | os.PathLike) -> int:
-    """How many PNG figures an executed notebook's outputs hold (what its HTML report will show), not counting the
-    summary's second copy of the headline figure."""
-    return sum("image/png" in output.get("data", {}) and output.get("metadata", {}).get("helmlite") != HEADLINE_METADATA["helmlite"]
-               for _, output in _outputs(notebook))
+    """How many figures an executed notebook's outputs account for (what its HTML report will show): its PNG figures,
+    not counting the summary's second copy of the headline figure, and the sentences shown in place of a figure this
+    run had nothing to draw for (:data:`helmlite.report.outputs.ABSENT_METADATA`)."""
+    def counted(output) -> bool:
+        marker = output.get("metadata", {}).get("helmlite")
+        return (("image/png" in output.get("data", {}) and marker != HEADLINE_METADATA["helmlite"])
+                or marker == ABSENT_METADATA["helmlite"])
+
+    return sum(counted(output) for _, output in _outputs(notebook))
 
 
 def uncaptioned_figures(notebook: str | os.PathLike) -> list[str]:

@@ -15,6 +15,11 @@ from ..provenance import write_manifest
 from . import summary, tables
 
 
+#: The display metadata of the sentence shown in place of a figure this run has nothing to draw for
+#: (:meth:`Outputs.figure`); :func:`helmlite.report.figures_shown` counts it as the figure's place.
+ABSENT_METADATA = {"helmlite": "absent_figure"}
+
+
 class Outputs:
     """One analysis's output folders: ``table("score_matrix", frame)`` writes ``<tables_dir>/<key>_score_matrix.csv``,
     ``figure("score_matrix", fig)`` the PNG and PDF, ``measured`` a wall-clock table under ``measured_dir`` — each
@@ -59,12 +64,20 @@ class Outputs:
             raise UserError(f"notebooks/{self.analysis.notebook}.ipynb: a measured table needs measured_dir")
         return write_csv(f"{self.measured_dir}/{self._listed('measured table', short, self.analysis.measured)}.csv", frame)
 
-    def figure(self, short: str, fig, detail: str = "") -> list[Path]:
+    def figure(self, short: str, fig, detail: str = "", absent: str = "") -> list[Path]:
         """Write the figure (:func:`helmlite.plots.save`) and show it with its caption: the catalog's, then ``detail``
-        (this run's n, what was left out)."""
+        (this run's n, what was left out). With ``absent`` (why this run has nothing to draw: a study the config does
+        not run) the file is still written — the workflow lists it — but the report shows that sentence in its place,
+        not an empty numbered figure (:data:`ABSENT_METADATA`)."""
         name = self._listed("figure", short, self.analysis.figures)
         self.captions[name] = " ".join(filter(None, (self.analysis.figures[name], detail)))
-        return plots.save(fig, name, self.figures_dir, caption=self.captions[name])
+        if not absent:
+            return plots.save(fig, name, self.figures_dir, caption=self.captions[name])
+        from IPython.display import Markdown, display
+
+        paths = plots.save(fig, name, self.figures_dir, show=False)
+        display(Markdown(f"*No figure: {absent}*"), metadata={**ABSENT_METADATA, "name": name})
+        return paths
 
     def summary(self, claims: pd.DataFrame | None = None, reproduction: pd.DataFrame | None = None,
                 headline: str | None = None, note: str | None = None) -> None:

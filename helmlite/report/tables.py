@@ -66,6 +66,10 @@ def data_link(csv: str | os.PathLike, page_dir: str | os.PathLike | None = None)
     return f"Data: {csv_anchor(csv, page_dir)}"
 
 
+#: A table with more columns than this prints in a smaller type (site.css), so that it keeps every column on the page.
+MANY_COLUMNS = 12
+
+
 def styled(frame: pd.DataFrame, *, digits: int | dict[str, int] = 3, index: bool = False):
     """``frame`` as a pandas Styler with the report's formats (:func:`cell_text` per cell, per-column ``digits`` when a
     dict; columns of words aligned left, numbers right); ``index=True`` shows the index as the first column(s) (a
@@ -81,8 +85,9 @@ def styled(frame: pd.DataFrame, *, digits: int | dict[str, int] = 3, index: bool
     formats = {column: (lambda v, d=places.get(column, default): cell_text(v, d)) for column in table.columns}
     # ids from the table's content, not pandas' random default: the same inputs render the same page
     uuid = hashlib.sha256(table.to_csv().encode()).hexdigest()[:10]
-    return (Styler(table, uuid=uuid, cell_ids=False).format(formats).hide(axis="index")
-            .set_table_styles([rule for k, column in enumerate(table.columns) for rule in _column_rules(k, table[column])]))
+    styler = (Styler(table, uuid=uuid, cell_ids=False).format(formats).hide(axis="index")
+              .set_table_styles([rule for k, column in enumerate(table.columns) for rule in _column_rules(k, table[column])]))
+    return styler.set_table_attributes('class="hl-many"') if len(table.columns) > MANY_COLUMNS else styler
 
 
 #: A word longer than this (a run id, a quantity key) may break anywhere; shorter words wrap only between them.

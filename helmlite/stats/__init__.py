@@ -33,7 +33,7 @@ from .power import (binomial_power, mcnemar_power, mde_correlation, mde_paired_g
                     required_n_correlation)
 from .proportions import (is_binary, newcombe_paired_interval, paired_binary_difference, paired_binary_test,
                           proportion_ci, proportion_estimate)
-from .variance import VarianceComponent, anova_table, seed_variance_component, seeds_matter_test
+from .variance import VarianceComponent, anova_table, seed_variance_component, seeds_matter_test, without_rounding_residue
 
 __all__ = ["BCA_MIN_N", "Estimate", "PairedComparison", "Seed", "VarianceComponent", "anova_table",
            "binomial_power", "bootstrap_ci", "bootstrap_distribution", "bootstrap_p_value", "bootstrap_weighted",
@@ -41,5 +41,5 @@ __all__ = ["BCA_MIN_N", "Estimate", "PairedComparison", "Seed", "VarianceCompone
            "mde_paired_growing", "mde_proportion", "mde_seed_sd", "mean_estimate", "newcombe_paired_interval", "paired_binary_difference", "paired_binary_test",
            "paired_difference", "paired_test", "pearson_r", "percentile_interval", "permutation_p_value", "proportion_ci",
            "proportion_estimate", "required_n", "required_n_correlation", "seed_variance_component",
-           "seeds_matter_test", "spearman_rho", "summary",
+           "seeds_matter_test", "spearman_rho", "summary", "without_rounding_residue",
            "calibration_test", "power"]  # the submodules other packages use

@@ -181,6 +181,12 @@ def _within_item_permutation_p(matrix: np.ndarray, n_resamples: int = 9_999, see
     return float((1 + np.sum(ss_seed(arranged) >= observed)) / (n_resamples + 1)), 1 / (n_resamples + 1)
 
 
+def without_rounding_residue(sums_of_squares: pd.Series, total: float) -> pd.Series:
+    """Sums of squares with the fits' rounding residue (1e-30 where an exact fit leaves nothing, or a difference of
+    residual sums below 0) written as 0: a value within 1e-12 of the total sum of squares is not variation."""
+    return sums_of_squares.where(sums_of_squares.abs() > 1e-12 * max(float(total), 1e-300), 0.0)
+
+
 def anova_table(frame: pd.DataFrame, response: str, factors: Sequence[str]) -> pd.DataFrame:
     """Main-effects ANOVA of ``response`` on categorical ``factors``: type-II sums of squares with df,
     F, p and each factor's share of the total sum of squares.
@@ -226,8 +232,7 @@ def anova_table(frame: pd.DataFrame, response: str, factors: Sequence[str]) -> p
     rows.append({"component": "residual", "levels": math.nan, "sum_sq": float(full.ssr), "df": float(full.df_resid),
                  "F": math.nan, "PR(>F)": math.nan})
     out = pd.DataFrame(rows)
-    # a sum of squares of 1e-30 is the fits' rounding residue, not variation: written as 0
-    out["sum_sq"] = out["sum_sq"].where(out["sum_sq"].abs() > 1e-12 * max(total, 1e-300), 0.0)
+    out["sum_sq"] = without_rounding_residue(out["sum_sq"], total)
     out["share"] = out["sum_sq"] / total if total > 0 else math.nan
     ms_residual = full.ssr / full.df_resid if full.df_resid > 0 else math.nan
     beyond = (out["sum_sq"] - out["df"] * ms_residual) / total if total > 0 else math.nan

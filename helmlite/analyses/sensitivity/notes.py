@@ -18,8 +18,6 @@ def variance_note(decomposition: pd.DataFrame) -> str:
 
 def first_step_note(first_step: pd.DataFrame, shots: list[int]) -> str:
     """Why "the 0→1 step is the largest" has no contrast to show, or how to read the contrasts."""
-    if not len(shots):
-        return absent_study_note("shots")
     if len(first_step):
         return ("Each row: the 0→1 step minus a later step, per instance (paired bootstrap); \"the 0→1 step is the "
                 "largest\" needs every row above 0.")

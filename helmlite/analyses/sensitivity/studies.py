@@ -216,6 +216,7 @@ def variance_decomposition(frame: pd.DataFrame, factors=("scenario", "seed", "sh
         rows.append(row)
     rows.append({"component": "residual", "sum_sq": full.ssr, "df": full.df_resid, "levels": np.nan, "F": np.nan, "p_value": np.nan})
     out = pd.DataFrame(rows)
+    out["sum_sq"] = stats.without_rounding_residue(out["sum_sq"], total)
     out["share_of_total"] = out["sum_sq"] / total if total > 0 else np.nan
     return out
 
