@@ -225,3 +225,12 @@ def test_a_figure_with_nothing_to_draw_is_a_sentence_in_its_place(tmp_path, monk
         "display_data", data={"text/markdown": shown[0][0].data}, metadata=shown[0][1])])])
     nbformat.write(nb, str(tmp_path / "n.ipynb"))
     assert report.figures_shown(tmp_path / "n.ipynb") == 1
+
+
+def test_an_empty_mde_in_the_claims_table_is_explained():
+    claims = pd.DataFrame([{"claim": "c", "verdict": "inconclusive", "estimate": 0.1, "ci_low": math.nan,
+                            "ci_high": math.nan, "null": 0.0, "n": 2, "mde": math.nan, "direction": "greater",
+                            "evidence": "inconclusive: at the floor (no verdict) — no interval (n = 2)."}])
+    page = summary.claims_html(claims)
+    assert "<td>—</td>" in page and "— in MDE: no minimum detectable effect" in page
+    assert "MDE: no minimum" not in summary.claims_html(claims.assign(mde=0.2, ci_low=0.0, ci_high=0.2))

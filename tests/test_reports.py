@@ -300,11 +300,12 @@ def test_index_page_shows_thumbnails_and_what_the_run_decided(tmp_path):
     page = report.index_page([(analysis, files)], tmp_path / "reports" / "index.html").read_text()
     decided = page.index("What this run decided")
     assert decided < page.index("<h2>Demo analysis")
-    assert ("<li><a href='09_demo.html'>Demo analysis</a>: claims (demo_claims.csv): 1 supported, 1 contradicted, "
-            "2 inconclusive of 4; reproduction check (demo_reproduction.csv): 1 reproduced, 1 differs of 2"
+    assert ("<li><a href='09_demo.html'>Demo analysis</a>: claims (<a href='../tables/demo_claims.csv'>demo_claims.csv</a>): "
+            "1 supported, 1 contradicted, 2 inconclusive of 4; reproduction check (<a href='../tables/demo_reproduction.csv'>"
+            "demo_reproduction.csv</a>): 1 reproduced, 1 differs of 2"
             "<details class='hl-undecided'><summary>the 2 claims not decided, each linking to its row</summary>") in page
     assert ("<td class='hl-verdict-supported'>supported</td><td><a href='09_demo.html#claim-a-beats-b'>A beats B</a></td>"
-            "<td>0.1 [0.05, 0.15], n = 200</td>" in page and "#claim-b-beats-c'>B beats C</a>" in page)
+            "<td>0.1 [0.05, 0.15], n&nbsp;=&nbsp;200</td>" in page and "#claim-b-beats-c'>B beats C</a>" in page)
     decided_table = page[page.index("<table class='hl-decided'>"):page.index("</table>")]
     assert "C beats D" not in decided_table  # an undecided claim is linked from the folded list, not the table
     for claim in _claims().claim:  # every claim links to its row
@@ -314,7 +315,7 @@ def test_index_page_shows_thumbnails_and_what_the_run_decided(tmp_path):
     (tmp_path / "tables/demo_manifest.json").write_text(json.dumps({"parameters": {"source": "simulated"}}))
     page = report.index_page([(analysis, files)], tmp_path / "reports" / "index.html").read_text()
     assert page.count("<strong>SIMULATED data</strong> — ") == 4  # two figure captions and two table captions
-    assert "Demo analysis</a> (simulated data): claims" in page
+    assert "Demo analysis</a> (simulated data): claims (" in page
     fixed = Analysis(**{**analysis.__dict__, "fixed": ("demo_claims",)})  # e.g. a dataset card's own example
     page = report.index_page([(fixed, files)], tmp_path / "reports" / "index.html").read_text()
     assert page.count("<strong>SIMULATED data</strong> — ") == 3

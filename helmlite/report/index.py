@@ -47,18 +47,18 @@ def _decided(analyses: list[tuple[Analysis, dict]], base: Path) -> list[str]:
         facts, folded = [], ""
         if (claims_csv := _named_table(analysis, files, "claims")) is not None:
             table = pd.read_csv(claims_csv)
-            facts.append(f"claims ({html.escape(Path(claims_csv).name)}): "
+            facts.append(f"claims (<a href='{_link(claims_csv, base)}'>{html.escape(Path(claims_csv).name)}</a>): "
                          f"{_counts(table, ('supported', 'contradicted', 'inconclusive', 'exploratory')) or 'none'} of {len(table)}")
             decided = table["verdict"].isin(["supported", "contradicted"])
             for row in table[decided].itertuples():
                 rows.append(f"<tr><td class='hl-verdict-{html.escape(row.verdict)}'>{html.escape(row.verdict)}</td>"
                             f"<td><a href='{page}#{claim_anchor(row.claim)}'>{html.escape(str(row.claim))}</a></td>"
-                            f"<td>{estimate_text(row)}, n = {row.n}</td><td>{report}</td></tr>")
+                            f"<td>{estimate_text(row)}, n&nbsp;=&nbsp;{row.n}</td><td>{report}</td></tr>")
             if (~decided).any():
                 folded = _undecided(table[~decided], page)
         if (reproduction_csv := _named_table(analysis, files, "reproduction")) is not None:
             table = pd.read_csv(reproduction_csv)
-            facts.append(f"reproduction check ({html.escape(Path(reproduction_csv).name)}): "
+            facts.append(f"reproduction check (<a href='{_link(reproduction_csv, base)}'>{html.escape(Path(reproduction_csv).name)}</a>): "
                          f"{_counts(table, REPRODUCTION_VERDICTS) or 'no row'} of {len(table)}")
         simulated = " (simulated data)" if _simulated_tag(files["manifest"]) else ""
         counts.append(f"<li>{report}{simulated}: "
@@ -77,7 +77,7 @@ def _undecided(claims, page: str) -> str:
     to its row in the report."""
     items = "".join(f"<li><span class='hl-verdict-{html.escape(row.verdict)}'>{html.escape(row.verdict)}</span> — "
                     f"<a href='{page}#{claim_anchor(row.claim)}'>{html.escape(str(row.claim))}</a>: "
-                    f"{estimate_text(row)}, n = {row.n}</li>" for row in claims.itertuples())
+                    f"{estimate_text(row)}, n&nbsp;=&nbsp;{row.n}</li>" for row in claims.itertuples())
     return (f"<details class='hl-undecided'><summary>the {len(claims)} claim{'s' if len(claims) != 1 else ''} not decided, "
             f"each linking to its row</summary><ul>{items}</ul></details>")
 

@@ -139,7 +139,8 @@ _CLAIM_COLUMNS = (("verdict", "verdict"), ("claim", "claim"), ("family", "family
 
 def claims_html(claims: pd.DataFrame) -> str:
     """The claims as a table: verdict, claim, its family (and size) or "exploratory", estimate [95% interval], n, MDE and
-    what the verdict means; decided claims first; each row's id is :func:`claim_anchor` of its claim."""
+    what the verdict means; decided claims first; each row's id is :func:`claim_anchor` of its claim; a note says what an
+    empty MDE means when one is."""
     order = {verdict: i for i, verdict in enumerate(_VERDICT_ORDER)}
     rows = []
     for row in claims.assign(_order=claims["verdict"].map(order)).sort_values("_order", kind="stable").itertuples():
@@ -149,8 +150,10 @@ def claims_html(claims: pd.DataFrame) -> str:
                     f"<td>{int(row.n)}</td><td>{_number(row.mde)}</td><td>{html.escape(meaning(row))}</td></tr>")
     columns = "".join(f"<col class='hl-c-{key}'>" for key, _ in _CLAIM_COLUMNS)
     headers = "".join(f"<th>{html.escape(label)}</th>" for _, label in _CLAIM_COLUMNS)
+    blank = ("<p class='hl-table-note'>— in MDE: no minimum detectable effect, for want of an interval or a test to "
+             "size it from; ∞: no effect size reaches 80% power at this n.</p>") if claims["mde"].isna().any() else ""
     return (f"<table class='hl-claims'><colgroup>{columns}</colgroup><thead><tr>{headers}</tr></thead><tbody>"
-            + "".join(rows) + "</tbody></table>")
+            + "".join(rows) + "</tbody></table>" + blank)
 
 
 def reproduction_html(reproduction: pd.DataFrame, limit: int = 8) -> str:

@@ -125,8 +125,6 @@ def u_shape(table: pd.DataFrame) -> plt.Figure:
         if len(untested):
             ax.scatter(untested["primacy"], untested["recency"], facecolors="none", edgecolors=f"C{k}", alpha=0.6,
                        label=f"{method} ({len(untested)} curves with no verdict: see no_verdict)")
-    for r in table.itertuples():
-        ax.annotate(_curve_label(r), (r.primacy, r.recency), xytext=(4, 4), textcoords="offset points", fontsize=7)
     if "lost_in_the_middle" in table and table["lost_in_the_middle"].any():
         hit = table[table["lost_in_the_middle"]]
         ax.scatter(hit["primacy"], hit["recency"], color="C3", zorder=3, label="U-shape supported (Holm)")
@@ -135,6 +133,7 @@ def u_shape(table: pd.DataFrame) -> plt.Figure:
     ax.set(xlabel="primacy = score(first item) − score(middle)", ylabel="recency = score(last item) − score(middle)",
            title="U-shape test: upper right = lost in the middle")
     ax.margins(0.15)
+    plots.annotate_points(ax, table["primacy"], table["recency"], [_curve_label(r) for r in table.itertuples()])
     ax.legend(fontsize=7)
     fig.tight_layout()
     return fig
