@@ -297,9 +297,9 @@ def test_compare_prints_the_predicted_time_to_run_n_to_detect_for_native_runs_on
     from helmlite.planning import rates
     from helmlite.planning.run_price import seconds_at
 
-    if not all(planning._model_path(m) for m in MODELS):
+    if not all(planning.planner._model_path(m) for m in MODELS):
         pytest.skip("embedded models not prepared (make venv prepares them)")
-    monkeypatch.setattr(planning, "model_rates", lambda *a, **k: (rates.Rates(0.003, 0.05, 0.05, 0.1, 1.0), False))
+    monkeypatch.setattr(planning.planner, "model_rates", lambda *a, **k: (rates.Rates(0.003, 0.05, 0.05, 0.1, 1.0), False))
     specs = [{**MMLU, "model": MODELS[0]}, {**MMLU, "model": MODELS[1], "adapter": {"seed": 1}}]  # other examples:
     a, b = [execute(RunSpec.from_dict(spec), WordModel(), results_dir=tmp_path / "native") for spec in specs]  # other answers
     table = compare_csv(a, b, "--rates-file", tmp_path / "rates.json")

@@ -353,9 +353,9 @@ def _plan_with_fixed_rates(name: str, monkeypatch, tmp_path, results_dir=None):
     ``results_dir`` if given; skips without the embedded models."""
     from helmlite import planning
 
-    if not all(planning._model_path(m) for m in ("smollm2-135m", "gemma3-270m")):
+    if not all(planning.planner._model_path(m) for m in ("smollm2-135m", "gemma3-270m")):
         pytest.skip("embedded models not prepared (make venv prepares them)")
-    monkeypatch.setattr(planning, "model_rates", lambda *a, **k: (rates.Rates(0.003, 0.05, 0.05, 0.1, 1.0), False))
+    monkeypatch.setattr(planning.planner, "model_rates", lambda *a, **k: (rates.Rates(0.003, 0.05, 0.05, 0.1, 1.0), False))
     config = workflow.load_config(REPO / "config" / name)
     if results_dir is not None:
         config["engine"]["results_dir"] = str(results_dir)
@@ -389,7 +389,7 @@ def test_plan_lists_exactly_the_workflow_runs(monkeypatch, tmp_path):
     specs = workflow.run_specs(config)
     for run_id, model in zip(free["run_id"], free["model"]):
         first = next(r for r in result.runs.itertuples() if r.model == model and r.analysis == "helm_core" and r.scenario == "mmlu")
-        requests_of = {rid: {q for a in prepare_requests(specs[rid], planning.counting.WorkCounter(planning._model_path(model),
+        requests_of = {rid: {q for a in prepare_requests(specs[rid], planning.counting.WorkCounter(planning.planner._model_path(model),
                                                                                                   name=model))[4]
                              for q in a.requests} for rid in (run_id, first.run_id)}
         assert requests_of[run_id] <= requests_of[first.run_id]
@@ -613,7 +613,7 @@ def test_the_paper_plan_lists_exactly_the_workflow_runs(monkeypatch):
     from helmlite import instances, planning
     from helmlite.scenarios import TEST, Instance, Reference
 
-    monkeypatch.setattr(planning, "_model_path", lambda name: None)
+    monkeypatch.setattr(planning.planner, "_model_path", lambda name: None)
     monkeypatch.setattr(instances, "load_all", lambda spec, model: [Instance("x", "q", (Reference("a", True),), TEST)])
     config = workflow.load_config(REPO / "config" / "paper.yaml")
     result = planning.plan(config)
@@ -634,7 +634,7 @@ def test_a_run_whose_data_file_is_absent_is_listed_unknown_and_the_plan_goes_on(
             raise FetchError("long reason", f"litm/data/nq-open-{dict(spec.args)['n_documents']}.jsonl.gz")
         return [Instance("x", "q", (Reference("a", True),), TEST)]
 
-    monkeypatch.setattr(planning, "_model_path", lambda name: None)
+    monkeypatch.setattr(planning.planner, "_model_path", lambda name: None)
     monkeypatch.setattr(instances, "load_all", load_all)
     result = planning.plan(workflow.load_config(REPO / "config" / "paper.yaml"))
     absent = result.runs[result.runs["scenario"] == "litm_multidoc"]

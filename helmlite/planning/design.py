@@ -28,6 +28,7 @@ from .. import workflow
 from ..errors import UserError
 from ..runspec import RunSpec
 from .pilot import Pilot
+from .planner import plan, predicted_wall_s
 
 #: The columns of the design's claims table (``--table claims --format csv`` with ``--target-mde``).
 COLUMNS = ["analysis", "claim", "family", "role", "family_size", "alpha", "n", "mde", "discordance", "target_mde",
@@ -148,7 +149,6 @@ def pilot_aliases(config: dict, sized: dict) -> dict[str, str]:
 def design(config: dict, raw: dict, target: float, names: list[str] | None = None, **plan_args) -> Design:
     """The design that brings the chosen headline claims (all, or those matching ``names``) of ``config`` — validated;
     ``raw``: the same config as written — to an MDE of ``target`` (see the module docstring)."""
-    from . import plan
 
     if not 0 < target < 1:
         raise UserError(f"plan --target-mde must lie strictly between 0 and 1 (a difference on a 0-1 scale), got {target}")
@@ -184,7 +184,6 @@ def design(config: dict, raw: dict, target: float, names: list[str] | None = Non
 
 def render(result: Design, cores: int) -> str:
     """The design as the terminal shows it: per claim now and designed, what cannot be reached, the price."""
-    from . import predicted_wall_s
 
     table = result.claims
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from .. import workflow
 from ..runspec import RunSpec
+from .planner import plan
 from .rates import RATES_FILE
 
 
@@ -28,7 +29,6 @@ def _spec_at(spec, n: int) -> dict:
 def seconds_at(specs: list, n: int, *, rates_file: str | Path = RATES_FILE) -> list[tuple[float, float]]:
     """(predicted seconds, instances) of each run spec record in ``specs`` at ``n`` test instances on this machine;
     (NaN, NaN) for an imported run or one the plan cannot price."""
-    from . import plan
 
     native = [spec for spec in specs if spec.source is None]
     if not native or not n >= 1:
