@@ -225,3 +225,14 @@ def test_recall_average_has_one_interval_in_the_correlations_and_the_claims():
     assert (row["ci_low"], row["ci_high"]) == pytest.approx((est.ci_low, est.ci_high), abs=1e-12)
     assert row["interval"] == est.method
     assert est.method == "bca" and (p < 0.05) == (not est.ci_low <= 0.8 <= est.ci_high)
+
+
+def test_a_mirror_only_table_absent_gives_empty_tables_with_their_columns():
+    """Fig. 6 and Fig. 8 are mirror-only: without the file the package returns what the notebook shows (empty tables
+    with their columns, the figure's note), not the notebook typing the columns by hand."""
+    summary, pairs = helmet.by_length_from(None, ["8K", "128K"], seed=0, n_resamples=10)
+    assert summary.empty and list(summary.columns) == helmet.correlations.BY_LENGTH_COLUMNS and pairs is None
+    fig8, statements, rag_pairs = helmet.dataset_statements.checked(None)
+    assert fig8 is None and statements.empty and rag_pairs.empty
+    assert list(statements.columns) == ["statement", "compared", "true_of_printed_values", "detail"]
+    assert helmet.figures.by_length(summary, pairs).axes[0].texts  # the note, not an empty axis

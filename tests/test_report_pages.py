@@ -234,3 +234,20 @@ def test_an_empty_mde_in_the_claims_table_is_explained():
     page = summary.claims_html(claims)
     assert "<td>—</td>" in page and "— in MDE: no minimum detectable effect" in page
     assert "MDE: no minimum" not in summary.claims_html(claims.assign(mde=0.2, ci_low=0.0, ci_high=0.2))
+
+
+def test_a_notebooks_setup_checks_its_parameters_and_returns_its_outputs(tmp_path, capsys):
+    """report.setup: the common parameters and the analysis's own checked in one call (a wrong type named), the
+    notebook's Outputs and bootstrap settings returned, the settings printed."""
+    from helmlite.catalog import HELM_CORE
+    from helmlite.params import ParameterError
+
+    namespace = {"n_resamples": 200, "seed": 0, "figures_dir": str(tmp_path / "f"), "tables_dir": str(tmp_path / "t"),
+                 "budget_draws": 10, "measured_dir": str(tmp_path / "m")}
+    out, boot = report.setup(namespace, HELM_CORE, {"budget_draws": int, "measured_dir": str}, note="a note")
+    assert boot == {"n_resamples": 200} and out.measured_dir == str(tmp_path / "m") and out.analysis is HELM_CORE
+    assert capsys.readouterr().out == "bootstrap: 200 resamples (a note), base seed 0\n"
+    with pytest.raises(ParameterError, match="notebook parameter 'budget_draws' must be int, got str 'ten'"):
+        report.setup({**namespace, "budget_draws": "ten"}, HELM_CORE, {"budget_draws": int})
+    with pytest.raises(ParameterError, match="notebook parameter 'seed' must be int"):
+        report.setup({**namespace, "seed": 1.5}, HELM_CORE)

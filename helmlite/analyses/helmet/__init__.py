@@ -5,14 +5,15 @@ cells beside the paper's, ``dataset_statements`` checks the paper's per-dataset 
 from ...claims import power_table
 from . import claims, dataset_statements, figures, reference, reproduction
 from .claims import AVERAGE_LIMIT, paper_claims
-from .correlations import (BASE, CATEGORIES, DOWNSTREAM, INSTRUCT, average_against, average_intervals, category_connectedness,
+from .correlations import (BASE, CATEGORIES, DOWNSTREAM, INSTRUCT, average_against, average_intervals, by_length_from,
+                           category_connectedness,
                            ci_width_by_models, compare_predictors, correlation_by_length, group_difference, load_length_table,
                            load_results, pair_intervals, spearman_matrix, synthetic_vs_downstream, upper_pairs,
                            weak_connectedness)
 from .reproduction import (exclusion_candidates, fitted_exclusion, max_abs_difference, printed, printed_cells, reproduction_table,
                            with_published)
 
-__all__ = ["AVERAGE_LIMIT", "BASE", "CATEGORIES", "DOWNSTREAM", "INSTRUCT", "average_against", "average_intervals",
+__all__ = ["AVERAGE_LIMIT", "BASE", "CATEGORIES", "DOWNSTREAM", "INSTRUCT", "average_against", "average_intervals", "by_length_from",
            "category_connectedness", "ci_width_by_models", "claims", "compare_predictors", "correlation_by_length",
            "dataset_statements", "exclusion_candidates", "figures", "fitted_exclusion", "group_difference", "load_length_table", "load_results",
            "max_abs_difference", "pair_intervals", "paper_claims", "power_table", "printed", "printed_cells", "reference",

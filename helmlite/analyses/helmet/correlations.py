@@ -224,6 +224,19 @@ def correlation_by_length(wide: pd.DataFrame, lengths, categories=CATEGORIES, *,
     return pd.DataFrame(summary), pd.DataFrame(pairs)
 
 
+#: The columns of :func:`correlation_by_length`'s summary (what :func:`by_length_from` returns empty).
+BY_LENGTH_COLUMNS = ["length", "mean_rho", "ci_low", "ci_high", "n_models", "interval"]
+
+
+def by_length_from(path: str | os.PathLike | None, lengths, *, seed: int,
+                   n_resamples: int) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """:func:`correlation_by_length` of the Fig. 6 table at ``path`` (mirror-only: None when absent), or an empty
+    summary with its columns and no pairs when the file is absent."""
+    if path is None:
+        return pd.DataFrame(columns=BY_LENGTH_COLUMNS), None
+    return correlation_by_length(load_length_table(path), lengths, seed=seed, n_resamples=n_resamples)
+
+
 def category_connectedness(table: pd.DataFrame, categories=CATEGORIES, *, seed: int, n_resamples: int) -> pd.DataFrame:
     """Each category's mean ρ with the other six (how well it is predicted by / predicts the rest), CI over models."""
     rows = []

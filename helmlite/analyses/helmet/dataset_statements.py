@@ -91,3 +91,17 @@ def statements(fig8: pd.DataFrame, limit: float = 0.8) -> pd.DataFrame:
                    f"{int(pairs['below'].sum())}; " + "; ".join(f"{r.rag_dataset} not above {r.not_above}"
                                                             for r in pairs.itertuples() if r.not_above)},
     ])
+
+
+#: The columns of the statements table and of the per-RAG-dataset table (what :func:`checked` returns empty).
+STATEMENT_COLUMNS = ["statement", "compared", "true_of_printed_values", "detail"]
+PAIR_COLUMNS = ["rag_dataset", "column", "rho", "synthetic_datasets", "above", "tied", "below", "not_above"]
+
+
+def checked(path: str | os.PathLike | None) -> tuple[pd.DataFrame | None, pd.DataFrame, pd.DataFrame]:
+    """Fig. 8 read from ``path`` (mirror-only: None when absent) with its two tables — :func:`statements` and
+    :func:`rag_vs_synthetic` —, or (None, and both tables empty with their columns) when the file is absent."""
+    if path is None:
+        return None, pd.DataFrame(columns=STATEMENT_COLUMNS), pd.DataFrame(columns=PAIR_COLUMNS)
+    fig8 = load_fig8(path)
+    return fig8, statements(fig8), rag_vs_synthetic(fig8)

@@ -113,8 +113,9 @@ def base_vs_instruct(table: pd.DataFrame) -> plt.Figure:
 
 
 def by_length(summary: pd.DataFrame | None, pairs: pd.DataFrame | None) -> plt.Figure:
-    """Mean category correlation by input length (Fig. 6 values), with CIs; faint lines = single pairs."""
-    if summary is None:
+    """Mean category correlation by input length (Fig. 6 values), with CIs; faint lines = single pairs; a note when
+    the values are absent (an empty summary)."""
+    if summary is None or summary.empty:
         return plots.note_figure("The length-resolved values (HELMET Fig. 6) are mirror-only\nand were not found: "
                                  "set HELMLITE_DATA_MIRROR.", size=(7, 4))
     fig, ax = plt.subplots(figsize=(7, 4))
