@@ -32,9 +32,9 @@ def model_key(model: str) -> str:
     """How a spec's model enters its run id: an embedded model's or a server model's name as given; a local model
     directory's folder name and weights hash (:func:`helmlite.models._identity.local_model_key`), so moving the folder
     keeps its runs' ids."""
-    from .models import EMBEDDED, local_model_key
+    from .models import EMBEDDED, local_model_key, served_by
 
-    if model in EMBEDDED or model.startswith("openai:") or not Path(model).is_dir():
+    if model in EMBEDDED or served_by(model) is not None or not Path(model).is_dir():
         return model
     return local_model_key(Path(model))
 

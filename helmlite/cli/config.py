@@ -64,7 +64,9 @@ def _warn_about_devices(config: dict, source: str) -> None:
     """One warning line per model the config places on a GPU (``cuda``, ``cuda:N``, ``mps``) that this machine cannot
     serve: a warning, not an error — the config may be meant for a cluster whose submit host has no GPU — but its run
     jobs will fail here."""
-    models = {spec.model for spec in workflow.run_specs(config).values() if not spec.model.startswith("openai:")}
+    from ..models import served_by
+
+    models = {spec.model for spec in workflow.run_specs(config).values() if served_by(spec.model) is None}
     placed = {model: workflow.model_placement(config, model)["device"] for model in sorted(models)}
     wanted = {model: device for model, device in placed.items() if device not in ("auto", "cpu")}
     if not wanted:

@@ -108,7 +108,7 @@ def _quiet_transformers(args) -> None:
 
 def execute(args) -> None:
     from ..metrics import families
-    from ..models import load_model
+    from ..models import load_model, served_by
     from ..models.cache import CachedModel, RequestCache
     from ..models.devices import resolve_device
     from ..results import read_run
@@ -116,7 +116,7 @@ def execute(args) -> None:
 
     specs = _specs(args)
     # an unavailable device: one error line before anything is written (servers need no torch: not resolved for them)
-    local = any(not spec.model.startswith("openai:") for spec in specs)
+    local = any(served_by(spec.model) is None for spec in specs)
     device = resolve_device(args.device) if local else args.device
     writable_folder(args.results_dir, "--results-dir")  # before any model loads, not after the first run
     _quiet_transformers(args)

@@ -44,6 +44,8 @@ from tenacity import RetryError, Retrying, retry_if_exception_type, stop_after_a
 
 from ._base import (Generation, GenerationRequest, ModelError, Scores, ScoreRequest, apply_stop, helm_kept_tokens,
                     split_context)
+from .backends import backend
+from .devices import DEFAULT_DTYPE
 
 
 class _Retry(Exception):
@@ -316,3 +318,12 @@ class OpenAIModel:
 
     def generate(self, requests_: Sequence[GenerationRequest]) -> list[Generation]:
         return [self._generate_one(r) for r in requests_]
+
+
+@backend("openai:")
+def load(model: str, *, dtype: str = DEFAULT_DTYPE, **placement) -> OpenAIModel:
+    """``openai:<model>``: the server named by ``$HELMLITE_OPENAI_BASE_URL`` (:meth:`OpenAIModel.from_env`); the server
+    keeps its own precision and device, so a dtype other than the default is refused and the placement ignored."""
+    if dtype != DEFAULT_DTYPE:
+        raise ModelError(f"dtype {dtype!r}: a server model (openai:{model}) runs in the server's own precision; set it there")
+    return OpenAIModel.from_env(model)

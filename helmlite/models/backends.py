@@ -1,0 +1,46 @@
+"""Backends by name prefix (issue #65, the scenarios' way: a new one is a module that registers itself). A model name
+that starts with a registered prefix — ``openai:<model>`` for an OpenAI-compatible server — goes to that backend's
+loader; any other name is an embedded model or a local model directory, run in this process by transformers
+(:func:`helmlite.models.load_model`). Who asks: the loader, the run id (a server model's name is its key), the
+config check (a server model needs no weights) and the run command (no local device to resolve for a server)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from ..errors import UserError
+
+
+@dataclass(frozen=True)
+class Backend:
+    """A registered backend: the name ``prefix`` it serves and ``load(model, *, dtype, threads, batch_size, device)``,
+    which gets the name past the prefix and the placement the run asks for (a server keeps its own; it may refuse a
+    placement it cannot honour, with one clear error)."""
+
+    prefix: str
+    load: Callable
+
+
+#: The backends registered so far, by prefix.
+REGISTRY: dict[str, Backend] = {}
+
+
+def backend(prefix: str) -> Callable:
+    """Register the decorated loader for model names that start with ``prefix`` (which ends with ":"); a prefix
+    serves one backend."""
+    if not prefix.endswith(":"):
+        raise UserError(f"backend prefix {prefix!r} must end with ':' (as in 'openai:')")
+
+    def register(load: Callable) -> Callable:
+        if prefix in REGISTRY and REGISTRY[prefix].load is not load:
+            raise UserError(f"backend prefix {prefix!r} is already registered ({REGISTRY[prefix].load.__module__})")
+        REGISTRY[prefix] = Backend(prefix, load)
+        return load
+
+    return register
+
+
+def served_by(name: str) -> Backend | None:
+    """The registered backend whose prefix ``name`` starts with, or None for a model this process runs (embedded or a
+    local directory)."""
+    return next((b for prefix, b in REGISTRY.items() if name.startswith(prefix)), None)

@@ -1,0 +1,43 @@
+"""Backends register by name prefix (issue #65): adding one is a module with ``@backend("<prefix>:")`` — here a test
+registers an echo backend in a few lines and every place that asks "who serves this name?" follows."""
+from __future__ import annotations
+
+import pytest
+
+from helmlite import models
+from helmlite.errors import UserError
+from helmlite.models import backends
+from helmlite.runspec import model_key
+
+
+@pytest.fixture
+def echo_backend():
+    """A backend for ``echo:<model>`` whose model records the placement it was loaded with (removed afterwards)."""
+    @models.backend("echo:")
+    def load(model, *, dtype, threads, batch_size, device):
+        return {"model": model, "dtype": dtype, "threads": threads, "batch_size": batch_size, "device": device}
+
+    yield load
+    backends.REGISTRY.pop("echo:")
+
+
+def test_a_registered_backend_serves_its_prefix_everywhere(echo_backend):
+    assert models.load_model("echo:tiny", threads=3) == {"model": "tiny", "dtype": "float32", "threads": 3,
+                                                        "batch_size": 8, "device": "cpu"}
+    assert models.unknown_model_message("echo:tiny") is None  # a config naming it checks without weights
+    assert model_key("echo:tiny") == "echo:tiny"  # its run id keeps the name as given
+    assert models.served_by("echo:tiny").prefix == "echo:" and models.served_by("smollm2-135m") is None
+    assert "'echo:<model>'" in models.unknown_model_message("ech0:tiny")  # the error lists the registered prefixes
+
+
+def test_openai_registers_itself_and_refuses_a_precision_it_cannot_set():
+    assert models.served_by("openai:qwen").prefix == "openai:"
+    with pytest.raises(models.ModelError, match="runs in the server's own precision"):
+        models.load_model("openai:qwen", dtype="bfloat16")
+
+
+def test_a_prefix_serves_one_backend(echo_backend):
+    with pytest.raises(UserError, match="'echo:' is already registered"):
+        models.backend("echo:")(lambda model, **placement: None)
+    with pytest.raises(UserError, match="must end with ':'"):
+        models.backend("echo")
