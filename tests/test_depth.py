@@ -497,3 +497,10 @@ def test_the_u_shape_note_counts_tested_curves_and_names_why_others_get_none():
                                                  "(holm); 1 get none (inconclusive: 4 contexts < 10 (no interval)).")
     assert depth.u_shape_note(ushape.iloc[:2], table) == ("**1 of 2** curves that get a verdict show a U-shape after "
                                                           "Holm's correction (holm).")
+
+
+def test_published_statistics_without_the_mirror_is_an_empty_table_with_its_columns():
+    """Both papers' tables are mirror-only: absent, the package returns the table the notebook writes (its columns,
+    no rows) instead of the notebook typing them."""
+    table = depth.published_statistics(None, None)
+    assert table.empty and list(table.columns) == depth.published.PUBLISHED_COLUMNS

@@ -319,3 +319,9 @@ def test_every_figure_of_simulated_annotations_says_simulated_in_a_title():
     for name, fig in figures.items():
         titles = [fig._suptitle.get_text() if fig._suptitle else ""] + [ax.get_title() for ax in fig.axes]
         assert any("SIMULATED" in t.upper() for t in titles), (name, titles)
+
+
+def test_real_annotations_have_an_empty_calibration_table_with_its_columns():
+    table = hs.calibration_check(None)  # no simulator to calibrate
+    assert table.empty and list(table.columns) == ["figure", "published", "simulated", "tolerance", "within_tolerance",
+                                                   "fitted", "source"]

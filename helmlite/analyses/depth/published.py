@@ -38,3 +38,21 @@ def litm_curves(tables: pd.DataFrame) -> pd.DataFrame:
     docs["depth"] = docs["gold_index"].astype(float) / (docs["num_docs"].astype(float) - 1)
     docs["accuracy"] = docs["accuracy"] / 100
     return docs
+
+
+#: The columns of :func:`published_statistics` (Lost in the Middle's curves keyed by source, documents and model;
+#: HELMET's by figure, dataset, model and length).
+PUBLISHED_COLUMNS = ["source", "num_docs", "model", "primacy", "recency", "tolerance", "u_shaped", "prefers_recent", "paper",
+                     "figure", "dataset", "length"]
+
+
+def published_statistics(litm: pd.DataFrame | None, helmet: pd.DataFrame | None) -> pd.DataFrame:
+    """:func:`published_primacy_recency` of each paper's curves that are present (mirror-only: None when absent),
+    one table with a ``paper`` column, in :data:`PUBLISHED_COLUMNS`; empty with those columns when neither is."""
+    parts = []
+    if litm is not None:
+        parts.append(published_primacy_recency(litm, ["source", "num_docs", "model"]).assign(paper="Lost in the Middle"))
+    if helmet is not None:
+        parts.append(published_primacy_recency(helmet, ["figure", "dataset", "model", "length"], value="value")
+                     .assign(paper="HELMET"))
+    return pd.concat(parts, ignore_index=True).reindex(columns=PUBLISHED_COLUMNS) if parts else pd.DataFrame(columns=PUBLISHED_COLUMNS)

@@ -155,9 +155,16 @@ def distance(figures: dict[str, float]) -> float:
     return sum(((figures[name] - value) / tolerance) ** 2 for name, (value, tolerance, _) in PUBLISHED.items())
 
 
-def calibration_check(simulation: Simulation) -> pd.DataFrame:
+#: The columns of :func:`calibration_check`'s table.
+CALIBRATION_COLUMNS = ["figure", "published", "simulated", "tolerance", "within_tolerance", "fitted", "source"]
+
+
+def calibration_check(simulation: Simulation | None) -> pd.DataFrame:
     """The simulated figures beside the published ones (:data:`PUBLISHED`), with the tolerance, whether the
-    simulation lies within it, and ``fitted``: both were fitted, so matching them is not evidence."""
+    simulation lies within it, and ``fitted``: both were fitted, so matching them is not evidence. No simulation
+    (real annotations): the table empty, with its columns."""
+    if simulation is None:
+        return pd.DataFrame(columns=CALIBRATION_COLUMNS)
     ours = published_figures(simulation)
     rows = [{"figure": name, "published": value, "simulated": ours[name], "tolerance": tolerance,
              "within_tolerance": bool(abs(ours[name] - value) <= tolerance),
