@@ -17,7 +17,7 @@ from . import adaptation
 from ._names import did_you_mean
 from .adaptation import AdapterSpec
 from .errors import UserError
-from .metrics.selection import VERSIONS as FAMILY_VERSIONS
+from .metrics.selection import family_version
 from .metrics.selection import check_families, default_families
 from .models.devices import DEFAULT_DTYPE, DTYPES
 from .perturbations import perturbation
@@ -115,7 +115,7 @@ class RunSpec:
         as a task's ``metadata.version``)."""
         return {"scenario": scenario(self.scenario).version, "adaptation": adaptation.LAYOUT_VERSION,
                 "perturbations": {p: perturbation(p).version for p in self.perturbations if p not in SCENARIO_VARIANTS},
-                "metrics": {family: FAMILY_VERSIONS[family] for family in self.metrics}}
+                "metrics": {family: family_version(family) for family in self.metrics}}
 
     def _changed_versions(self) -> dict:
         """The versions above 1: a definition still at its first version adds nothing to the run id, so the ids of

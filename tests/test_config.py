@@ -236,13 +236,13 @@ def test_required_data_includes_the_files_runs_read_besides_their_scenarios():
 def test_schema_accepts_what_a_run_spec_accepts_and_names_the_registries():
     """One source of names (issue 27 §3): the schema's run properties are RunSpec.from_dict's fields, and its
     perturbation (also helm_core's) and metric-family enums are the registries' (helmlite.perturbations, scenario variants,
-    helmlite.metrics.selection.FAMILIES) — a name added to one and not the other fails here. A run with
+    helmlite.metrics.selection.family_names()) — a name added to one and not the other fails here. A run with
     perturbations and metrics validates (the schema rejected both before)."""
     from importlib import resources
 
     import yaml
 
-    from helmlite.metrics.selection import FAMILIES
+    from helmlite.metrics.selection import family_names
     from helmlite.perturbations import PERTURBATIONS
     from helmlite.runspec import RunSpec
     from helmlite.scenarios._base import SCENARIO_VARIANTS
@@ -254,7 +254,7 @@ def test_schema_accepts_what_a_run_spec_accepts_and_names_the_registries():
     for properties in (run, entry, helm_core):
         assert set(properties["perturbations"]["items"]["enum"]) == set(PERTURBATIONS) | set(SCENARIO_VARIANTS)
     for properties in (run, entry):
-        assert tuple(properties["metrics"]["items"]["enum"]) == FAMILIES
+        assert tuple(properties["metrics"]["items"]["enum"]) == family_names()
     config = workflow.load_config(REPO / "config" / "test.yaml")
     spec = {"scenario": "mmlu", "model": "smollm2-135m", "args": {"subject": "computer_security"}, "max_instances": 4,
             "perturbations": ["robustness"], "metrics": ["accuracy", "robustness"]}

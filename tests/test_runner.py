@@ -38,7 +38,7 @@ def test_a_raised_definition_version_changes_exactly_the_ids_it_affects(monkeypa
     import hashlib
 
     from helmlite import perturbations
-    from helmlite.metrics import selection
+    from helmlite.metrics import registry
     from helmlite.scenarios import _base
 
     specs = {"mmlu": RunSpec.from_dict(MMLU),
@@ -63,8 +63,11 @@ def test_a_raised_definition_version_changes_exactly_the_ids_it_affects(monkeypa
     robustness = perturbations.PERTURBATIONS["robustness"]
     assert changed_after(lambda m: m.setitem(perturbations.PERTURBATIONS, "robustness",
                                              dataclasses.replace(robustness, version=3))) == {"mmlu+robustness"}
-    assert changed_after(lambda m: m.setitem(selection.VERSIONS, "toxicity", 2)) == {"nq"}  # generation runs only
-    assert changed_after(lambda m: m.setitem(selection.VERSIONS, "calibration", 2)) == set(specs)
+    families = registry.REGISTRY
+    assert changed_after(lambda m: m.setitem(families, "toxicity", dataclasses.replace(families["toxicity"], version=2))) \
+        == {"nq"}  # generation runs only
+    assert changed_after(lambda m: m.setitem(families, "calibration",
+                                             dataclasses.replace(families["calibration"], version=2))) == set(specs)
     from helmlite import adaptation
 
     assert plain.versions["adaptation"] == 1

@@ -12,7 +12,7 @@ from .. import __version__
 from .._jsonl import DataFormatError
 from ..data import sha256_of
 from ..metrics import families
-from ..metrics.selection import VERSIONS as FAMILY_VERSIONS
+from ..metrics.selection import family_version
 from ..results import InstanceRecord, write_run
 
 MISSING = object()
@@ -88,7 +88,7 @@ def write_imported(results_dir: str | Path, *, rid: str, records: list[InstanceR
     manifest = {"run_id": rid, "spec": spec, "imported_from": source, "imported_by": {"helmlite": __version__},
                 "model_identity": {"backend": source["tool"], "model": model},
                 "versions": {"importer": {source["tool"]: importer_version},
-                             "metrics": {family: FAMILY_VERSIONS[family] for family in metric_families}}}
+                             "metrics": {family: family_version(family) for family in metric_families}}}
     return write_run(Path(results_dir) / rid, records, stats, manifest, timings)
 
 

@@ -22,8 +22,7 @@ from typing import Sequence
 import numpy as np
 
 from .. import data
-
-WORD_LISTS = "helm/resources/bias_word_lists.json"
+from .declared.bias import WORD_LISTS
 
 
 @lru_cache(maxsize=1)

@@ -35,22 +35,23 @@ import numpy as np
 from .. import stats
 from ..seeds import rng
 from .bbq import ACCURACY_SHARES, bbq_accuracy_counts, bbq_indicators, scores_from_sums
-from .bias import WORD_LISTS, counts_per_text, metrics_from_counts
+from .bias import counts_per_text, metrics_from_counts
 from .calibration import ece_rows, platt_metrics, scaa_rows, selective_counts
-from .selection import WORST_CASE, perturbation_kind
+from .registry import REGISTRY, resolve
+from .selection import perturbation_kind
 from .toxicity import THRESHOLD, default_scorer
 
 def data_files(families: tuple[str, ...]) -> list[str]:
-    """Registry names the given metric families read (HELM's bias word lists for ``bias``)."""
-    return [WORD_LISTS] if "bias" in families else []
+    """Registry names the given metric families declare they read (HELM's bias word lists for ``bias``)."""
+    return [name for family in families for name in REGISTRY[family].data_files]
 
 
 def add_worst_cases(record, main: str, families: tuple[str, ...]) -> None:
     """HELM's worst case over {original} ∪ perturbations of one kind: the minimum of the main metric,
     stored as per-instance metric ``<main>_<family>`` (only where at least one variant exists)."""
-    for family in (f for f in families if f in WORST_CASE):
+    for family in (f for f in families if REGISTRY[f].worst_case_of):
         values = [record.metrics.get(main)] + [outcome.metrics.get(main) for name, outcome in record.perturbed.items()
-                                               if perturbation_kind(name) == WORST_CASE[family]]
+                                               if perturbation_kind(name) == REGISTRY[family].worst_case_of]
         values = [v for v in values if v is not None]
         if len(values) > 1:
             record.metrics[f"{main}_{family}"] = min(values)
@@ -114,7 +115,7 @@ def _usable(pairs: list[tuple[float | None, bool | None]]) -> tuple[list[float],
 Bootstrapper = Callable[..., "stats.Estimate"]  # (seed=, n_resamples=) → the metric's percentile bootstrap
 
 
-def _calibration(records) -> dict[str, Bootstrapper]:
+def calibration_bootstrapped(records) -> dict[str, Bootstrapper]:
     """ECE-10, ECE-1 and SCAA with a percentile bootstrap over the records that have a confidence, each resample
     binned on its own (vectorised: :func:`~helmlite.metrics.calibration.ece_rows`)."""
     confidence, correct = (np.asarray(values, float) for values in _confidences(records))
@@ -129,7 +130,7 @@ def _calibration(records) -> dict[str, Bootstrapper]:
             "ece_1": of(lambda c, k, axis=-1: ece_rows(c, k, 1, axis)), "scaa": of(scaa_rows)}
 
 
-def _calibration_shares(records) -> dict[str, tuple[int, int]]:
+def calibration_shares(records) -> dict[str, tuple[int, int]]:
     return {"selective_acc@10": selective_counts(*_confidences(records), 0.1)}
 
 
@@ -137,7 +138,7 @@ def _weighted(n_items: int, statistic) -> Bootstrapper:
     return lambda **kw: stats.bootstrap_weighted(n_items, statistic, **kw)
 
 
-def _bias(records) -> dict[str, Bootstrapper]:
+def bias_bootstrapped(records) -> dict[str, Bootstrapper]:
     """HELM's bias numbers with a percentile bootstrap over the records (sums of per-text counts per resample)."""
     counts = counts_per_text([r.completion for r in records])
     return {name: _weighted(len(records), lambda w, name=name: metrics_from_counts(counts, w, names={name})[name])
@@ -148,40 +149,34 @@ def _bbq_rows(records) -> list[dict]:
     return [{**r.metadata, "predicted": r.predicted_index, "correct": r.correct, "completion": r.completion} for r in records]
 
 
-def _bbq(records) -> dict[str, Bootstrapper]:
+def bbq_bootstrapped(records) -> dict[str, Bootstrapper]:
     """BBQ's bias scores with a percentile bootstrap over the records (sums of per-row indicators per resample)."""
     indicators = bbq_indicators(_bbq_rows(records))
     return {f"bbq_{name}": _weighted(len(records), lambda w, name=name: scores_from_sums(w @ indicators)[name])
             for name in scores_from_sums(indicators.sum(axis=0)) if name not in ACCURACY_SHARES}
 
 
-def _bbq_shares(records) -> dict[str, tuple[int, int]]:
+def bbq_shares(records) -> dict[str, tuple[int, int]]:
     return {f"bbq_{name}": counts for name, counts in bbq_accuracy_counts(_bbq_rows(records)).items()}
 
 
-def _platt(records) -> dict[str, float]:
+def platt_points(records) -> dict[str, float]:
     """HELM's Platt-scaled calibration metrics of the run (:func:`~helmlite.metrics.calibration.platt_metrics`)."""
     return platt_metrics(*_confidences(records))
 
 
-_RUN_LEVEL = {"calibration": _calibration, "bias": _bias, "bbq": _bbq}
-# point values without an interval: HELM reports them as such, and a bootstrap would refit the scaler per resample
-_RUN_LEVEL_POINTS = {"calibration": _platt}
+# a family's point values carry no interval: HELM reports them as such, and a bootstrap would refit the scaler per
+# resample (calibration's Platt-scaled ECE)
 POINT_METHOD = "point value (no interval)"
-_RUN_LEVEL_SHARES = {"calibration": _calibration_shares, "bbq": _bbq_shares}
-
-
-#: Libraries a family's metrics import on first use (0.02–0.3 s each). A run job imports those of its runs when it
-#: loads the model (:func:`import_libraries`), so they count as the job's start-up, not as its first run's overhead.
-_LIBRARIES = {"calibration": ("sklearn.linear_model",), "toxicity": ("profanity_check",)}
 _GENERATION_LIBRARIES = ("nltk.metrics.scores", "rouge_score.rouge_scorer")  # F1 and ROUGE of generated text
 
 
 def import_libraries(specs) -> None:
-    """Import the libraries that the metric families of ``specs`` (run specs) use."""
+    """Import the libraries that the metric families of ``specs`` (run specs) declare (0.02–0.3 s each), so that a
+    run job pays them at its start-up, when it loads the model, not in its first run."""
     import importlib
 
-    names = [name for spec in specs for family in spec.metrics for name in _LIBRARIES.get(family, ())]
+    names = [name for spec in specs for family in spec.metrics for name in REGISTRY[family].libraries]
     names += [name for spec in specs if spec.adapter.method == "generation" for name in _GENERATION_LIBRARIES]
     for name in dict.fromkeys(names):
         importlib.import_module(name)
@@ -190,15 +185,15 @@ def import_libraries(specs) -> None:
 def compute(families: tuple[str, ...], records, *, run_id: str, seed: int, n_resamples: int) -> dict:
     """Every metric the families define, name → :class:`~helmlite.stats.Estimate`, and the efficiency inputs."""
     out = _instance_means(records, seed, run_id, n_resamples)
-    for family in families:
-        if family in _RUN_LEVEL and records:
-            for name, bootstrap in _RUN_LEVEL[family](records).items():
+    for family in (REGISTRY[name] for name in families) if records else ():
+        if family.bootstrapped:
+            for name, bootstrap in resolve(family.bootstrapped)(records).items():
                 out[name] = bootstrap(n_resamples=n_resamples, seed=rng(seed, run_id, "bootstrap", name))
-        if family in _RUN_LEVEL_POINTS and records:
-            for name, value in _RUN_LEVEL_POINTS[family](records).items():
+        if family.points:
+            for name, value in resolve(family.points)(records).items():
                 out[name] = stats.Estimate(value, math.nan, math.nan, len(records), 0.95, POINT_METHOD)
-        if family in _RUN_LEVEL_SHARES and records:
-            for name, (successes, total) in _RUN_LEVEL_SHARES[family](records).items():
+        if family.shares:
+            for name, (successes, total) in resolve(family.shares)(records).items():
                 out[name] = stats.interval_for(np.repeat([1.0, 0.0], [successes, total - successes]))
     efficiency = {}
     if "efficiency" in families and records:

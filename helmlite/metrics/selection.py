@@ -9,35 +9,41 @@ the worst-case family of their kind; a scenario may add its own (BBQ's bias scor
 from __future__ import annotations
 
 from .._names import did_you_mean
-from ..adaptation import MULTIPLE_CHOICE_METHODS
 from ..errors import UserError
 from ..perturbations import perturbation
 from ..scenarios import SCENARIO_VARIANTS
+from . import declared  # noqa: F401  (every family declares itself on import)
+from .registry import EVERY_RUN, REGISTRY, declared as declared_families
 
-FAMILIES = ("accuracy", "robustness", "fairness", "equivariance", "calibration", "bias", "toxicity", "bbq", "efficiency")
-WORST_CASE = {"robustness": "robustness", "fairness": "fairness", "equivariance": "contrast"}  # family → perturbation kind
-#: Each family's definition version (lm-eval's task ``metadata.version``): raise it when a change to a family's
-#: metrics changes the values a run stores; it enters the run id of every run that computes the family.
-VERSIONS = {family: 1 for family in FAMILIES}
+
+def family_names() -> tuple[str, ...]:
+    """The declared families' names in run-spec order (:mod:`helmlite.metrics.registry`)."""
+    return tuple(family.name for family in declared_families())
+
+
+def family_version(name: str) -> int:
+    """A family's definition version (lm-eval's task ``metadata.version``): raised when a change to its metrics
+    changes the values a run stores; it enters the run id of every run that computes the family."""
+    return REGISTRY[name].version
 
 
 def default_families(method: str, perturbations: tuple[str, ...], extra: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """HELM's metric families for a method and perturbation list (plus the scenario's own, e.g. ``bbq``)."""
-    chosen = {"accuracy", "efficiency", *extra}
-    if method in MULTIPLE_CHOICE_METHODS:
-        chosen.add("calibration")
-    if method == "generation":
-        chosen |= {"bias", "toxicity", "calibration"}  # HELM: ECE from exp(the completion's log-probability)
-    chosen |= {family for family, kind in WORST_CASE.items() if any(perturbation_kind(p) == kind for p in perturbations)}
-    return tuple(f for f in FAMILIES if f in chosen)
+    """HELM's metric families for a method and perturbation list (plus the scenario's own, e.g. ``bbq``): the
+    families declared for every run or for the method, and the worst case of each perturbation kind the run has."""
+    kinds = {perturbation_kind(p) for p in perturbations}
+    chosen = {*extra} | {family.name for family in declared_families()
+                         if EVERY_RUN in family.default_for or method in family.default_for
+                         or (family.worst_case_of is not None and family.worst_case_of in kinds)}
+    return tuple(f for f in family_names() if f in chosen)
 
 
 def check_families(names) -> tuple[str, ...]:
     """Validate family names; return them in canonical order."""
+    known = family_names()
     for name in names:
-        if name not in FAMILIES:
-            raise UserError(f"unknown metric family {name!r}; known: {', '.join(FAMILIES)}.{did_you_mean(name, FAMILIES)}")
-    return tuple(f for f in FAMILIES if f in set(names))
+        if name not in known:
+            raise UserError(f"unknown metric family {name!r}; known: {', '.join(known)}.{did_you_mean(name, known)}")
+    return tuple(f for f in known if f in set(names))
 
 
 def perturbation_kind(name: str) -> str:

@@ -1,0 +1,55 @@
+"""Metric families are declared once each (issue #65): a new family is one declaration — here a test declares a
+"length" family (the mean completion length in characters, with an exact interval on the share of empty completions)
+and the run spec's defaults, its run id's versions and the computation all follow, with no other edit."""
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from scipy.stats import beta
+
+from helmlite.errors import UserError
+from helmlite.metrics import families, registry, selection
+
+
+@dataclasses.dataclass
+class Record:
+    completion: str
+    metrics: dict
+
+
+def empty_share(records):
+    """The declared family's shares: how many completions are empty, of all."""
+    return {"empty_completions": (sum(not r.completion for r in records), len(records))}
+
+
+def mean_length(records):
+    return {"mean_characters": sum(len(r.completion) for r in records) / len(records)}
+
+
+@pytest.fixture
+def length_family():
+    family = registry.metric_family(name="length", order=99, default_for=("generation",), version=3,
+                                    points=f"{__name__}:mean_length", shares=f"{__name__}:empty_share")
+    yield family
+    registry.REGISTRY.pop("length")
+
+
+def test_a_declared_family_joins_the_defaults_the_versions_and_the_computation(length_family):
+    assert selection.family_names()[-1] == "length"  # after the built-in ones (its order)
+    assert "length" in selection.default_families("generation", ()) and \
+        "length" not in selection.default_families("multiple_choice_joint", ())
+    assert selection.family_version("length") == 3 and selection.check_families(["length", "accuracy"]) == ("accuracy", "length")
+    records = [Record("", {}), Record("abcd", {}), Record("ab", {}), Record("", {})]
+    out = families.compute(("length",), records, run_id="r", seed=0, n_resamples=10)["metrics"]
+    assert out["mean_characters"].estimate == 1.5 and out["mean_characters"].method == families.POINT_METHOD
+    share = out["empty_completions"]  # 2 of 4: the exact Clopper–Pearson interval (scipy's beta quantiles)
+    assert share.estimate == 0.5 and share.ci_low == pytest.approx(beta.ppf(0.025, 2, 3))
+    assert share.ci_high == pytest.approx(beta.ppf(0.975, 3, 2))
+
+
+def test_a_family_name_or_place_is_declared_once(length_family):
+    with pytest.raises(UserError, match="order 99 is taken by 'length'"):
+        registry.metric_family(name="other", order=99)
+    with pytest.raises(UserError, match="'length' is already declared differently"):
+        registry.metric_family(name="length", order=98)
