@@ -309,3 +309,20 @@ def test_no_file_of_the_package_is_ignored_by_git():
     files = [str(path.relative_to(ROOT)) for path in PACKAGE.rglob("*") if path.is_file() and "__pycache__" not in path.parts]
     ignored = subprocess.run(["git", "check-ignore", "--no-index", *files], cwd=ROOT, capture_output=True, text=True).stdout
     assert not ignored.split(), f"ignored by .gitignore: {ignored.split()}"
+
+
+def test_the_readmes_where_a_new_thing_goes_names_real_places():
+    """README's "Where a new thing goes": every path it names exists, and each registry it names is the one the
+    code uses (scenarios found on import, metric_family, backend)."""
+    import re
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("### Where a new thing goes"):text.index("`tests/test_architecture.py` checks that every path")]
+    paths = re.findall(r"`((?:helmlite|notebooks|tests)/[^`]*)`", section)
+    assert len(paths) >= 8, paths
+    assert not [p for p in paths if not (ROOT / p).exists()], paths
+    from helmlite.metrics.registry import metric_family
+    from helmlite.models import backend
+
+    assert "metric_family(...)" in section and metric_family.__module__ == "helmlite.metrics.registry"
+    assert '@backend("<prefix>:")' in section and backend.__module__ == "helmlite.models.backends"
