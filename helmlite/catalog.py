@@ -72,7 +72,7 @@ HELMET = Analysis(
     title="HELMET: do synthetic long-context tasks predict downstream performance?",
     paper="Yen et al. 2025, HELMET (ICLR 2025, arXiv 2410.02694), Figs. 3, 5, 6, 8",
     figures={
-        "helmet_fig5_reproduced": "Fig. 5 recomputed (35 instruct models, fitted exclusion) beside its difference to the paper, and with all 36.",
+        "helmet_fig5_reproduced": "Fig. 5 recomputed (35 instruct models, fitted exclusion) beside its difference to the paper in thousandths, and that difference with all 36.",
         "helmet_fig3_reproduced": "Fig. 3: the paper's NIAH/RULER rows and our recomputed Recall/RAG rows.",
         "helmet_correlation_cis": "Every recomputed correlation with a 95% bootstrap CI over models, and the paper's value.",
         "helmet_fig8_averages": "Fig. 8 (paper's printed values, mirror-only): each synthetic and RAG dataset's Avg. rho with the downstream categories, and the 0.8 line.",

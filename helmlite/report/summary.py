@@ -22,6 +22,9 @@ from ..reproduction import VERDICTS as REPRODUCTION_VERDICTS
 #: figure of the notebook (:func:`helmlite.report.figures_shown`).
 HEADLINE_METADATA = {"helmlite": "headline"}
 
+#: A headline figure at most this high for its width prints on page one (120 mm high, then ≥ 86% of the page's width).
+WIDE_HEADLINE = 0.75
+
 #: The claim verdicts in the order a reader wants them: what the data decided first, then what was not to be decided.
 _VERDICT_ORDER = ("supported", "contradicted", "inconclusive", "exploratory")
 
@@ -190,10 +193,10 @@ def show(claims: pd.DataFrame | None = None, reproduction: pd.DataFrame | None =
         display(Markdown(note))
     if headline is not None:
         data_png = Path(headline).read_bytes()
-        # a wide headline is printed small enough to stay on page one under the verdicts; a tall one (01's score
-        # matrix) would be unreadable at that height, so it keeps its own page
+        # a wide headline is printed low enough (site.css: 120 mm) to stay on page one under the verdicts at nearly
+        # the page's width; a squarer or taller one would shrink to unreadable text there, so it takes the next page
         height_over_width = int.from_bytes(data_png[20:24], "big") / int.from_bytes(data_png[16:20], "big")
-        figure = {"name": Path(headline).stem, "first_page": height_over_width <= 1.0,
+        figure = {"name": Path(headline).stem, "first_page": height_over_width <= WIDE_HEADLINE,
                   **({"caption": caption} if caption else {})}
         display(Image(data=data_png, format="png", width=display_width(data_png)),
                 metadata={**HEADLINE_METADATA, FIGURE_METADATA: figure})

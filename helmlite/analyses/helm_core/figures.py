@@ -22,43 +22,45 @@ def cell_text(estimate: float, low: float, high: float, n: int, digits: int = 2)
     return f"{estimate:.{digits}f}\n[{low:.{digits}f},{high:.{digits}f}]"
 
 
-#: Metric families per heatmap panel: a panel of four 1.1-inch cells beside the scenario labels is a page wide
+#: Scenarios per heatmap panel: five 1-inch cells beside the family labels make a panel about a page wide
 #: (:data:`helmlite.plots.PAGE_WIDTH_IN`), so its two-line cells print at their size.
-FAMILIES_PER_PANEL = 4
+SCENARIOS_PER_PANEL = 5
 
 
 def score_heatmaps(matrix: pd.DataFrame) -> plt.Figure:
-    """Per model: scenarios × metric families, each cell 'estimate\n[low, high]' (:func:`cell_text`), in panels of
-    :data:`FAMILIES_PER_PANEL` families stacked one under the other. Colour says how good a cell is on its own
-    metric's direction: the estimate where higher is better, 1 − the estimate where lower is (ECE, toxic fraction,
-    gender representation); token counts are not coloured."""
+    """Per model: metric families × scenarios, each cell 'estimate\n[low, high]' (:func:`cell_text`), in panels of
+    :data:`SCENARIOS_PER_PANEL` scenarios one under the other. Families run down the rows so that a page-wide figure
+    of both models also fits one printed page (scenarios across and families down, the four panels of eight families
+    were 16 in tall and printed at 0.58 scale: issue #64). Colour says how good a cell is on its own metric's
+    direction: the estimate where higher is better, 1 − the estimate where lower is (ECE, toxic fraction, gender
+    representation); token counts are not coloured."""
     models = sorted(matrix["model"].unique())
-    families = [f for f in matrix["family"].unique()]
-    chunks = [families[k:k + FAMILIES_PER_PANEL] for k in range(0, len(families), FAMILIES_PER_PANEL)]
+    families = list(matrix["family"].unique())
     scenarios = sorted(matrix["scenario"].unique())
+    chunks = [scenarios[k:k + SCENARIOS_PER_PANEL] for k in range(0, len(scenarios), SCENARIOS_PER_PANEL)]
     panels = [(model, chunk) for model in models for chunk in chunks]
-    fig, grid = plt.subplots(len(panels), 2, figsize=(3.0 + 1.1 * FAMILIES_PER_PANEL, len(panels) * (0.55 * len(scenarios) + 1.3)),
+    fig, grid = plt.subplots(len(panels), 2, figsize=(2.6 + 1.0 * SCENARIOS_PER_PANEL, len(panels) * (0.5 * len(families) + 1.2)),
                              squeeze=False, gridspec_kw={"width_ratios": [1, 0.03]})
     for spare in grid[1:, 1]:
         spare.axis("off")
     for k, (ax, (model, chunk)) in enumerate(zip(grid[:, 0], panels)):
-        part = matrix[(matrix["model"] == model) & matrix["family"].isin(chunk)]
+        part = matrix[(matrix["model"] == model) & matrix["scenario"].isin(chunk)]
         goodness = np.where(part["lower_is_better"].astype(bool), 1 - part["estimate"], part["estimate"])
-        values = part.assign(goodness=goodness).pivot_table(index="scenario", columns="family", values="goodness") \
-            .reindex(index=scenarios, columns=chunk)
+        values = part.assign(goodness=goodness).pivot_table(index="family", columns="scenario", values="goodness") \
+            .reindex(index=families, columns=chunk)
         digits = np.where(part.family == EFFICIENCY, 0, 2)
         texts = [cell_text(e, lo, hi, n, d) for e, lo, hi, n, d in zip(part.estimate, part.ci_low, part.ci_high, part.n, digits)]
-        labels = part.assign(text=texts).pivot_table(index="scenario", columns="family", values="text", aggfunc="first") \
-            .reindex(index=scenarios, columns=chunk)
+        labels = part.assign(text=texts).pivot_table(index="family", columns="scenario", values="text", aggfunc="first") \
+            .reindex(index=families, columns=chunk)
         shown = values.copy()
-        if EFFICIENCY in shown:  # tokens, not a 0–1 score: annotated but not coloured
-            shown[EFFICIENCY] = np.nan
+        if EFFICIENCY in shown.index:  # tokens, not a 0–1 score: annotated but not coloured
+            shown.loc[EFFICIENCY] = np.nan
         sns.heatmap(shown.astype(float), annot=labels.fillna(""), fmt="", cmap="viridis", vmin=0, vmax=1, ax=ax,
                     annot_kws={"fontsize": 7.5}, linewidths=0.5, cbar=k == 0, cbar_ax=grid[0, 1] if k == 0 else None,
                     cbar_kws={"label": "how good (1 = best; ECE, toxicity,\nbias as 1 − value; tokens not coloured)"})
-        if EFFICIENCY in labels:  # seaborn leaves NaN cells unannotated: write these by hand
-            column = list(labels.columns).index(EFFICIENCY)
-            for row_index, text in enumerate(labels[EFFICIENCY]):
+        if EFFICIENCY in labels.index:  # seaborn leaves NaN cells unannotated: write these by hand
+            row_index = list(labels.index).index(EFFICIENCY)
+            for column, text in enumerate(labels.loc[EFFICIENCY]):
                 if isinstance(text, str):
                     ax.text(column + 0.5, row_index + 0.5, text, ha="center", va="center", fontsize=7.5)
         ax.set(title=model if len(chunks) == 1 else f"{model} ({chunks.index(chunk) + 1} of {len(chunks)})", xlabel="", ylabel="")

@@ -18,22 +18,27 @@ def _lower_mask(matrix: pd.DataFrame) -> np.ndarray:
 
 def fig5(ours: pd.DataFrame, published: pd.DataFrame, n_models: int, all_models: pd.DataFrame | None = None,
          n_all: int | None = None) -> plt.Figure:
-    """Fig. 5 recomputed (lower triangle, the paper's layout) beside ours − paper; with ``all_models``, a
-    third panel gives the difference when every released instruct model is kept."""
+    """Fig. 5 recomputed (lower triangle, the paper's layout) beside ours − paper in thousandths; with ``all_models``,
+    a third panel gives the difference when every released instruct model is kept. Two panels a row, the third
+    centred below: a page wide and, printed, one page high (stacked, the three were 15 in tall and printed at 0.6
+    scale, their numbers at ~4 pt: issue #64)."""
     panels = 2 if all_models is None else 3
-    fig, axes = plt.subplots(panels, 1, figsize=(6.4, 5.2 * panels))  # one under the other: a page wide
-    sns.heatmap(ours, mask=_lower_mask(ours), ax=axes[0], **_HEATMAP)
-    axes[0].set_title(f"Fig. 5 recomputed: category Spearman ρ ({n_models} instruct models, 128K)", fontsize=9)
+    fig = plt.figure(figsize=(7.4, 3.8 * ((panels + 1) // 2)))
+    grid = fig.add_gridspec((panels + 1) // 2, 4)
+    axes = [fig.add_subplot(place) for place in [grid[0, 0:2], grid[0, 2:4], grid[1, 1:3]][:panels]]
+    sns.heatmap(ours, mask=_lower_mask(ours), ax=axes[0], **{**_HEATMAP, "annot_kws": {"fontsize": 7},
+                                                             "cbar_kws": {"shrink": 0.7, "label": "Spearman ρ"}})
+    axes[0].set_title(f"Fig. 5 recomputed (ρ)\n{n_models} instruct models, 128K", fontsize=8)
     deltas = [(ours - published, f"{n_models} models")]
     if all_models is not None:
         deltas.append((all_models - published, f"all {n_all} models"))
     for ax, (delta, label) in zip(axes[1:], deltas):
-        shown = delta.round(3) + 0.0  # + 0.0: a difference that rounds to zero prints "+0.000", not "-0.000"
-        sns.heatmap(shown, mask=_lower_mask(delta) | np.eye(len(delta), dtype=bool), ax=ax, annot=True, fmt="+.3f",
-                    annot_kws={"fontsize": 8}, vmin=-0.06, vmax=0.06, cmap="vlag", square=True, linewidths=0.5,
-                    cbar_kws={"shrink": 0.75, "label": "ours − paper"})
-        ax.set_title(f"{label} − paper (max |Δ| = {np.nanmax(np.abs(delta.to_numpy() - np.diag(np.diag(delta)))):.3f})",
-                     fontsize=9)
+        thousandths = (delta * 1000).round() + 0.0  # + 0.0: a difference that rounds to zero prints "+0", not "-0"
+        sns.heatmap(thousandths, mask=_lower_mask(delta) | np.eye(len(delta), dtype=bool), ax=ax, annot=True, fmt="+.0f",
+                    annot_kws={"fontsize": 7}, vmin=-60, vmax=60, cmap="vlag", square=True, linewidths=0.5,
+                    cbar_kws={"shrink": 0.7, "label": "× 0.001"})
+        largest = np.nanmax(np.abs(delta.to_numpy() - np.diag(np.diag(delta))))
+        ax.set_title(f"{label} − paper\n(× 0.001; max |Δ| {largest:.3f})", fontsize=8)
     fig.tight_layout()
     return fig
 
