@@ -163,9 +163,9 @@ def win_rate_agreement(rows: pd.DataFrame, summary: pd.DataFrame) -> plt.Figure:
     """Recomputed (HELM v0.4.0 rules) vs published mean win rate, one panel per metric group; grey bars
     show the range of win rates that tie-breaking on the rounded values allows (when the table has them)."""
     groups = list(summary["group"])
-    cols = 2
-    fig, axes = plt.subplots(int(np.ceil(len(groups) / cols)), cols, figsize=(7.2, 3.5 * np.ceil(len(groups) / cols)),
-                             squeeze=False)
+    cols = 3  # three a row: the eight groups' panels fit one printed page (two a row made 13.7 in, printed at 0.67)
+    rows_n = int(np.ceil(len(groups) / cols))
+    fig, axes = plt.subplots(rows_n, cols, figsize=(7.2, 2.75 * rows_n + 0.4), squeeze=False, sharex=True, sharey=True)
     for ax, group in zip(axes.flat, groups):
         part = rows[rows["group"] == group]
         s = summary.set_index("group").loc[group]
@@ -176,9 +176,16 @@ def win_rate_agreement(rows: pd.DataFrame, summary: pd.DataFrame) -> plt.Figure:
         ax.plot([0, 1], [0, 1], color="grey", lw=0.8, ls="--")
         title = f"{group}\nτ={s.kendall_tau:.2f}, max|Δ|={s.max_abs_diff:.3f}"
         if "within_tie_range" in s:
-            title += f", in tie range {int(s.within_tie_range)}/{int(s.models)}"
-        ax.set(title=title, xlim=(0, 1), ylim=(0, 1), xlabel="published", ylabel="recomputed")
-        ax.title.set_fontsize(8.5)
+            title += f"\nin tie range {int(s.within_tie_range)}/{int(s.models)}"
+        ax.set(title=title, xlim=(0, 1), ylim=(0, 1), xticks=[0, 0.5, 1], yticks=[0, 0.5, 1])
+        ax.title.set_fontsize(8)
+    for column in range(cols):  # the lowest panel of each column carries the x axis (one below it may be empty)
+        lowest = axes[(len(groups) - 1 - column) // cols, column] if column < len(groups) else None
+        if lowest is not None:
+            lowest.xaxis.set_tick_params(labelbottom=True)
+            lowest.set_xlabel("published")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("recomputed")
     axes.flat[0].legend(fontsize=7, loc="upper left")
     for ax in list(axes.flat)[len(groups):]:
         ax.set_axis_off()
