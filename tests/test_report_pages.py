@@ -186,6 +186,7 @@ def test_a_caption_names_its_n_and_the_interval_that_ran():
     assert captions.sample_detail(pd.DataFrame({"n": [1500]}), "prompts", method="cluster bootstrap over prompts") == (
         "n = 1,500 prompts per point; 95% intervals: cluster bootstrap over prompts.")
     assert captions.sample_detail(frame.iloc[0:0]) == ""
+    assert captions.sample_detail(frame, "contexts", "curve", interval=None) == "n = 3–6 contexts per curve."
 
 
 def test_the_contents_nest_each_sections_subsections():

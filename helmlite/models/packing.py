@@ -65,11 +65,11 @@ def rows_attention(module, query: torch.Tensor, key: torch.Tensor, value: torch.
     and to its own earlier positions only — one scaled-dot-product call per row on that row's keys, so a row's
     values are those of the row run alone over its prefix, whatever else the forward packs. Keys and values come
     grouped (grouped-query attention: ``enable_gqa``, no copy repeated to every head). ``key`` and ``value`` hold the
-    prefix and the packed rows, or — with ``packed_prefix``, the forward's cache fork whose layers hand over their new
-    keys alone (:func:`helmlite.models.prefix_cache.read_new`) — the packed rows only, the prefix read from the fork's
-    layer: the same tensors either way, without joining the whole prefix to every forward's keys first."""
-    if packed_prefix is not None and key.shape[2] == query.shape[2]:
-        layer = packed_prefix.layers[module.layer_idx]
+    prefix and the packed rows, or — where ``packed_prefix``, the forward's cache fork, has a layer marked
+    ``hands_new_only`` (:func:`helmlite.models.prefix_cache.fork_cache` with ``new_only``) — the packed rows only,
+    the prefix read from that layer: the same tensors either way, without joining the whole prefix to every forward's keys first."""
+    layer = packed_prefix.layers[module.layer_idx] if packed_prefix is not None else None
+    if layer is not None and getattr(layer, "hands_new_only", False):
         prefix, new = (layer.keys, layer.values), (key, value)
     else:
         start = key.shape[2] - query.shape[2]

@@ -41,6 +41,7 @@ def fork_cache(cache, rows: int = 1, *, keep_new: bool = True, new_only: bool = 
             layer.keys, layer.values = (t.expand(rows, *t.shape[1:]) for t in (layer.keys, layer.values))
         if not keep_new and not getattr(layer, "record_past", False):
             layer.update = functools.partial(read_new if new_only else read_through, layer)
+            layer.hands_new_only = new_only  # what packing.rows_attention reads to join the prefix itself
     return fork
 
 

@@ -37,16 +37,17 @@ def _range(values: pd.Series) -> str:
 
 
 def sample_detail(frame: pd.DataFrame, unit: str = "items", per: str = "point", *, n: str = "n",
-                  interval: str = "interval", method: str | None = None) -> str:
+                  interval: str | None = "interval", method: str | None = None) -> str:
     """"n = 4 items per point; 95% intervals: Clopper–Pearson exact." from ``frame``'s ``n`` and ``interval`` columns
     (a range when the points differ: "n = 3–6"); "" for an empty frame. Points without an interval are counted.
-    ``method`` names the interval of a table that has no interval column (what its function's docstring says)."""
+    ``method`` names the interval of a table that has no interval column (what its function's docstring says);
+    ``interval=None``: the points carry no interval, and the sentence names none."""
     if frame is None or frame.empty or n not in frame:
         return ""
     text = f"n = {_range(frame[n].dropna())} {unit} per {per}"
     if method is not None:
         text += f"; 95% intervals: {method}"
-    elif interval in frame:
+    elif interval is not None and interval in frame:
         named = frame[interval].map(interval_words)
         methods = list(dict.fromkeys(named.dropna()))
         if methods:
