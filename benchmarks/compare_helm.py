@@ -214,9 +214,9 @@ def main() -> None:
             f"mmlu:subject={s},method=multiple_choice_joint,model=helmlite_{MODEL}" for s in args.subjects}
 
     from helmlite.results import read_run
-    from helmlite.instances import adapted_prompts
+    from helmlite.evaluation import adapted_prompts
     from helmlite.scenarios import scenario
-    from helmlite.runspec import RunSpec
+    from helmlite.evaluation import RunSpec
 
     totals = {"items": 0, "prompts": 0, "dry_prompts": 0, "predictions": 0, "helm_correct": 0, "ours_correct": 0}
     unmatched = []  # items found by one tool only (paired by HELM's load-order number of helmlite's id)

@@ -44,7 +44,7 @@ import numpy as np
 import torch
 
 from helmlite import data
-from helmlite.adaptation import AdapterSpec, adapt
+from helmlite.evaluation import AdapterSpec, adapt
 from helmlite.models import ScoreRequest, load_model, prepare
 from helmlite.scenarios import TEST, TRAIN, scenario
 from helmlite.scenarios.mmlu import SUBJECTS

@@ -2,7 +2,7 @@
 
 A depth sweep asks each context at several depths, each with its key-absent baseline: the prompts of one context
 share their text up to the needle (or gold document) — across depths, and between a query and its baseline. The
-runner declares those shared levels (:mod:`helmlite.shared_prefixes`) and the transformers backend encodes each once
+runner declares those shared levels (:mod:`helmlite.evaluation.shared_prefixes`) and the transformers backend encodes each once
 and reuses its key/value cache. This script builds the default config's depth runs (SmolLM2, fp32 on CPU, one
 thread) for a few contexts and scores the *same* requests three ways — reuse off (every continuation's prompt encoded
 whole), each prompt encoded once for its candidates but shared with no other prompt, and with the levels shared up to
@@ -19,7 +19,7 @@ import time
 
 from helmlite import workflow
 from helmlite.models import ScoreRequest, load_model
-from helmlite.runner import prepare_requests
+from helmlite.evaluation import prepare_requests
 from helmlite.planning.design import CONTEXT_COUNTS, context_count_arg
 
 TASKS = ("nq_multidoc", "niah")

@@ -28,8 +28,8 @@ def run_all(device: str, dtype: str, max_instances: int | None, threads: int, fo
     """Every subject's records for one placement, and the seconds spent in the runs' model calls."""
     from helmlite.models import load_model
     from helmlite.results import read_run
-    from helmlite.runner import execute
-    from helmlite.runspec import RunSpec
+    from helmlite.evaluation import execute
+    from helmlite.evaluation import RunSpec
     from helmlite.scenarios.mmlu import SUBJECTS
 
     model = load_model("smollm2-135m", threads=threads, device=device, dtype=dtype)

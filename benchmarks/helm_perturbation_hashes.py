@@ -6,8 +6,8 @@ White → Black American first names at prob 1 with gender kept) and for its con
 applies crfm-helm 0.5.16's own class to ``N_TEXTS`` inputs — IMDb contrast-set test reviews, each with the
 reference "Positive" or "Negative" and, for the names, the reference "<first name of the review> liked it." —
 as HELM does (``perturbation.apply(instance)``: the random generator seeded with the instance id, here
-``id<k>``; references first). The word lists are the ones helmlite reads (:data:`helmlite.perturbations.DIALECT`,
-:data:`~helmlite.perturbations.PERSON_NAMES`: HELM's own where the registry can fetch them, else the mirror's
+``id<k>``; references first). The word lists are the ones helmlite reads (:data:`helmlite.evaluation.perturbations.DIALECT`,
+:data:`~helmlite.evaluation.perturbations.PERSON_NAMES`: HELM's own where the registry can fetch them, else the mirror's
 stand-ins), passed to HELM's classes as their mapping/name files, so the comparison is of the algorithms.
 It prints, per perturbation, how many texts it changed and the sha256 of every output (inputs, then
 references, per instance, joined by ``PROMPT_SEPARATOR``); ``tests/test_perturbations.py`` holds the values.
@@ -53,7 +53,7 @@ def main() -> None:
     from helm.benchmark.augmentations.person_name_perturbation import PersonNamePerturbation
     from helm.benchmark.scenarios.scenario import Input, Instance, Output, Reference
 
-    from helmlite import perturbations
+    from helmlite.evaluation import perturbations
 
     items = texts()
     os.chdir(tempfile.mkdtemp(prefix="helm-perturbations-"))  # HELM's classes create benchmark_output/ here

@@ -8,7 +8,7 @@ the perturbed prompts are hashed on their own) and RAFT on five subsets (HELM's 
 truncation; nothing is generated), with the data placed from the mirror in HELM's layout so that crfm-helm
 downloads nothing. It prints, per run spec and train trial, the number of prompts and the sha256 of the
 prompts in HELM's request order joined by ``PROMPT_SEPARATOR``; ``tests/test_helm_prompts.py`` holds these
-values and checks ``helmlite prompts`` (:func:`helmlite.instances.adapted_prompts`) against them.
+values and checks ``helmlite prompts`` (:func:`helmlite.evaluation.instances.adapted_prompts`) against them.
 
 Set-up: crfm-helm 0.5.16 in its own venv, as ``benchmarks/compare_helm.py`` describes (``/tmp/helm-venv``; without
 torchvision, whose wheel breaks transformers' imports beside the CPU torch). ``--only raft`` runs the RAFT entries

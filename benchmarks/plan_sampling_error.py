@@ -25,12 +25,12 @@ def _distinct_requests(adapted) -> list:
 def main() -> None:
     from helmlite import workflow
     from helmlite.data import FetchError
-    from helmlite.instances import load_all, split
+    from helmlite.evaluation import load_all, split
     from helmlite.planning import _model_path
     from helmlite.planning.sampling import SAMPLE_ABOVE, counted_sample
     from helmlite.planning.counting import WorkCounter
     from helmlite.planning.rates import model_rates
-    from helmlite.runner import prepare_requests
+    from helmlite.evaluation import prepare_requests
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--configfile", default="config/paper.yaml")

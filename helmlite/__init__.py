@@ -3,16 +3,15 @@
 Public surface — :data:`PUBLIC_MODULES`, one idea each (an underscore module is private to the package); a package's
 ``__all__`` names what other packages and the notebooks may use of it:
 
-* running evaluations: :mod:`~helmlite.scenarios` (loaders), :mod:`~helmlite.adaptation` (prompts, HELM's rules),
-  :mod:`~helmlite.perturbations`, :mod:`~helmlite.instances` (what a run evaluates), :mod:`~helmlite.helm_subsample`, :mod:`~helmlite.runspec`,
-  :mod:`~helmlite.scoring_rules` (main metric, decision rules), :mod:`~helmlite.shared_prefixes`, :mod:`~helmlite.models`,
-  :mod:`~helmlite.metrics`, :mod:`~helmlite.runner`, :mod:`~helmlite.results` (the run-folder contract),
+* running evaluations: :mod:`~helmlite.scenarios` (loaders), :mod:`~helmlite.evaluation` (the run pipeline: run
+  specs, instances, prompts under HELM's rules, perturbations, the runner), :mod:`~helmlite.models`,
+  :mod:`~helmlite.metrics`, :mod:`~helmlite.results` (the run-folder contract and provenance manifests),
   :mod:`~helmlite.imports` (crfm-helm, lm-eval, inspect_ai runs), :mod:`~helmlite.compare`;
-* statistics and verdicts: :mod:`~helmlite.stats`, :mod:`~helmlite.claims`, :mod:`~helmlite.reproduction`,
+* statistics and verdicts: :mod:`~helmlite.stats`, :mod:`~helmlite.claims` (claims and reproduction checks),
   :mod:`~helmlite.leaderboards`, :mod:`~helmlite.seeds`;
 * the workflow and its reports: :mod:`~helmlite.workflow`, :mod:`~helmlite.catalog`, :mod:`~helmlite.grids`,
-  :mod:`~helmlite.planning`, :mod:`~helmlite.params`, :mod:`~helmlite.plots`, :mod:`~helmlite.provenance`,
-  :mod:`~helmlite.report`, :mod:`~helmlite.analyses` (the logic behind each notebook), :mod:`~helmlite.cli`;
+  :mod:`~helmlite.planning`, :mod:`~helmlite.plots`, :mod:`~helmlite.report` (notebook set-up, outputs, pages),
+  :mod:`~helmlite.analyses` (the logic behind each notebook), :mod:`~helmlite.cli`;
 * around them: :mod:`~helmlite.data` (registry and mirror-aware fetcher), :mod:`~helmlite.home`, :mod:`~helmlite.errors`.
 """
 import logging
@@ -46,10 +45,9 @@ _EXPORTS = {"FetchError": "data", "fetch": "data", "Estimate": "stats", "PairedC
             "write_csv": "_io"}
 __all__ = sorted(_EXPORTS)
 #: The public modules and packages (tested against the tree: tests/test_architecture.py).
-PUBLIC_MODULES = ("adaptation", "analyses", "catalog", "claims", "cli", "compare", "data", "errors", "grids", "helm_subsample", "home",
-                  "imports", "instances", "leaderboards", "metrics", "models", "params", "perturbations", "planning",
-                  "plots", "provenance", "report", "reproduction", "results", "runner", "runspec", "scenarios",
-                  "scoring_rules", "seeds", "shared_prefixes", "stats", "workflow")
+PUBLIC_MODULES = ("analyses", "catalog", "claims", "cli", "compare", "data", "errors", "evaluation", "grids", "home",
+                  "imports", "leaderboards", "metrics", "models", "planning", "plots", "report", "results", "scenarios",
+                  "seeds", "stats", "workflow")
 
 
 def __getattr__(name: str):

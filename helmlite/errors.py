@@ -9,8 +9,11 @@
 
 Both subclass ``ValueError`` as well, so library callers can keep catching ``ValueError``; a plain
 ``ValueError`` from a bug is not a ``HelmliteError`` and keeps its traceback. Each module's own error
-class (``ConfigError``, ``RunError``, ``FetchError``, ...) subclasses one of these.
+class (``ConfigError``, ``RunError``, ``FetchError``, ...) subclasses one of these. Messages about an unknown name
+(scenario, model, metric, data file) end with :func:`did_you_mean`'s suggestions.
 """
+import difflib
+from typing import Iterable
 
 
 class HelmliteError(Exception):
@@ -29,3 +32,9 @@ class UserError(HelmliteError, ValueError):
 
 class DataError(HelmliteError, ValueError):
     """A data file that is missing, unverifiable or malformed; the message names the file (and line or field)."""
+
+
+def did_you_mean(name: str, known: Iterable[str], cutoff: float = 0.5) -> str:
+    """`` Did you mean: a, b?`` for close matches of ``name`` among ``known``, else an empty string."""
+    close = difflib.get_close_matches(name, list(known), n=3, cutoff=cutoff)
+    return f" Did you mean: {', '.join(close)}?" if close else ""

@@ -123,8 +123,8 @@ def _violations(module: str, imports: list | None = None) -> list[str]:
     ("helmlite.cli.run", ("helmlite.models", "load_model"), None),
     ("helmlite.scenarios.mmlu", ("helmlite._jsonl", None), None),
     # a private name of a top-level module is private to helmlite's own folder, not to every subpackage
-    ("helmlite.cli.run", ("helmlite.runspec", "_private"), "private name _private"),
-    ("helmlite.runner", ("helmlite.runspec", "_private"), None),
+    ("helmlite.cli.run", ("helmlite.evaluation.runspec", "_private"), "private name _private"),
+    ("helmlite.evaluation.runner", ("helmlite.evaluation.runspec", "_private"), None),
 ])
 def test_the_rule_flags_what_it_should(module, imported, expected):
     """The checker itself on hand-made imports: each expected problem is reported, allowed imports are not."""

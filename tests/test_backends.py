@@ -7,7 +7,7 @@ import pytest
 from helmlite import models
 from helmlite.errors import UserError
 from helmlite.models import backends
-from helmlite.runspec import model_key
+from helmlite.evaluation.runspec import model_key
 
 
 @pytest.fixture

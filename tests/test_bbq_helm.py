@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from helmlite.adaptation import Adapted, AdapterSpec
+from helmlite.evaluation.adaptation import Adapted, AdapterSpec
 from helmlite.metrics.bbq import bbq_scores
 from helmlite.metrics.outcomes import outcome
 from helmlite.models import Generation

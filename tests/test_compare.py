@@ -21,7 +21,7 @@ from helmlite.compare import compare_runs
 from helmlite.errors import UserError
 from helmlite.imports import import_helm, import_inspect, import_lm_eval
 from helmlite.results import read_run
-from helmlite.runner import RunSpec, execute
+from helmlite.evaluation.runner import RunSpec, execute
 from helmlite.seeds import rng
 
 from .fakes import WordModel, make_run

@@ -127,7 +127,7 @@ def test_a_job_asking_an_earlier_analysis_requests_waits_for_it():
     """Notebook 02's base configuration asks notebook 01's MMLU requests (without the perturbation): its job waits
     for the helm_core job of the same model, so the second reads them from the request cache instead of both
     computing them at once. Reference: the runs' request lists themselves (the adapted prompts, derived here)."""
-    from helmlite.runner import prepare_requests
+    from helmlite.evaluation.runner import prepare_requests
     from tests.fakes import WordModel
 
     config = workflow.load_config(REPO / "config" / "config.yaml")
@@ -225,7 +225,7 @@ def test_required_data_includes_the_files_runs_read_besides_their_scenarios():
     robustness and gender and computes the bias family on its generation runs, so their word lists are listed
     beside the scenarios' files (they were fetched inside the run jobs before, so an offline `make data` missed them)."""
     from helmlite.metrics.bias import WORD_LISTS
-    from helmlite.perturbations import CONTRACTIONS, GENDER_MAPPINGS, MISSPELLINGS
+    from helmlite.evaluation.perturbations import CONTRACTIONS, GENDER_MAPPINGS, MISSPELLINGS
 
     names = workflow.required_data(workflow.load_config(REPO / "config" / "test.yaml"))
     assert {WORD_LISTS, CONTRACTIONS, MISSPELLINGS, GENDER_MAPPINGS} <= set(names)
@@ -235,7 +235,7 @@ def test_required_data_includes_the_files_runs_read_besides_their_scenarios():
 
 def test_schema_accepts_what_a_run_spec_accepts_and_names_the_registries():
     """One source of names (issue 27 §3): the schema's run properties are RunSpec.from_dict's fields, and its
-    perturbation (also helm_core's) and metric-family enums are the registries' (helmlite.perturbations, scenario variants,
+    perturbation (also helm_core's) and metric-family enums are the registries' (helmlite.evaluation.perturbations, scenario variants,
     helmlite.metrics.selection.family_names()) — a name added to one and not the other fails here. A run with
     perturbations and metrics validates (the schema rejected both before)."""
     from importlib import resources
@@ -243,8 +243,8 @@ def test_schema_accepts_what_a_run_spec_accepts_and_names_the_registries():
     import yaml
 
     from helmlite.metrics.selection import family_names
-    from helmlite.perturbations import PERTURBATIONS
-    from helmlite.runspec import RunSpec
+    from helmlite.evaluation.perturbations import PERTURBATIONS
+    from helmlite.evaluation.runspec import RunSpec
     from helmlite.scenarios._base import SCENARIO_VARIANTS
 
     schema = yaml.safe_load(resources.files("helmlite").joinpath("schema.yaml").read_text(encoding="utf-8"))
@@ -274,7 +274,7 @@ def test_the_schemas_other_name_lists_are_the_registries():
 
     import yaml
 
-    from helmlite.adaptation import METHODS, MULTIPLE_CHOICE_METHODS
+    from helmlite.evaluation.adaptation import METHODS, MULTIPLE_CHOICE_METHODS
     from helmlite.catalog import ANALYSES
     from helmlite.scenarios import scenarios
 

@@ -214,7 +214,7 @@ def test_runs_already_in_the_results_folder_plan_the_paired_claims(fixed_rates, 
     """A pilot end to end: the config's two MMLU runs made (by a fake model, 30 items) in its results folder, the plan's
     instruct-vs-base claim on MMLU says it used them, with the bound the pilot module computes from their records; the
     claim on BoolQ, whose runs are absent, keeps the planning value."""
-    from helmlite.runner import execute
+    from helmlite.evaluation.runner import execute
 
     from .fakes import WordModel
 
@@ -250,8 +250,8 @@ def test_a_pilot_gives_the_upper_limit_of_a_depth_curves_end_minus_start_sd(tmp_
     P(gold) − baseline P(gold) at depth 1 minus at depth 0, recomputed here from the run's records, at its one-sided
     80% upper limit (Bonett 2006, by hand in tests/test_pilot_coverage.py)."""
     from helmlite.results import read_run
-    from helmlite.runner import execute
-    from helmlite.runspec import RunSpec
+    from helmlite.evaluation.runner import execute
+    from helmlite.evaluation.runspec import RunSpec
 
     from .fakes import WordModel
 
@@ -295,8 +295,8 @@ def test_a_pilot_gives_the_upper_limit_of_the_length_contrasts_sd(tmp_path, mirr
     runs' records with notebook 04's chance level — and the 80% upper limit of its SD (Bonett 2006)."""
     from helmlite.analyses.depth.sweeps import chance_level
     from helmlite.results import read_run
-    from helmlite.runner import execute
-    from helmlite.runspec import RunSpec
+    from helmlite.evaluation.runner import execute
+    from helmlite.evaluation.runspec import RunSpec
 
     from .fakes import WordModel
 

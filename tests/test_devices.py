@@ -15,8 +15,8 @@ from helmlite.models import ModelError, load_model
 from helmlite.models.devices import device_record, resolve_device
 from helmlite.models.embedded import prepare
 from helmlite.results import read_run
-from helmlite.runner import execute
-from helmlite.runspec import RunError, RunSpec
+from helmlite.evaluation.runner import execute
+from helmlite.evaluation.runspec import RunError, RunSpec
 from helmlite.workflow import model_placement, run_batches, run_job_gpu_resources
 from helmlite.workflow.config import parse_config
 

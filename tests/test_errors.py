@@ -11,14 +11,14 @@ import pytest
 
 from helmlite import data, workflow
 from helmlite._jsonl import DataFormatError
-from helmlite.adaptation import AdapterSpec, adapt
+from helmlite.evaluation.adaptation import AdapterSpec, adapt
 from helmlite.analyses.helpsteer2 import load_disagreements
 from helmlite.errors import DataError, HelmliteError, UserError
 from helmlite.metrics import best_over_references
 from helmlite.models import ModelError, load_model
-from helmlite.params import ParameterError, check_parameters as check
-from helmlite.runner import RunSpec, execute
-from helmlite.runspec import RunError
+from helmlite.report.parameters import ParameterError, check_parameters as check
+from helmlite.evaluation.runner import RunSpec, execute
+from helmlite.evaluation.runspec import RunError
 from helmlite.scenarios import Instance, Reference, UnknownScenarioError, scenario
 
 from .fakes import WordModel

@@ -31,7 +31,7 @@ def test_table_reads_helmlites_side_from_the_registry_and_lists_every_aspect():
         assert row.helmlite == scenario(row.scenario).default_method
         assert row.same == ("same" if row.helm == row.helmlite else "differs")
     metric = live[live["aspect"] == "main metric"].set_index("scenario")
-    # what a default run reports (helmlite.scoring_rules.main_metric): exact match of the chosen choice for multiple choice,
+    # what a default run reports (helmlite.evaluation.scoring_rules.main_metric): exact match of the chosen choice for multiple choice,
     # "partly" HELM's quasi-exact match of a generated label
     assert metric.loc["mmlu", "same"] == "same" and metric.loc["nq_closed_book", ["helmlite", "same"]].tolist() == ["f1", "same"]
     assert metric.loc["bbq", "same"] == "partly" and metric.loc["bbq", "helmlite"].startswith("exact_match of the chosen choice")

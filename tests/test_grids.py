@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from helmlite import grids, workflow
 from helmlite.catalog import ANALYSES, SENSITIVITY
-from helmlite.runspec import RunSpec
+from helmlite.evaluation.runspec import RunSpec
 
 SENSITIVITY_SECTION = {"models": ["a"], "seeds": [0, 1], "shots": [0, 5], "seed_scenarios": [{"scenario": "mmlu"}],
                        "shot_scenarios": [{"scenario": "mmlu"}], "formats": {"helm_default": {}, "chat": {"chat_template": True}},

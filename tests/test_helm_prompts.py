@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from helmlite.instances import adapted_prompts
-from helmlite.runspec import RunSpec
+from helmlite.evaluation.instances import adapted_prompts
+from helmlite.evaluation.runspec import RunSpec
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from helm_prompt_hashes import prompt_hash  # noqa: E402

@@ -10,15 +10,15 @@ import random
 import pytest
 
 from helmlite import cli
-from helmlite import perturbations as P
-from helmlite.adaptation import AdapterSpec, Adapted
-from helmlite.helm_subsample import helm_eval_subsample
+from helmlite.evaluation import perturbations as P
+from helmlite.evaluation.adaptation import AdapterSpec, Adapted
+from helmlite.evaluation.helm_subsample import helm_eval_subsample
 from helmlite.metrics.calibration import expected_calibration_error, selective_accuracy
 from helmlite.metrics.outcomes import outcome
 from helmlite.models import Generation, Scores
-from helmlite.scoring_rules import decision_rules
-from helmlite.instances import adapted_prompts, load_instances
-from helmlite.runspec import RunSpec
+from helmlite.evaluation.scoring_rules import decision_rules
+from helmlite.evaluation.instances import adapted_prompts, load_instances
+from helmlite.evaluation.runspec import RunSpec
 from helmlite.scenarios import Instance, Reference
 
 from .fakes import WordModel
@@ -178,7 +178,7 @@ def test_prompts_command_writes_jsonl_without_a_model(mirrored_cache, capsys):
 def test_bbq_bias_table_shows_both_ambiguous_scores(mirrored_cache, tmp_path):
     from helmlite.analyses.helm_core import bbq_bias_table, calibration_table
     from helmlite.results import read_run
-    from helmlite.runner import execute
+    from helmlite.evaluation.runner import execute
 
     spec = RunSpec.from_dict({"scenario": "bbq", "model": "w", "args": {"category": "Age"}, "max_instances": 12})
     execute(spec, WordModel(), results_dir=tmp_path, n_resamples=100)
@@ -201,7 +201,7 @@ def test_calibration_table_pools_a_models_multiple_choice_runs(mirrored_cache, t
     from helmlite.metrics.calibration import calibration_error_test
     from helmlite.metrics.families import confidence_of
     from helmlite.results import read_run
-    from helmlite.runner import execute
+    from helmlite.evaluation.runner import execute
     from helmlite.seeds import rng
 
     runs = []
@@ -245,7 +245,7 @@ def test_perturbation_deltas_pool_a_models_perturbed_multiple_choice_runs(mirror
     from helmlite.analyses.helm_core import perturbation_deltas
     from helmlite.analyses.helm_core.live import PERTURBED_POOLED
     from helmlite.results import read_run
-    from helmlite.runner import execute
+    from helmlite.evaluation.runner import execute
 
     runs = []
     for scenario, args in (("bbq", {"category": "Age"}), ("mmlu", {"subject": "computer_security"})):

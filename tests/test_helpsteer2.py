@@ -12,7 +12,7 @@ from sklearn.metrics import cohen_kappa_score
 from helmlite import data
 from helmlite._jsonl import DataFormatError
 from helmlite.analyses import helpsteer2 as hs
-from helmlite.reproduction import VERDICTS
+from helmlite.claims.reproduction import VERDICTS
 from helmlite.analyses.helpsteer2 import ATTRIBUTES, Annotations, load_aggregated, load_disagreements, write_disagreements
 from helmlite.analyses.helpsteer2 import SimulatorConfig, simulate
 

@@ -284,8 +284,8 @@ def test_a_run_releases_its_prefixes_once_its_requests_are_answered(tiny_model_d
     """The runner releases the backend's kept prefixes once a run's requests are answered, so peak memory holds
     one run's prefix caches, not the last PREFIX_LRU runs'. Within the run the few-shot prefix was encoded once
     (fewer tokens through the model than the three prompts hold)."""
-    from helmlite.adaptation import Adapted
-    from helmlite.runner import execute_requests
+    from helmlite.evaluation.adaptation import Adapted
+    from helmlite.evaluation.runner import execute_requests
 
     model = load_model(str(tiny_model_dir))
     prefix = "Question: what is two plus two?\nAnswer: four\n\n" * 8

@@ -7,7 +7,8 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import pytest
 
-from helmlite import plots, provenance
+from helmlite import plots
+from helmlite.results import provenance
 from helmlite.catalog import HELPSTEER2
 
 from .conftest import REPO
@@ -114,13 +115,13 @@ def test_notebook_01_runs_on_imported_runs(tmp_path, mirrored_cache, tool, patte
 
 
 def test_reproduction_verdicts_are_one_vocabulary():
-    """Issue 27 §4: helmlite.reproduction.published_verdict's three words, hand-checked; a word outside the vocabulary is
+    """Issue 27 §4: helmlite.claims.reproduction.published_verdict's three words, hand-checked; a word outside the vocabulary is
     refused, so no analysis writes free text into the verdict column."""
     import math
 
     import pytest
 
-    from helmlite import reproduction
+    from helmlite.claims import reproduction
 
     assert reproduction.published_verdict(0.502, 0.5, 0.01) == "reproduced"
     assert reproduction.published_verdict(0.53, 0.5, 0.01, 0.1, 0.8) == "consistent"

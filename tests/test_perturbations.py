@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from helmlite import perturbations as P
+from helmlite.evaluation import perturbations as P
 from helmlite.scenarios import Instance, Reference
 
 

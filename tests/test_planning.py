@@ -90,8 +90,8 @@ def test_the_counters_fast_encodings_are_the_tokenizers_on_real_prompts(mirrored
     reference: the tokenizer called directly), and the counter tokenized less than a third of the characters."""
     from helmlite.models import ScoreRequest, prepare
     from helmlite.models._base import split_context
-    from helmlite.runner import prepare_requests
-    from helmlite.runspec import RunSpec
+    from helmlite.evaluation.runner import prepare_requests
+    from helmlite.evaluation.runspec import RunSpec
 
     counter = counting.WorkCounter(prepare(model))
     reference = counting.WorkCounter(prepare(model)).tokenizer
@@ -384,7 +384,7 @@ def test_plan_lists_exactly_the_workflow_runs(monkeypatch, tmp_path):
     assert sorted(free["model"]) == ["gemma3-270m", "smollm2-135m"]
     assert all(("seeds", "seed 0") in labels for labels in free["labels"])
     assert (free["predicted_s"] == planning.PER_RUN_OVERHEAD_S).all()
-    from helmlite.runner import prepare_requests
+    from helmlite.evaluation.runner import prepare_requests
 
     specs = workflow.run_specs(config)
     for run_id, model in zip(free["run_id"], free["model"]):
@@ -562,8 +562,8 @@ def test_a_run_jobs_memory_reservation_covers_its_measured_peak(mirrored_cache, 
 
     from helmlite.models import prepare
     from helmlite.planning import memory
-    from helmlite.runner import prepare_requests
-    from helmlite.runspec import RunSpec
+    from helmlite.evaluation.runner import prepare_requests
+    from helmlite.evaluation.runspec import RunSpec
 
     spec_dict = {"scenario": "niah", "model": "smollm2-135m", "args": {"n_contexts": 2, "target_tokens": 1024},
                  "adapter": {"method": "multiple_choice_separate"}}
@@ -610,7 +610,8 @@ def test_the_paper_plan_lists_exactly_the_workflow_runs(monkeypatch):
     """config/paper.yaml through the planner with no model to count (the plan's path for a model without local
     weights) and each run's instances stubbed (its ~20 min of token counting is not run here): its run ids are the
     ones `helmlite config` and Snakemake list (test_config checks those two agree for all three configs)."""
-    from helmlite import instances, planning
+    from helmlite import planning
+    from helmlite.evaluation import instances
     from helmlite.scenarios import TEST, Instance, Reference
 
     monkeypatch.setattr(planning.planner, "_model_path", lambda name: None)
@@ -625,7 +626,8 @@ def test_a_run_whose_data_file_is_absent_is_listed_unknown_and_the_plan_goes_on(
     """A scenario whose registered file cannot be obtained (offline, not in the mirror: Lost in the Middle's
     multi-document files here) gives its runs NaN instances, tokens and seconds and names the file once per
     scenario; every other run is planned, and no claim is computed from the unknown n."""
-    from helmlite import instances, planning
+    from helmlite import planning
+    from helmlite.evaluation import instances
     from helmlite.data import FetchError
     from helmlite.scenarios import TEST, Instance, Reference
 
@@ -654,7 +656,7 @@ def test_large_runs_are_counted_on_a_sample_and_scaled():
     subsample; a depth sweep (instances sharing a context) on whole contexts, the first in load order."""
     from helmlite.planning.counting import Work
     from helmlite.planning.sampling import SAMPLE_ABOVE, SAMPLE_INSTANCES, counted_sample
-    from helmlite.runspec import RunSpec
+    from helmlite.evaluation.runspec import RunSpec
     from helmlite.scenarios import TEST, TRAIN, Instance, Reference
 
     spec = RunSpec.from_dict({"scenario": "mmlu", "model": "m", "args": {"subject": "econometrics"}, "max_instances": 1000})

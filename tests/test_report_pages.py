@@ -241,7 +241,7 @@ def test_a_notebooks_setup_checks_its_parameters_and_returns_its_outputs(tmp_pat
     """report.setup: the common parameters and the analysis's own checked in one call (a wrong type named), the
     notebook's Outputs and bootstrap settings returned, the settings printed."""
     from helmlite.catalog import HELM_CORE
-    from helmlite.params import ParameterError
+    from helmlite.report.parameters import ParameterError
 
     namespace = {"n_resamples": 200, "seed": 0, "figures_dir": str(tmp_path / "f"), "tables_dir": str(tmp_path / "t"),
                  "budget_draws": 10, "measured_dir": str(tmp_path / "m")}

@@ -8,8 +8,8 @@ import pytest
 from helmlite.errors import UserError
 
 from helmlite.models.cache import CachedModel, RequestCache
-from helmlite.runner import RunSpec, execute
-from helmlite.runspec import RunError
+from helmlite.evaluation.runner import RunSpec, execute
+from helmlite.evaluation.runspec import RunError
 
 from .fakes import WordModel
 
@@ -37,7 +37,7 @@ def test_a_raised_definition_version_changes_exactly_the_ids_it_affects(monkeypa
     import dataclasses
     import hashlib
 
-    from helmlite import perturbations
+    from helmlite.evaluation import perturbations
     from helmlite.metrics import registry
     from helmlite.scenarios import _base
 
@@ -68,7 +68,7 @@ def test_a_raised_definition_version_changes_exactly_the_ids_it_affects(monkeypa
         == {"nq"}  # generation runs only
     assert changed_after(lambda m: m.setitem(families, "calibration",
                                              dataclasses.replace(families["calibration"], version=2))) == set(specs)
-    from helmlite import adaptation
+    from helmlite.evaluation import adaptation
 
     assert plain.versions["adaptation"] == 1
     assert changed_after(lambda m: m.setattr(adaptation, "LAYOUT_VERSION", 2)) == set(specs)  # the prompt layout
@@ -225,7 +225,7 @@ def test_scenarios_no_config_uses_still_run_end_to_end(mirrored_cache, tmp_path,
       "perturbations": ["baseline"], "adapter": {"method": "multiple_choice_separate"}, "max_instances": 7})])
 def test_a_grown_run_reuses_every_request_it_already_asked(mirrored_cache, tmp_path, tiny_model_dir, small, large):
     """A request's cache key depends on the request alone (its prefixes come from its instance's or context's own
-    prompts, helmlite.shared_prefixes) and the request cache computes only what it lacks, chunk by chunk: a run of 10
+    prompts, helmlite.evaluation.shared_prefixes) and the request cache computes only what it lacks, chunk by chunk: a run of 10
     items after a run of 5 of the same spec — HELM's subsample is nested —, BBQ's 40 after 10, a depth sweep of 4
     contexts after 2, and one of 7 of its 9 instances after 4 answer every request of the smaller run from the cache, and those items' records are the smaller
     run's byte for byte (the transformers backend, fp32 on CPU)."""

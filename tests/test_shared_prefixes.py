@@ -1,12 +1,12 @@
-"""Which prefixes a run's scoring requests declare shared (helmlite.shared_prefixes): hand-derived on a depth
+"""Which prefixes a run's scoring requests declare shared (helmlite.evaluation.shared_prefixes): hand-derived on a depth
 sweep of one haystack with a needle at three insertion points and one baseline query (one sharing group: one
 context), and a request's prefixes unchanged by the rest of the run (other groups)."""
 import os
 
-from helmlite.adaptation import Adapted
+from helmlite.evaluation.adaptation import Adapted
 from helmlite.models import GenerationRequest, ScoreRequest
 from helmlite.scenarios import TEST, Instance, Reference
-from helmlite.shared_prefixes import GROUP_MIN_CHARS, declare_shared_prefixes, sharing_group
+from helmlite.evaluation.shared_prefixes import GROUP_MIN_CHARS, declare_shared_prefixes, sharing_group
 
 HAYSTACK = "x " * 200  # 400 characters
 START = "NEEDLE " + HAYSTACK + "Q?"

@@ -58,8 +58,9 @@ from .families import check_primary
 from .record import (COLUMNS, CORRECTIONS, DIRECTIONS, EXPLORATORY, POWER, REQUIRED_COLUMNS, SCALES, TABLE_VERDICTS,
                      VERDICTS, Claim)
 from .verdicts import check_claims_table, claims_table, readable, verdict
+from . import reproduction  # the reproduction-check table and its verdict words
 
-__all__ = ["COLUMNS", "CORRECTIONS", "DIRECTIONS", "EXPLORATORY", "P_FLOOR", "POWER", "REQUIRED_COLUMNS", "SCALES",
+__all__ = ["reproduction", "COLUMNS", "CORRECTIONS", "DIRECTIONS", "EXPLORATORY", "P_FLOOR", "POWER", "REQUIRED_COLUMNS", "SCALES",
            "TABLE_VERDICTS", "VERDICTS", "Claim", "Declared", "POWER_FORMULAS", "at_floor", "check_primary", "base_discordance", "check_claims_table", "claimed_size_p_value", "claims_table", "format_number",
            "format_p", "interval_p_value", "min_units", "minimum_detectable_effect", "n_needed", "observed_discordance",
            "power_table", "readable", "verdict"]

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from .. import workflow
-from .._names import did_you_mean
+from ..errors import did_you_mean
 from ..catalog import ANALYSES
 from ..errors import HelmliteError, UserError
 from .options import site_options

@@ -2,7 +2,6 @@
 adapted prompts without a model)."""
 from __future__ import annotations
 
-import gc
 import json
 import os
 import sys
@@ -71,7 +70,7 @@ def run(args) -> None:
 
 def _specs(args) -> list:
     """The run specs the command line gives: ``--spec-json``, ``--spec FILE`` or ``--scenario`` and ``--model``."""
-    from ..runspec import RunSpec
+    from ..evaluation import RunSpec
 
     if args.spec_json:
         try:
@@ -107,12 +106,10 @@ def _quiet_transformers(args) -> None:
 
 
 def execute(args) -> None:
-    from ..metrics import families
-    from ..models import load_model, served_by
-    from ..models.cache import CachedModel, RequestCache
+    from ..evaluation import execute_all
+    from ..models import served_by
+    from ..models.cache import RequestCache
     from ..models.devices import resolve_device
-    from ..results import read_run
-    from ..runner import execute as execute_spec
 
     specs = _specs(args)
     # an unavailable device: one error line before anything is written (servers need no torch: not resolved for them)
@@ -120,32 +117,15 @@ def execute(args) -> None:
     device = resolve_device(args.device) if local else args.device
     writable_folder(args.results_dir, "--results-dir")  # before any model loads, not after the first run
     _quiet_transformers(args)
-    cache = RequestCache(args.cache)
-    families.import_libraries(specs)  # the job's start-up pays the metrics' imports, not its first run
-    for name, dtype in dict.fromkeys((spec.model, spec.dtype) for spec in specs):  # each model loaded once for its runs
-        model = CachedModel(load_model(name, threads=args.threads, batch_size=args.batch_size, device=device, dtype=dtype),
-                            cache, chunk_size=args.chunk_size, progress="none" if args.quiet else args.progress)
-        # what is alive now (torch, transformers, the model) moves to the collector's permanent generation, so its
-        # full passes during the runs do not walk it: a BBQ run's preparation 0.74 -> 0.39 s (side by side, 2026-12-02);
-        # unfrozen after this model's runs, so the next model's load can collect what this one leaves
-        gc.collect()
-        gc.freeze()
-        for spec in (s for s in specs if (s.model, s.dtype) == (name, dtype)):
-            calls, hits = model.calls, model.hits
-            model.label = spec.run_id
-            out = execute_spec(spec, model, results_dir=args.results_dir, n_resamples=args.n_resamples,
-                               seed=args.bootstrap_seed)
-            stats = read_run(args.results_dir, spec.run_id).stats
-            main = stats.metrics.get(stats.main_metric)
-            shown = f"{main.mean:.3f} [{main.ci_low:.3f}, {main.ci_high:.3f}]" if main else "n/a"
-            print(f"{spec.run_id}: {stats.main_metric} = {shown} (n={stats.n_instances}; model calls {model.calls - calls}, "
-                  f"cache hits {model.hits - hits}) -> {out}", flush=True)
-        gc.unfreeze()
+    execute_all(specs, RequestCache(args.cache), results_dir=args.results_dir, threads=args.threads,
+                batch_size=args.batch_size, chunk_size=args.chunk_size, device=device,
+                progress="none" if args.quiet else args.progress, n_resamples=args.n_resamples, seed=args.bootstrap_seed,
+                report=lambda line: print(line, flush=True))
 
 
 def prompts(args) -> None:
-    from ..instances import adapted_prompts
-    from ..runspec import RunSpec
+    from ..evaluation import adapted_prompts
+    from ..evaluation import RunSpec
 
     adapter = {"selection": args.selection, "seed": args.selection_seed}
     if args.method:

@@ -14,7 +14,7 @@ from importlib import resources
 
 import yaml
 
-from .._names import did_you_mean
+from ..errors import did_you_mean
 from ..errors import UserError
 
 

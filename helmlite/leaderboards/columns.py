@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .._names import did_you_mean
+from ..errors import did_you_mean
 from ..errors import DataError
 
 _MODEL_NAMES = ("model", "model/adapter", "model_name", "model_id")

@@ -14,7 +14,7 @@ import re
 import string
 from typing import Sequence
 
-from .._names import did_you_mean
+from ..errors import did_you_mean
 from ..errors import UserError
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)

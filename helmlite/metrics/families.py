@@ -1,4 +1,4 @@
-"""Metric families: what a run computes over its records, named in its :class:`~helmlite.runspec.RunSpec`.
+"""Metric families: what a run computes over its records, named in its :class:`~helmlite.evaluation.runspec.RunSpec`.
 
 HELM's run spec has three parts — scenario, adapter and a list of metric specs
 (``src/helm/benchmark/run_spec.py``); helmlite's third part is a tuple of family names defaulted from
@@ -205,7 +205,7 @@ def compute(families: tuple[str, ...], records, *, run_id: str, seed: int, n_res
 def run_stats(families: tuple[str, ...], records, *, run_id: str, scenario: str, model: str, method: str,
               main_metric: str, n_train: int, decision: dict, seed: int, n_resamples: int):
     """A run's ``stats.json`` (:class:`~helmlite.results.RunStats`) from its records: every metric of ``families``
-    (:func:`compute`) with its interval — the one builder for native runs (:func:`helmlite.runner.execute`) and
+    (:func:`compute`) with its interval — the one builder for native runs (:func:`helmlite.evaluation.runner.execute`) and
     imported ones (:mod:`helmlite.imports`)."""
     from ..results import MetricStat, RunStats
 

@@ -31,7 +31,7 @@ import math
 
 import numpy as np
 
-from ..adaptation import Adapted, AdapterSpec
+from ..evaluation.adaptation import Adapted, AdapterSpec
 from ..scenarios import Instance
 from .accuracy import best_over_references, ndcg, reciprocal_rank
 

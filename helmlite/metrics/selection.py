@@ -8,9 +8,9 @@ the worst-case family of their kind; a scenario may add its own (BBQ's bias scor
 """
 from __future__ import annotations
 
-from .._names import did_you_mean
+from ..errors import did_you_mean
 from ..errors import UserError
-from ..perturbations import perturbation
+from ..evaluation.perturbations import perturbation
 from ..scenarios import SCENARIO_VARIANTS
 from . import declared  # noqa: F401  (every family declares itself on import)
 from .registry import EVERY_RUN, REGISTRY, declared as declared_families

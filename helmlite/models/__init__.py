@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ._base import (Generation, GenerationRequest, LanguageModel, ModelError, Scores, ScoreRequest,
                     apply_stop)
-from .._names import did_you_mean
+from ..errors import did_you_mean
 from ._identity import local_model_key, model_dir_problem
 from .devices import DEFAULT_DTYPE, check_dtype
 from .embedded import EMBEDDED, model_dir, prepare, status

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-from .._names import did_you_mean
+from ..errors import did_you_mean
 from ..home import shared_path
 from ._base import ModelError
 from ._identity import IDENTITY_FILE, weights_sha256

@@ -91,7 +91,7 @@ class PrefixLevels:
     def _declared_lengths(self, request: ScoreRequest, rows: list[tuple[list[int], int]]) -> list[int]:
         """Token lengths of the request's prefix levels: each declared string prefix (``request.prefixes``: the
         run's instructions and in-context examples, then what it shares with other prompts of its run:
-        :mod:`helmlite.shared_prefixes`) as the longest token prefix its own encoding shares with every row, then
+        :mod:`helmlite.evaluation.shared_prefixes`) as the longest token prefix its own encoding shares with every row, then
         the rows' common context (one question's answers). A level is kept when it adds at least
         ``min_group_tokens`` tokens to the one below, and every level leaves each row its last context token. All
         of it is a function of this request alone (``reuse_prefixes = False``: no levels)."""

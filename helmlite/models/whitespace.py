@@ -6,7 +6,7 @@ from ._base import ModelError
 
 
 class WhitespaceTokens:
-    """A model stand-in for :func:`helmlite.instances.adapted_prompts`: no weights and no tokenizer. Token counts are
+    """A model stand-in for :func:`helmlite.evaluation.instances.adapted_prompts`: no weights and no tokenizer. Token counts are
     whitespace-separated words and the context is unbounded, so prompts are never truncated."""
 
     identity = {"backend": "none", "name": "whitespace-tokens"}

@@ -26,7 +26,7 @@ import pandas as pd
 
 from .. import workflow
 from ..errors import UserError
-from ..runspec import RunSpec
+from ..evaluation import RunSpec
 from .pilot import Pilot
 from .planner import plan, predicted_wall_s
 

@@ -91,7 +91,7 @@ class _LoadedScenarios:
         self._kept: dict[tuple, list] = {}
 
     def __call__(self, spec, counter) -> list:
-        from ..instances import load_all
+        from ..evaluation import load_all
         from ..models.whitespace import WhitespaceTokens
 
         key = (spec.model, spec.scenario, repr(spec.args))  # an argument may be a list
@@ -115,7 +115,7 @@ def _model_path(name: str) -> Path | None:
 def _sources(config: dict) -> dict[str, tuple]:
     """Run id → where in the config its entry is: ``("runs", i)``, or (analysis key, list key, i) for a grid's entry
     (the first, where several entries make one run): what a design resizes (:mod:`.design`)."""
-    from ..runspec import RunSpec
+    from ..evaluation import RunSpec
 
     out = {RunSpec.from_dict(workflow.with_precision(config, run)).run_id: ("runs", i)
            for i, run in enumerate(config.get("runs", []))}
@@ -148,8 +148,8 @@ def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool
     their planning values come from ``pilot`` (default: the runs already in the config's results folder,
     :mod:`.pilot`) where it has them. ``measure_rates=False``: models without cached rates are counted, not priced."""
     from ..data import FetchError
-    from ..instances import split
-    from ..runner import prepare_requests
+    from ..evaluation import split
+    from ..evaluation import prepare_requests
 
     engine = config["engine"]
     counters: dict = {}  # model → its WorkCounter, None without local weights

@@ -140,7 +140,7 @@ def _timed_in_rounds(calls: dict[str, tuple], repeats: dict[str, int], before=la
 
 _LOADED_RSS = """
 import resource, sys
-import helmlite.cli, helmlite.runner, helmlite.metrics.families  # what a run job imports besides the backend
+import helmlite.cli, helmlite.evaluation.runner, helmlite.metrics.families  # what a run job imports besides the backend
 from helmlite.models import ScoreRequest
 from helmlite.models.transformers_backend import TransformersModel
 TransformersModel(sys.argv[1], threads=int(sys.argv[2])).score([ScoreRequest("The cat sat on the", (" mat",))])

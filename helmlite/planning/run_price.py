@@ -13,7 +13,7 @@ import math
 from pathlib import Path
 
 from .. import workflow
-from ..runspec import RunSpec
+from ..evaluation import RunSpec
 from .planner import plan
 from .rates import RATES_FILE
 

@@ -7,11 +7,12 @@ from .captions import sample_detail
 from .checks import check_reports, figures_shown, stray_outputs
 from .index import index_page
 from .navigation import run_scope
+from .parameters import ParameterError, check_parameters
 from .outputs import Outputs, default_parameters, load_runs, verdict_counts
 from .render import notebook_to_html
 from .setup import setup
 from .site import Page, RunFacts, pages, run_facts
 from .tables import show as show_table
 
-__all__ = ["Outputs", "Page", "RunFacts", "check_reports", "default_parameters", "figures_shown", "index_page", "load_runs", "notebook_to_html", "pages", "run_facts", "run_scope", "sample_detail", "setup",
+__all__ = ["Outputs", "ParameterError", "check_parameters", "Page", "RunFacts", "check_reports", "default_parameters", "figures_shown", "index_page", "load_runs", "notebook_to_html", "pages", "run_facts", "run_scope", "sample_detail", "setup",
            "show_table", "stray_outputs", "verdict_counts"]

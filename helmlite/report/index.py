@@ -13,7 +13,7 @@ from pathlib import Path
 from .._io import write_text
 from ..plots import display_width
 from ..catalog import Analysis
-from ..reproduction import VERDICTS as REPRODUCTION_VERDICTS
+from ..claims.reproduction import VERDICTS as REPRODUCTION_VERDICTS
 from . import site
 from .summary import claim_anchor, estimate_text
 

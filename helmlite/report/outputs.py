@@ -11,7 +11,7 @@ from .. import claims, plots
 from .._io import write_csv
 from ..catalog import Analysis
 from ..errors import UserError
-from ..provenance import write_manifest
+from ..results.provenance import write_manifest
 from . import summary, tables
 
 
@@ -102,7 +102,7 @@ class Outputs:
         return table
 
     def manifest(self, **kwargs) -> Path:
-        """The provenance manifest of the notebook's outputs (:func:`helmlite.provenance.write_manifest`)."""
+        """The provenance manifest of the notebook's outputs (:func:`helmlite.results.provenance.write_manifest`)."""
         return write_manifest(f"{self.tables_dir}/{self.analysis.manifest}.json",
                               step=f"notebooks/{self.analysis.notebook}.ipynb", **kwargs)
 

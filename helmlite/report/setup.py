@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import plots
 from ..catalog import Analysis
-from ..params import check_parameters
+from .parameters import check_parameters
 from .outputs import Outputs
 
 #: The parameters every notebook takes (the workflow passes them; :mod:`helmlite.workflow`), with their types.

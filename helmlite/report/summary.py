@@ -16,7 +16,7 @@ import pandas as pd
 
 from ..claims import format_number, format_p
 from ..plots import FIGURE_METADATA, display_width
-from ..reproduction import VERDICTS as REPRODUCTION_VERDICTS
+from ..claims.reproduction import VERDICTS as REPRODUCTION_VERDICTS
 
 #: The display metadata that marks the summary's copy of the headline figure, so that it is not counted as one more
 #: figure of the notebook (:func:`helmlite.report.figures_shown`).

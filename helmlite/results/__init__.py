@@ -16,6 +16,7 @@ truncated file or counts that disagree, with one message that names the file and
 Writes are atomic (temp file + rename) and ``instances.jsonl`` is written first, ``stats.json`` —
 what Snakemake waits for — after it.
 """
+from . import provenance  # what produced a table or figure
 from .folders import Run, present_runs, read_run, read_runs, read_timings, scenario_label, write_run
 from .records import (
                       FORMAT_VERSION,
@@ -33,6 +34,6 @@ from .records import (
                       Timings,
 )
 
-__all__ = ["FORMAT_VERSION", "INSTANCES", "MANIFEST", "STATS", "TIMINGS", "InstanceRecord", "Manifest", "MetricStat",
+__all__ = ["provenance", "FORMAT_VERSION", "INSTANCES", "MANIFEST", "STATS", "TIMINGS", "InstanceRecord", "Manifest", "MetricStat",
            "PerturbedOutcome", "Run", "RunResultsError", "RunStats", "SpecRecord", "Timings", "present_runs", "read_run",
            "read_runs", "read_timings", "scenario_label", "write_run"]

@@ -113,7 +113,7 @@ class RunStats:
     method: str
     """The adaptation method."""
     main_metric: str
-    """The metric the run is judged by (:mod:`helmlite.scoring_rules`)."""
+    """The metric the run is judged by (:mod:`helmlite.evaluation.scoring_rules`)."""
     metric_families: tuple[str, ...]
     """The metric families computed (:mod:`helmlite.metrics.selection`)."""
     n_instances: int
@@ -129,7 +129,7 @@ class RunStats:
     format_version: int = FORMAT_VERSION
     """The run-folder format's version."""
     decision: dict = field(default_factory=dict)
-    """The selection and decision rules the run used (:func:`helmlite.scoring_rules.decision_rules`)."""
+    """The selection and decision rules the run used (:func:`helmlite.evaluation.scoring_rules.decision_rules`)."""
 
     def to_json(self) -> dict:
         out = asdict(self)
@@ -183,7 +183,7 @@ def _typed(cls, raw, path: Path):
 
 @dataclass(frozen=True)
 class SpecRecord:
-    """A run's spec as ``manifest.json`` keeps it: :meth:`helmlite.runspec.RunSpec.as_dict` for a native run, the source
+    """A run's spec as ``manifest.json`` keeps it: :meth:`helmlite.evaluation.runspec.RunSpec.as_dict` for a native run, the source
     tool's task and settings for an imported one (:mod:`helmlite.imports`)."""
 
     scenario: str
@@ -191,7 +191,7 @@ class SpecRecord:
     model: str
     """The model's name as the run was asked for it (``smollm2-135m``, ``openai:<name>``, a model directory)."""
     adapter: dict
-    """The adapter's settings (:class:`helmlite.adaptation.AdapterSpec` fields: ``method``, ``seed``,
+    """The adapter's settings (:class:`helmlite.evaluation.adaptation.AdapterSpec` fields: ``method``, ``seed``,
     ``max_train_instances``, …); an imported run's may carry its tool's own (lm-eval's ``num_fewshot``, ``filter``)."""
     args: dict = field(default_factory=dict)
     """The scenario's arguments (``subject``, ``target_tokens``, …)."""
@@ -279,13 +279,13 @@ class Manifest:
     in_context_examples: tuple[str, ...] = ()
     """The ids of the in-context examples every test instance was shown."""
     packages: dict = field(default_factory=dict)
-    """Versions of the packages that computed the run (:func:`helmlite.provenance.package_versions`)."""
+    """Versions of the packages that computed the run (:func:`helmlite.results.provenance.package_versions`)."""
     git: dict = field(default_factory=dict)
     """The project's commit and whether its tree was clean."""
     data_files: tuple[str, ...] = ()
     """Registry names of the data files the scenario read."""
     versions: dict = field(default_factory=dict)
-    """The definition versions behind the results (:attr:`helmlite.runspec.RunSpec.versions`)."""
+    """The definition versions behind the results (:attr:`helmlite.evaluation.runspec.RunSpec.versions`)."""
     perturbation_resources: dict = field(default_factory=dict)
     """Which file served each run-time perturbation word list (HELM's own or a stand-in)."""
     toxicity_scorer: dict | None = None

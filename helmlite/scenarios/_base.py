@@ -12,7 +12,7 @@ import inspect
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .._names import did_you_mean
+from ..errors import did_you_mean
 from ..errors import UserError
 
 TRAIN, TEST = "train", "test"

@@ -28,10 +28,10 @@ def study_labels(config: dict) -> dict[str, list[tuple[str, str]]]:
 
 def run_rows(config: dict) -> list[dict]:
     """One row per run of the config, in the planner's order (analysis, then run id), with what claim names need:
-    analysis, run_id, model (as a run records it: :func:`helmlite.runspec.model_key`), scenario, scenario_label (:func:`helmlite.results.scenario_label`, less the size
+    analysis, run_id, model (as a run records it: :func:`helmlite.evaluation.runspec.model_key`), scenario, scenario_label (:func:`helmlite.results.scenario_label`, less the size
     arguments), method, seed, length (``target_tokens``), perturbations and labels."""
     from ..results import scenario_label
-    from ..runspec import model_key
+    from ..evaluation import model_key
 
     labels = study_labels(config)
     rows = []

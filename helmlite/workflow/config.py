@@ -41,7 +41,7 @@ def _schema_suggestion(config: dict) -> str:
     """A did-you-mean for the schema's first error when it is an unknown key or a value outside an enum."""
     import jsonschema
 
-    from .._names import did_you_mean
+    from ..errors import did_you_mean
 
     schema = yaml.safe_load(SCHEMA.read_text())
     error = jsonschema.exceptions.best_match(jsonschema.validators.validator_for(schema)(schema).iter_errors(config))
@@ -71,12 +71,12 @@ def check_names(config: dict, source: str = "config") -> None:
     :class:`ConfigError` naming the source, the config section and the name (with a did-you-mean), before
     any job starts — the schema checks shapes, this checks the names the registries know."""
     from ..models import unknown_model_message
-    from ..runspec import RunSpec
+    from ..evaluation import RunSpec
 
     sensitivity = config.get("sensitivity", {})
     for name in sensitivity.get("chat_models", []):
         if "sensitivity" in config.get("analyses", []) and name not in sensitivity.get("models", []):
-            from .._names import did_you_mean
+            from ..errors import did_you_mean
 
             raise ConfigError(f"{source}: sensitivity.chat_models: {name!r} is not one of sensitivity.models "
                               f"{sensitivity.get('models')}.{did_you_mean(name, sensitivity.get('models', []))}")

@@ -16,7 +16,7 @@ GRID_KEYS = ("models", "chat_models", "scenarios", "seeds", "perturbations", "ma
 
 def grid_runs(config: dict, analysis: Analysis) -> list[tuple[str, object]]:
     """(run id, :class:`~helmlite.grids.GridRun`) for every run of one analysis, in grid order."""
-    from ..runspec import RunSpec
+    from ..evaluation import RunSpec
 
     if analysis.key not in config.get("analyses", []) or not analysis.grid:
         return []
@@ -41,7 +41,7 @@ def with_precision(config: dict, spec: dict) -> dict:
 
 def analysis_runs(config: dict, analysis: Analysis) -> dict:
     """The run specs one notebook analyses, by run id."""
-    from ..runspec import RunSpec
+    from ..evaluation import RunSpec
 
     return {run_id: RunSpec.from_dict(item.spec) for run_id, item in grid_runs(config, analysis)}
 
@@ -50,7 +50,7 @@ def runs_by_analysis(config: dict) -> dict[str, dict]:
     """Every run the config asks for, grouped by the analysis that asks first (``runs`` for the explicit
     ``runs:`` list, then the enabled analyses in config order): analysis key → {run id: spec}. A run
     two analyses share (the 5-shot MMLU run of several sensitivity studies) appears once."""
-    from ..runspec import RunSpec
+    from ..evaluation import RunSpec
 
     groups = {"runs": {s.run_id: s for s in (RunSpec.from_dict(with_precision(config, run)) for run in config.get("runs", []))}}
     seen = set(groups["runs"])
@@ -168,7 +168,7 @@ def run_data(spec) -> list[str]:
     """Registry names one run reads: its scenario's files, its perturbations' word lists and its metric families'
     (HELM's bias word lists), so ``make data`` fetches them all before any run job starts."""
     from ..metrics.families import data_files as metric_files
-    from ..perturbations import data_files as perturbation_files
+    from ..evaluation import data_files as perturbation_files
     from ..scenarios import scenario
 
     return list(dict.fromkeys([*scenario(spec.scenario).data, *perturbation_files(spec.perturbations), *metric_files(spec.metrics)]))

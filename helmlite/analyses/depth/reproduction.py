@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...reproduction import row, table
+from ...claims.reproduction import row, table
 from .reference import LITM_GPT35
 
 READ_CHECK = "not a reproduction: the mirror's table as read equals the cited constant"

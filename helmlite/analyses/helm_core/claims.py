@@ -25,9 +25,9 @@ import numpy as np
 import pandas as pd
 
 from ... import stats
-from ...adaptation import MULTIPLE_CHOICE_METHODS
+from ...evaluation import MULTIPLE_CHOICE_METHODS
 from ...claims import Claim, Declared, observed_discordance
-from ...perturbations import PERTURBATIONS
+from ...evaluation import PERTURBATIONS
 from ...seeds import rng
 from .live import PERTURBED_POOLED, POOLED
 from .published import RELATED

@@ -6,7 +6,7 @@ for the data and the splits) and from HELM's presentation schema for the main me
 it from the mirrored v0.1.0 ``schema.yaml``, the paper release's; these groups' main metrics are the same in the
 schemas of v0.2.2 and v0.5.16). helmlite's main metric and default
 method are read from the scenario registry (:mod:`helmlite.scenarios`) and
-:func:`helmlite.scoring_rules.main_metric`, so the table cannot drift from the code; its other cells describe the loaders in :mod:`helmlite.scenarios` (each loader's docstring says
+:func:`helmlite.evaluation.scoring_rules.main_metric`, so the table cannot drift from the code; its other cells describe the loaders in :mod:`helmlite.scenarios` (each loader's docstring says
 the same). ``same`` is ``same``, ``differs`` or ``partly`` (e.g. the same layout, other data).
 
 :data:`ABSENT` lists HELM Classic's core scenarios that helmlite cannot run offline, with what a user with
@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...scoring_rules import main_metric
-from ...runspec import RunSpec
+from ...evaluation import main_metric
+from ...evaluation import RunSpec
 from ...scenarios import scenario
 
 ASPECTS = ("dataset", "split", "method", "main metric", "prompt layout")
@@ -175,7 +175,7 @@ def _same(helm, ours) -> str:
 
 
 def _main_metric(name: str, helm: str) -> tuple[str, str]:
-    """What a run of the scenario's default method reports as its main metric (:func:`helmlite.scoring_rules.main_metric`)
+    """What a run of the scenario's default method reports as its main metric (:func:`helmlite.evaluation.scoring_rules.main_metric`)
     and whether that is HELM's: a multiple-choice run reports the exact match of its chosen choice, which is HELM's
     quasi-exact match of a generated label (HELM's joint or generation run) only when the generation is one of the
     labels ("partly")."""

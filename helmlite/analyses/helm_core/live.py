@@ -13,7 +13,7 @@ import functools
 import numpy as np
 import pandas as pd
 
-from ...adaptation import MULTIPLE_CHOICE_METHODS as MC_METHODS
+from ...evaluation import MULTIPLE_CHOICE_METHODS as MC_METHODS
 from ... import stats
 from ...metrics import (calibration_correct, calibration_error_mde, calibration_error_test, confidence_of,
                         reliability_table)

@@ -11,13 +11,13 @@ from scipy.stats import kendalltau
 from ...errors import DataError
 from ...leaderboards import WIN_RATE, RankingView, with_defaults
 from ...leaderboards.winrates import check_tie_rule
-from ...reproduction import decide, published_verdict, row
+from ...claims.reproduction import decide, published_verdict, row
 from .published import published_win_rates, tie_share
 from .reference import REPRODUCTION_TARGETS, ROUNDING
 
 
 def _group_verdict(group: str, abs_diff: pd.Series, inside: pd.Series) -> tuple[str, str]:
-    """A metric group's verdict in :data:`helmlite.reproduction.VERDICTS` words, and its note."""
+    """A metric group's verdict in :data:`helmlite.claims.reproduction.VERDICTS` words, and its note."""
     target = REPRODUCTION_TARGETS.get(group)
     word = decide(target is not None and abs_diff.max() <= target + 1e-12, bool(inside.all()))
     notes = {"reproduced": f"max |Δ| ≤ {target}", "consistent": "every published value inside its tie range (rounding)",
@@ -74,7 +74,7 @@ def win_rate_comparison(frame: pd.DataFrame, groups, *, tie_rule: str = "v0.4.0"
 
 
 def reproduction_rows(comparison: pd.DataFrame) -> list[dict]:
-    """One reproduction-check row per model × group of :func:`win_rate_comparison` (:func:`helmlite.reproduction.published_verdict`):
+    """One reproduction-check row per model × group of :func:`win_rate_comparison` (:func:`helmlite.claims.reproduction.published_verdict`):
     ``reproduced`` within the published rounding (±0.0005) or, where a group has one, within its acceptance bound
     (:data:`REPRODUCTION_TARGETS`; the note says which), ``consistent`` where a group without a bound has the
     published value inside the tie range (Bias, Toxicity), else ``differs``."""

@@ -7,7 +7,7 @@ from decimal import ROUND_HALF_UP, Decimal
 import numpy as np
 import pandas as pd
 
-from ...reproduction import published_verdict, row, table
+from ...claims.reproduction import published_verdict, row, table
 from .correlations import spearman_matrix
 
 
@@ -59,7 +59,7 @@ def printed_cells(correlations: pd.DataFrame) -> pd.DataFrame:
 
 def reproduction_table(correlations: pd.DataFrame, fig3_published: pd.DataFrame, tolerance: float = 0.01) -> pd.DataFrame:
     """``tables/helmet_reproduction.csv``: one row per published Fig. 5 / Fig. 3 cell (``fig5:<row>~<col>``), its
-    verdict from :func:`helmlite.reproduction.published_verdict` (``tolerance``, then the cell's interval); the note also says
+    verdict from :func:`helmlite.claims.reproduction.published_verdict` (``tolerance``, then the cell's interval); the note also says
     whether the cell prints as the paper prints it."""
     rows = [row(f"{r.figure}:{r.row}~{r.col}", r.published, r.ours, published_verdict(r.ours, r.published, tolerance, r.ci_low, r.ci_high),
                 r.ci_low, r.ci_high, note=f"tolerance {tolerance}; {_printing(r.ours, r.published)}")

@@ -25,7 +25,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from ...reproduction import decide
+from ...claims.reproduction import decide
 from .aggregation import HELPFULNESS, aggregate
 from .label_statistics import mean_pairwise_kappa
 from .reference import KAPPA_SOURCE, PUBLISHED, PUBLISHED_KAPPA
@@ -81,7 +81,7 @@ def protocol_readings(config: SimulatorConfig = SimulatorConfig(), careless_grid
 
 
 def _against_published(low: float, high: float, before: float, after: float) -> tuple[str, str]:
-    """The verdict in :data:`helmlite.reproduction.VERDICTS`' words (``consistent``: a published κ lies inside the
+    """The verdict in :data:`helmlite.claims.reproduction.VERDICTS`' words (``consistent``: a published κ lies inside the
     interval; else ``differs``) and a note saying where the interval lies."""
     word = decide(False, low <= after <= high or low <= before <= high)
     if low <= after <= high:
@@ -101,7 +101,7 @@ def unfitted_check(agreement: pd.DataFrame) -> pd.DataFrame:
     """The simulator against figures it was not fitted to: the initial three's weighted κ (from
     :func:`helmlite.analyses.helpsteer2.agreement`, with its cluster-bootstrap CI) beside the published κ
     before and after the guideline changes, per attribute the paper reports; ``verdict`` is ``consistent`` or
-    ``differs`` (:data:`helmlite.reproduction.VERDICTS`) and ``note`` says where the interval lies. Slot pairs are not annotator pairs (no ids are released), so the comparison is approximate."""
+    ``differs`` (:data:`helmlite.claims.reproduction.VERDICTS`) and ``note`` says where the interval lies. Slot pairs are not annotator pairs (no ids are released), so the comparison is approximate."""
     rows = []
     initial = agreement[(agreement["measure"] == "quadratic-weighted kappa") & (agreement["stage"] == "initial three")]
     for attribute, (before, after) in PUBLISHED_KAPPA.items():

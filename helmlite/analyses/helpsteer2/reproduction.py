@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from ... import stats
-from ...reproduction import decide, published_verdict, row, table
+from ...claims.reproduction import decide, published_verdict, row, table
 from ...seeds import rng
 from .aggregation import aggregate
 from .annotations import ATTRIBUTES, MAX_ANNOTATORS, Annotations

@@ -5,7 +5,7 @@ The test subsample and the in-context examples never depend on the model, so eve
 items and examples and comparisons can be paired. With ``adapter.selection="helm_compat"`` (default)
 both follow crfm-helm exactly — the subsample is ``np.random.seed(data_seed)`` + ``np.random.choice``
 in sampled order (HELM: seed 0), the examples ``random.seed(adapter.seed)`` (HELM's train trial index);
-see :func:`helmlite.helm_subsample.helm_eval_subsample` and :func:`helmlite.adaptation.helm_sample_examples`.
+see :func:`helmlite.evaluation.helm_subsample.helm_eval_subsample` and :func:`helmlite.evaluation.adaptation.helm_sample_examples`.
 With ``"hashed"`` the subsample comes from a generator derived with hashlib from (scenario, arguments,
 ``data_seed``), kept in file order, and the examples from one derived from (scenario, arguments, ``seed``).
 """
@@ -18,12 +18,12 @@ import numpy as np
 
 from .adaptation import adapt, select_examples
 from .helm_subsample import helm_eval_subsample
-from .models import LanguageModel
-from .models.whitespace import WhitespaceTokens
+from ..models import LanguageModel
+from ..models.whitespace import WhitespaceTokens
 from .perturbations import perturb_instance
 from .runspec import RunError, RunSpec
-from .scenarios import SCENARIO_VARIANTS, TEST, TRAIN, Instance, scenario
-from .seeds import rng
+from ..scenarios import SCENARIO_VARIANTS, TEST, TRAIN, Instance, scenario
+from ..seeds import rng
 
 
 def load_all(spec: RunSpec, model: LanguageModel) -> list[Instance]:
@@ -105,7 +105,7 @@ def helm_perturbation_seeds(spec: RunSpec, instances: list[Instance]) -> dict[st
 def variants(spec: RunSpec, test: list[Instance], seeds: dict[str, str] | None = None) -> dict[str, list[Instance | None]]:
     """The test set as given and under each requested perturbation or scenario-supplied variant (contrast,
     baseline; None where an instance has none); ``seeds``: each instance's perturbation seed
-    (:func:`helm_perturbation_seeds`; :func:`helmlite.perturbations.perturb_instance` makes each)."""
+    (:func:`helm_perturbation_seeds`; :func:`helmlite.evaluation.perturbations.perturb_instance` makes each)."""
     variants: dict[str, list[Instance | None]] = {"identity": list(test)}
     for name in spec.perturbations:
         if name in SCENARIO_VARIANTS:

@@ -28,10 +28,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
-from . import data
-from .scenarios import Instance, Reference
-from .errors import UserError
-from .seeds import derive_seed
+from .. import data
+from ..scenarios import Instance, Reference
+from ..errors import UserError
+from ..seeds import derive_seed
 
 
 MISSPELLINGS = "helm/resources/correct_to_misspelling.json"

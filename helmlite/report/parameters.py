@@ -1,7 +1,7 @@
 """Checking a notebook's parameters (papermill injects them untyped) with one clear message per mistake."""
 from __future__ import annotations
 
-from .errors import UserError
+from ..errors import UserError
 
 
 class ParameterError(UserError, TypeError):

@@ -12,8 +12,8 @@ import subprocess
 from importlib import metadata
 from pathlib import Path
 
-from ._io import write_json
-from .data import sha256_of
+from .._io import write_json
+from ..data import sha256_of
 
 PACKAGES = ("helmlite", "numpy", "pandas", "scipy", "statsmodels", "matplotlib", "seaborn", "torch",
             "transformers", "snakemake", "papermill", "krippendorff", "scikit-learn")

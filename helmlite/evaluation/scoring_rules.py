@@ -4,7 +4,7 @@ scenario for generation, RR@10 for ranking, exact match for multiple choice) and
 from __future__ import annotations
 
 from .runspec import RunSpec
-from .scenarios import scenario
+from ..scenarios import scenario
 
 
 def main_metric(spec: RunSpec) -> str:

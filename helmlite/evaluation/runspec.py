@@ -1,7 +1,7 @@
 """A run spec: scenario, model, adapter settings, instance count, perturbations and metric families — and
 its stable id (HELM's ``RunSpec`` = scenario spec + adapter spec + metric specs, ``src/helm/benchmark/run_spec.py``).
 
-Kept apart from :mod:`helmlite.runner` (which executes runs) so that the workflow can enumerate a
+Kept apart from :mod:`helmlite.evaluation.runner` (which executes runs) so that the workflow can enumerate a
 config's runs without importing the engine (the Snakefile parses on every ``snakemake`` call).
 """
 from __future__ import annotations
@@ -14,14 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import adaptation
-from ._names import did_you_mean
+from ..errors import did_you_mean
 from .adaptation import AdapterSpec
-from .errors import UserError
-from .metrics.selection import family_version
-from .metrics.selection import check_families, default_families
-from .models.devices import DEFAULT_DTYPE, DTYPES
+from ..errors import UserError
+from ..metrics.selection import family_version
+from ..metrics.selection import check_families, default_families
+from ..models.devices import DEFAULT_DTYPE, DTYPES
 from .perturbations import perturbation
-from .scenarios import SCENARIO_VARIANTS, scenario
+from ..scenarios import SCENARIO_VARIANTS, scenario
 
 
 class RunError(UserError):
@@ -32,7 +32,7 @@ def model_key(model: str) -> str:
     """How a spec's model enters its run id: an embedded model's or a server model's name as given; a local model
     directory's folder name and weights hash (:func:`helmlite.models._identity.local_model_key`), so moving the folder
     keeps its runs' ids."""
-    from .models import EMBEDDED, local_model_key, served_by
+    from ..models import EMBEDDED, local_model_key, served_by
 
     if model in EMBEDDED or served_by(model) is not None or not Path(model).is_dir():
         return model
@@ -111,7 +111,7 @@ class RunSpec:
     @property
     def versions(self) -> dict:
         """The definition versions behind the run's results: its scenario loader's, the prompt layout's
-        (:data:`helmlite.adaptation.LAYOUT_VERSION`), each perturbation's and each metric family's (what lm-eval keeps
+        (:data:`helmlite.evaluation.adaptation.LAYOUT_VERSION`), each perturbation's and each metric family's (what lm-eval keeps
         as a task's ``metadata.version``)."""
         return {"scenario": scenario(self.scenario).version, "adaptation": adaptation.LAYOUT_VERSION,
                 "perturbations": {p: perturbation(p).version for p in self.perturbations if p not in SCENARIO_VARIANTS},

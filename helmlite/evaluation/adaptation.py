@@ -13,7 +13,7 @@ turn, until ``max_train_instances`` are picked. Two implementations (``AdapterSp
   letter), labels sorted, grouped by count, each group shuffled with ``random.shuffle``, one
   ``random.randrange`` pick per label in ``itertools.cycle`` order, the rest from the unlabelled
   instances with ``random.sample``. With the test-set subsampling of
-  :func:`helmlite.helm_subsample.helm_eval_subsample` and HELM's prompt layout this gives crfm-helm's prompts byte for byte (``helmlite prompts``).
+  :func:`helmlite.evaluation.helm_subsample.helm_eval_subsample` and HELM's prompt layout this gives crfm-helm's prompts byte for byte (``helmlite prompts``).
 * ``hashed`` — helmlite's variant with a numpy generator derived with hashlib from (scenario,
   arguments, seed), and multiple-choice-joint examples balanced by their correct **letter**. It exists
   because HELM's rule has known flaws: on MMLU every answer text is unique, so "class balance" is a
@@ -53,12 +53,12 @@ from typing import Sequence
 
 import numpy as np
 
-from ._common_prefix import common_prefix
-from .models import GenerationRequest, LanguageModel, ModelError, ScoreRequest
-from .scenarios import Instance
-from ._names import did_you_mean
-from .errors import UserError
-from .seeds import derive_seed
+from .._common_prefix import common_prefix
+from ..models import GenerationRequest, LanguageModel, ModelError, ScoreRequest
+from ..scenarios import Instance
+from ..errors import did_you_mean
+from ..errors import UserError
+from ..seeds import derive_seed
 
 METHODS = ("generation", "multiple_choice_joint", "multiple_choice_separate", "multiple_choice_separate_calibrated",
            "language_modeling", "ranking")
@@ -67,7 +67,7 @@ SELECTIONS = ("helm_compat", "hashed")  # in-context example selection and test 
 JOINT_DECISIONS = ("letter_logprob", "helm_greedy")  # multiple_choice_joint: best letter log-prob, or HELM's greedy token
 #: The prompt layout's version (instructions, prefixes, example and choice formatting, truncation): raise it when a
 #: change alters the prompts of runs whose specs are unchanged, so their ids change and the workflow runs them again
-#: (:attr:`helmlite.runspec.RunSpec.versions`).
+#: (:attr:`helmlite.evaluation.runspec.RunSpec.versions`).
 LAYOUT_VERSION = 1
 SEPARATE_SCORES = ("per_token", "sum")  # multiple_choice_separate: HELM's log-prob per token, or the summed log-prob
 
@@ -111,7 +111,7 @@ class Adapted:
 
     instance_id: str
     prompt: str
-    requests: tuple  # GenerationRequest or ScoreRequest, interpreted by helmlite.runner
+    requests: tuple  # GenerationRequest or ScoreRequest, interpreted by helmlite.evaluation.runner
     n_train: int
     truncated: bool
     choices: tuple[str, ...] = field(default=())  # what each scored continuation stands for

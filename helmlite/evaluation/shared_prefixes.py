@@ -20,9 +20,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
-from ._common_prefix import common_prefix
+from .._common_prefix import common_prefix
 from .adaptation import Adapted
-from .models import GenerationRequest, ScoreRequest
+from ..models import GenerationRequest, ScoreRequest
 
 REQUESTS = (ScoreRequest, GenerationRequest)
 
