@@ -188,6 +188,19 @@ def test_the_package_lists_its_public_modules_truthfully():
     assert set(helmlite.PUBLIC_MODULES) == on_disk
 
 
+
+#: The root keeps the cross-cutting modules only (errors, home, seeds, plots, catalog, grids, compare, file I/O); the
+#: run pipeline lives in helmlite/evaluation/ (issue #65: at most 12 modules at the root, __init__ and __main__ counted).
+MAX_ROOT_MODULES = 12
+
+
+def test_the_root_holds_only_the_cross_cutting_modules():
+    root = sorted(path.name for path in PACKAGE.glob("*.py"))
+    assert len(root) <= MAX_ROOT_MODULES, root
+    pipeline = {"runspec.py", "instances.py", "adaptation.py", "perturbations.py", "shared_prefixes.py", "runner.py",
+                "helm_subsample.py", "scoring_rules.py"}
+    assert not pipeline & set(root) and pipeline <= {p.name for p in (PACKAGE / "evaluation").glob("*.py")}
+
 ANALYSES = sorted(p.name for p in (PACKAGE / "analyses").iterdir() if (p / "__init__.py").exists())
 ROLES = ("claims.py", "reproduction.py", "reference.py", "figures.py")
 #: Roles an analysis does not have, with the reason (an empty module would be a stub).
