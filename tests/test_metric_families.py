@@ -1,5 +1,5 @@
-"""Metric families are declared once each (issue #65): a new family is one declaration — here a test declares a
-"length" family (the mean completion length in characters, with an exact interval on the share of empty completions)
+"""Metric families are declared once each (issue #65): a new family is one declaration — here the how-to guide's
+worked example (docs/examples/length_family.py) declares a "length" family (the mean completion length in characters, with an exact interval on the share of empty completions)
 and the run spec's defaults, its run id's versions and the computation all follow, with no other edit."""
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import pytest
 from scipy.stats import beta
 
 from helmlite.errors import UserError
+import length_family as length_family_example
 from helmlite.metrics import families, registry, selection
 
 
@@ -18,19 +19,9 @@ class Record:
     metrics: dict
 
 
-def empty_share(records):
-    """The declared family's shares: how many completions are empty, of all."""
-    return {"empty_completions": (sum(not r.completion for r in records), len(records))}
-
-
-def mean_length(records):
-    return {"mean_characters": sum(len(r.completion) for r in records) / len(records)}
-
-
 @pytest.fixture
 def length_family():
-    family = registry.metric_family(name="length", order=99, default_for=("generation",), version=3,
-                                    points=f"{__name__}:mean_length", shares=f"{__name__}:empty_share")
+    family = length_family_example.declare()  # the worked example of docs/how-to/add-a-metric-family.md
     yield family
     registry.REGISTRY.pop("length")
 

@@ -65,12 +65,13 @@ def test_every_imported_package_is_declared():
 
 def test_pinned_requirements_mirror_pyproject_and_agree_with_the_constraints():
     """requirements.txt pins exactly the runtime dependencies (+ models), requirements-test.txt the test extra,
-    and every pin is the version constraints.txt holds."""
+    requirements-docs.txt the docs extra, and every pin is the version constraints.txt holds."""
     extras = PYPROJECT["optional-dependencies"]
     assert set(pins(REPO / "requirements.txt")) == names(PYPROJECT["dependencies"]) | names(extras["models"])
     assert set(pins(REPO / "requirements-test.txt")) == names(extras["test"])
+    assert set(pins(REPO / "requirements-docs.txt")) == names(extras["docs"])
     constraints = pins(REPO / "constraints.txt")
-    for name in ("requirements.txt", "requirements-test.txt"):
+    for name in ("requirements.txt", "requirements-test.txt", "requirements-docs.txt"):
         for package, version in pins(REPO / name).items():
             assert constraints.get(package) == version, f"{name}: {package}{version} but constraints.txt has {constraints.get(package)}"
 

@@ -1,4 +1,5 @@
-"""README's commands stay true: every command in its ```bash blocks is checked against the project.
+"""The commands of README.md and of the documentation's tutorials and how-to guides stay true: every command in their
+```bash blocks is checked against the project (:data:`PAGES`, in the order a reader meets them).
 
 Each `helmlite …` line must parse with the CLI's own parser (placeholders such as <suite> are plain
 arguments), and the cheap ones run (no model: `helmlite models list`, `helmlite prompts`); `papermill`
@@ -6,8 +7,8 @@ lines name an existing notebook and only its parameters; `snakemake` lines name 
 profiles and targets the workflow knows (checked with a dry run); `make` targets exist in the Makefile;
 scripts under benchmarks/ exist. Commands that need a GPU, SLURM or hours are checked, not run.
 
-:func:`test_readme_runs_as_written` then runs every `helmlite` (but `plan`, which calibrates for minutes)
-and `papermill` command as the README writes it, in order, in a fresh folder that has only the notebooks —
+:func:`test_readme_runs_as_written` then runs every `helmlite` (but `plan`, which calibrates for minutes, and a run
+against an OpenAI-compatible server, which needs one) and `papermill` command as the pages write them, in order, in a fresh folder that has only the notebooks —
 placeholders replaced by the real crfm-helm and lm-eval fixtures under tests/data/ — and checks that the
 stand-alone runs wrote under build/standalone/ and never a workflow folder.
 """
@@ -30,9 +31,16 @@ from helmlite import cli
 REPO = Path(__file__).resolve().parent.parent
 
 
+#: The pages whose commands are checked, in reading order: a later page's commands may use an earlier one's outputs
+#: (the tutorials' runs, then the imports the reviewer compares).
+PAGES = ("README.md", "docs/tutorials/reproduce.md", "docs/tutorials/own-model.md", "docs/how-to/import-runs.md",
+         "docs/how-to/leaderboard.md", "docs/tutorials/reviewer.md", "docs/explanation/planning.md",
+         "docs/how-to/configs-and-clusters.md", "docs/how-to/add-a-scenario.md", "docs/benchmarks.md")
+
+
 def readme_commands() -> list[str]:
-    """Every command line of README's bash blocks: continuations joined, comments and env assignments dropped."""
-    text = (REPO / "README.md").read_text()
+    """Every command line of the pages' bash blocks: continuations joined, comments and env assignments dropped."""
+    text = "\n".join((REPO / page).read_text() for page in PAGES)
     lines = []
     for block in re.findall(r"```bash\n(.*?)```", text, re.S):
         for line in re.sub(r"\\\n\s*", " ", block).splitlines():
@@ -86,6 +94,8 @@ def test_readme_command_is_true(command, mirrored_cache, capsys):
             assert done.returncode == 0, done.stderr[-2000:]
     elif program == "make":
         assert re.search(rf"^{re.escape(words[1])}:", (REPO / "Makefile").read_text(), re.M), command
+    elif program == "export":  # a variable a later command reads (the OpenAI-compatible server's settings)
+        assert re.fullmatch(r"export [A-Z_]+=\S+", command), command
     elif program in ("python", "bash", "pip"):
         scripts = [w for w in words if w.startswith("benchmarks/")]
         assert scripts and all((REPO / s).is_file() for s in scripts), command
@@ -98,13 +108,14 @@ PLACEHOLDERS = {  # README placeholder -> the real runs made by crfm-helm, lm-ev
     "out/<model>/samples_<task>_<date>.jsonl": [next((REPO / "tests" / "data" / "lm_eval" / m).glob("samples_*.jsonl"))
                                                for m in ("smollm2-135m", "gemma3-270m")],
     "logs/<log>.eval": [next((REPO / "tests" / "data" / "inspect" / m).glob("*.eval")) for m in ("smollm2-135m", "gemma3-270m")],
+    "data/models/smollm2-135m": [REPO / "data" / "models" / "smollm2-135m"],  # a model directory by its path
     "<leaderboard>.csv": [(MIRROR or Path("no-mirror")) / "helm" / "results" / "helm_classic_v0.4.0_core_scenarios_all_metrics.csv"],
 }
 
 
 def runnable(command: str) -> bool:
     words = command.split()
-    return words[0] == "papermill" or (words[0] == "helmlite" and words[1] != "plan")
+    return words[0] == "papermill" or (words[0] == "helmlite" and words[1] != "plan" and "openai:" not in command)
 
 
 @pytest.mark.slow

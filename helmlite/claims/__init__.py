@@ -23,7 +23,7 @@ null value, the claimed direction, optionally the claimed size and a p-value) an
   decisions after Holm), or it excludes the claimed effect (``claimed_effect`` is the value of the
   quantity the claim asserts at least — e.g. "A beats B by 5 points": quantity = accuracy(A) −
   accuracy(B), null = 0, claimed_effect = 0.05; "greater": ci_high < claimed_effect; "less": ci_low >
-  claimed_effect; "two-sided": the interval lies within null ± |claimed_effect − null|), with the
+  claimed_effect; "two-sided": the interval lies within null ± abs(claimed_effect − null)), with the
   p-value ``p_claimed`` of "the quantity is as large as claimed" (two-sided: twice the one-sided p;
   for "two-sided" claims twice the larger of the two one-sided p-values of an equivalence test,
   Schuirmann 1987). Without the correction a family of 25 true claims read at least one false

@@ -68,7 +68,7 @@ def interval_p_value(claim: Claim) -> float:
 def claimed_size_p_value(claim: Claim) -> float:
     """p-value of "the quantity is as large as claimed" from the interval (normal approximation), on the
     scale of the claim's two-sided interval: "greater": 2·Φ((estimate − c)/SE); "less": 2·Φ((c −
-    estimate)/SE); "two-sided" (the quantity differs from the null by at least |c − null|): twice the
+    estimate)/SE); "two-sided" (the quantity differs from the null by at least abs(c − null)): twice the
     larger one-sided p of the equivalence test against null ± margin (Schuirmann 1987). Capped at 1;
     NaN without a claimed effect or a usable interval. The interval excludes the claimed size exactly
     when this p < 1 − level."""

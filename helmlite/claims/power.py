@@ -30,9 +30,9 @@ def observed_discordance(share, n: int) -> float | None:
 
 
 def base_discordance(claim: Claim) -> float | None:
-    """A paired-proportion claim's two-way discordance ψ0 = ψ − |δ̂| (the items on which the sides differ in both
+    """A paired-proportion claim's two-way discordance ψ0 = ψ − abs(δ̂) (the items on which the sides differ in both
     directions, at least 1/n): the planning model of its MDE and n needed lets the discordance grow with the effect,
-    ψ = ψ0 + |δ| (:func:`helmlite.stats.mde_paired_growing`), instead of holding the observed ψ fixed — which caps δ
+    ψ = ψ0 + abs(δ) (:func:`helmlite.stats.mde_paired_growing`), instead of holding the observed ψ fixed — which caps δ
     at ψ, so a claim with few discordant items got an MDE that was its discordance. None without an observed ψ."""
     if claim.discordance is None or claim.scale != "paired-proportion":
         return None

@@ -41,7 +41,7 @@ def register(sub) -> None:
     run_cmd.add_argument("--dtype", choices=DTYPES,
                          help="a transformers model's precision (default float32; a spec file's own dtype otherwise); part of "
                               "the run id. bfloat16/float16 change scores, and may change them between batched and single requests "
-                              "(README \"Devices and precision\")")
+                              "(docs/how-to/configs-and-clusters.md, \"Devices and precision\")")
     bootstrap_options(run_cmd)
     run_cmd.add_argument("--progress", choices=["bar", "lines", "none"], default="bar",
                          help="per-request progress with an ETA: a terminal bar, or a line every 30 s (what run jobs print)")

@@ -3,7 +3,7 @@
 
 The precision is part of a run's identity (it changes scores: bf16 rounds every activation to 8 bits of mantissa, and
 its results may change between batched and single requests where kernels sum in another order by batch shape — not on
-this CPU, where batch sizes 1 and 8 gave bit-identical bf16 scores: README "Devices and precision"); the device is recorded but not part of the identity,
+this CPU, where batch sizes 1 and 8 gave bit-identical bf16 scores: docs/how-to/configs-and-clusters.md, "Devices and precision"); the device is recorded but not part of the identity,
 since fp32 gives the same answers on any device up to floating-point summation order (``benchmarks/gpu_check.sh``
 measures how far CUDA and CPU agree).
 """

@@ -7,7 +7,7 @@ call's set-up). The projection term matters for a large vocabulary: Gemma 3 proj
 in about what 1.6 positions through its layers take (2.3–2.5 vs 1.4–1.5 ms, one thread, 2026-12-04), and a packed
 forward projects at least 16. Without the term, a forward's cost was measured on one such packed forward, and Gemma's
 separate-method runs (forwards that project a few positions) were predicted at 1.24–1.34× their compute measured in
-the default workflow at 03:23 that day (README "Time budget" has the current comparison).
+the default workflow at 03:23 that day (docs/explanation/time-budget.md has the current comparison).
 The prefix term prices what a row over a reused prefix pays besides its own positions (the cache concatenated for
 its batch, attention over the prefix): without it a rate measured on short rows after a long few-shot prefix
 over-predicted runs of long rows after a short shared prefix (the default's NIAH runs: 1.5× for SmolLM2 on

@@ -14,7 +14,7 @@ counted on about :data:`SAMPLE_INSTANCES` of them, and its summed work scaled by
   permutation). The scaled count repeats the run's shared few-shot prefix's first encoding with every scaled
   question, so it errs on the long side by about that prefix's share of a sample's tokens.
 
-The error, measured by ``benchmarks/plan_sampling_error.py`` on ``config/paper.yaml``, is in the README ("Plan before you run").
+The error, measured by ``benchmarks/plan_sampling_error.py`` on ``config/paper.yaml``, is in docs/explanation/planning.md.
 """
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ import importlib
 import pkgutil
 
 from ._base import (METHOD_FAMILIES, SCENARIO_VARIANTS, TEST, TRAIN, Instance, Reference, ScenarioInfo, UnknownScenarioError,
-                    UnsupportedMethodError, scenario, scenarios)
+                    UnsupportedMethodError, register, scenario, scenarios)
 
 # every loader module registers itself on import: import them all, without a hand-kept list
 for _module in pkgutil.iter_modules(__path__):
@@ -15,4 +15,4 @@ for _module in pkgutil.iter_modules(__path__):
         importlib.import_module(f"{__name__}.{_module.name}")
 
 __all__ = ["METHOD_FAMILIES", "SCENARIO_VARIANTS", "TEST", "TRAIN", "Instance", "Reference", "ScenarioInfo",
-           "UnknownScenarioError", "UnsupportedMethodError", "scenario", "scenarios"]
+           "UnknownScenarioError", "UnsupportedMethodError", "register", "scenario", "scenarios"]

@@ -1,4 +1,4 @@
-"""The kit's one interval policy: the design of the data picks the interval (README "Statistics").
+"""The kit's one interval policy: the design of the data picks the interval (docs/explanation/statistics.md).
 
 :func:`interval_for` is the entry point the analyses call; the functions it dispatches to stay public for tests
 and for readers who want one method by name. What decides:

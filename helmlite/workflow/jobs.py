@@ -128,7 +128,7 @@ def run_job_waits(config: dict) -> dict[str, list[str]]:
 
 
 def plan_summary(config: dict) -> str:
-    """'N runs in J run jobs (analysis n, ...)': what the workflow will run, as README and `helmlite config` say it."""
+    """'N runs in J run jobs (analysis n, ...)': what the workflow will run, as the time-budget page (docs/explanation/time-budget.md) and `helmlite config` say it."""
     counts = ", ".join(f"{a.key} {len(analysis_runs(config, a))}" for a in enabled(config) if a.grid)
     return f"{len(run_specs(config))} runs in {len(run_batches(config))} run jobs ({counts})"
 
