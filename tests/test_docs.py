@@ -155,3 +155,23 @@ def test_the_link_checker_finds_a_missing_page_and_a_missing_anchor(tmp_path):
                                                           "a.html: c.html (no such file)",
                                                           "b.html: img/missing.png (no such file)"]
     assert check_links.main([str(tmp_path)]) == 1
+
+
+def test_every_option_and_argument_has_help_text():
+    """The reference is the parsers' own text, so an option without help would be a line without meaning there."""
+    import argparse
+
+    from helmlite.cli.main import build_parser
+
+    missing = []
+
+    def walk(parser, prefix):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    walk(sub, f"{prefix} {name}")
+            elif action.help is None and action.dest != "help":
+                missing.append(f"{prefix} {'/'.join(action.option_strings) or action.dest}")
+
+    walk(build_parser(), "helmlite")
+    assert missing == []

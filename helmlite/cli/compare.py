@@ -25,7 +25,8 @@ def register(sub) -> None:
     compare.add_argument("--alpha", type=float, default=0.05, help="level of the tests; intervals at 1 − alpha (default 0.05)")
     compare.add_argument("--on-missing", choices=["error", "drop"], default="error",
                          help="an instance not in every run: an error (default), or drop it and say how many were dropped")
-    compare.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    compare.add_argument("--format", choices=["table", "csv", "json"], default="table",
+                         help="a table with the verdicts explained, CSV or JSON (default: table)")
     compare.add_argument("--rates-file", default="results/planner/rates.json",
                          help="this machine's measured rates, as helmlite plan caches them (compare never measures them: "
                               "without them the time column says n/a)")

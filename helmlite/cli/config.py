@@ -19,13 +19,13 @@ PLAN_DESCRIPTION = ("Every run of a config with its instances, the prompt tokens
 
 def register(sub) -> None:
     config = sub.add_parser("config", help="validate a workflow config against the schema shipped with helmlite")
-    config.add_argument("file")
+    config.add_argument("file", help="the workflow config to check, e.g. config/config.yaml")
     config.add_argument("--runs", action="store_true", help="print the run ids the workflow will run, one per line")
     config.set_defaults(func=run)
     plan = sub.add_parser("plan", help="what a config will run, cost and decide, without running a model",
                           description=PLAN_DESCRIPTION)
     plan.add_argument("--configfile", default="config/config.yaml", help="workflow config (default: config/config.yaml)")
-    plan.add_argument("--format", choices=["table", "csv"], default="table")
+    plan.add_argument("--format", choices=["table", "csv"], default="table", help="a table to read, or CSV (default: table)")
     plan.add_argument("--table", choices=["runs", "analyses", "claims"], default="analyses",
                       help="which table --format csv prints (default: analyses)")
     plan.add_argument("--cores", type=int_at_least(1), help="cores the workflow will use (default: this machine's)")

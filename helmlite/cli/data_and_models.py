@@ -15,8 +15,9 @@ def register(sub) -> None:
     fetch.add_argument("--list", action="store_true", help="list the registry")
     fetch.set_defaults(func=run)
     models = sub.add_parser("models", help="list or prepare the embedded models")
-    models.add_argument("action", choices=["list", "prepare"])
-    models.add_argument("names", nargs="*")
+    models.add_argument("action", choices=["list", "prepare"],
+                        help="list: the embedded models and whether they are prepared; prepare: convert them to model folders")
+    models.add_argument("names", nargs="*", help="embedded model names to prepare (e.g. smollm2-135m)")
     models.add_argument("--all", action="store_true", help="prepare every embedded model")
     models.set_defaults(func=run)
 

@@ -17,7 +17,7 @@ def register(sub) -> None:
     for action, paths_help in SOURCES:
         source = sources.add_parser(action, help=f"import {paths_help}")
         source.add_argument("paths", nargs="+", metavar="PATH", help=paths_help)
-        source.add_argument("--results-dir", default="results/runs")
+        source.add_argument("--results-dir", default="results/runs", help="where the run folders go (default: results/runs)")
         source.add_argument("--model", help="model name of the imported run (default: the one the tool recorded)")
         bootstrap_options(source)
         if action == "helm":

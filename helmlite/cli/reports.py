@@ -19,19 +19,19 @@ class NotebookError(HelmliteError):
 
 def register(sub) -> None:
     notebook = sub.add_parser("notebook", help="execute an analysis notebook with papermill (what the workflow runs)")
-    notebook.add_argument("notebook")
-    notebook.add_argument("out")
+    notebook.add_argument("notebook", help="the notebook to run, e.g. notebooks/01_helm_core.ipynb")
+    notebook.add_argument("out", help="the executed notebook, written only when every cell succeeded")
     notebook.add_argument("--parameters-json", help="the notebook parameters as a JSON object")
     notebook.add_argument("--kernel", default="helmlite", help="Jupyter kernel (default: helmlite)")
     notebook.set_defaults(func=run)
     html = sub.add_parser("html", help="render an executed notebook as one self-contained page of the reports site")
-    html.add_argument("notebook")
-    html.add_argument("out")
+    html.add_argument("notebook", help="an executed notebook (what `helmlite notebook` wrote)")
+    html.add_argument("out", help="the HTML page to write")
     site_options(html, required=False)
     html.set_defaults(func=run)
     index = sub.add_parser("index", help=f"write the landing page linking every report ({', '.join(ANALYSES)})")
     site_options(index, required=True)
-    index.add_argument("--out", required=True)
+    index.add_argument("--out", required=True, help="the index page to write, e.g. reports/index.html")
     index.set_defaults(func=run)
 
 

@@ -24,12 +24,13 @@ def register(sub) -> None:
     run_cmd.add_argument("--spec", help="a YAML file with one run spec, or a list of them")
     run_cmd.add_argument("--spec-json", help="a run spec, or a list of run specs, as JSON (what Snakemake passes); "
                                              "each model is loaded once for all its runs")
-    run_cmd.add_argument("--scenario")
-    run_cmd.add_argument("--model")
+    run_cmd.add_argument("--scenario", help="a registered scenario (helmlite prompts shows its prompts), e.g. mmlu")
+    run_cmd.add_argument("--model", help="an embedded model (helmlite models list), a local Hugging Face model directory, "
+                                         "or openai:<model> for the OpenAI-compatible server at $HELMLITE_OPENAI_BASE_URL")
     run_cmd.add_argument("--arg", action="append", help="scenario argument key=value (repeatable)")
     run_cmd.add_argument("--method", help="adaptation method (default: the scenario's)")
-    run_cmd.add_argument("--max-instances", type=int_at_least(1))
-    run_cmd.add_argument("--results-dir", default="results/runs")
+    run_cmd.add_argument("--max-instances", type=int_at_least(1), help="evaluate this many test instances (default: all)")
+    run_cmd.add_argument("--results-dir", default="results/runs", help="where run folders go (default: results/runs)")
     run_cmd.add_argument("--cache", help="request cache file (default $HELMLITE_REQUEST_CACHE or results/cache/requests.sqlite)")
     run_cmd.add_argument("--threads", type=int_at_least(1), default=1, help="torch threads (Snakemake passes the rule's threads)")
     run_cmd.add_argument("--batch-size", type=int_at_least(1), default=8,
@@ -49,7 +50,7 @@ def register(sub) -> None:
     run_cmd.set_defaults(func=run)
     prompts_cmd = sub.add_parser("prompts", help="write a scenario's adapted prompts as JSONL on stdout without loading a model",
                                  description=PROMPTS_DESCRIPTION)
-    prompts_cmd.add_argument("--scenario", required=True)
+    prompts_cmd.add_argument("--scenario", required=True, help="a registered scenario, e.g. mmlu")
     prompts_cmd.add_argument("--arg", action="append", help="scenario argument key=value (repeatable)")
     prompts_cmd.add_argument("--max-instances", type=int_at_least(1), help="subsample this many evaluation instances (default: all)")
     prompts_cmd.add_argument("--method", help="adaptation method (default: the scenario's)")
