@@ -80,7 +80,7 @@ test: pytest lint e2e
 # anchor of the built HTML is resolved offline (docs/check_links.py). The CLI and configuration references are
 # generated from the parsers and helmlite/schema.yaml during the build (docs/_ext/reference.py).
 docs: venv
-	rm -rf build/docs
+	rm -rf build/docs docs/reference/generated  # generated pages are rewritten: none of a removed command stays
 	$(PY) -m sphinx -W --keep-going -q -b html docs build/docs
 	$(PY) docs/check_links.py build/docs
 

@@ -51,9 +51,10 @@ def test_every_config_key_is_documented():
     schema = yaml.safe_load((REPO / "helmlite" / "schema.yaml").read_text())
     page = reference.pages()["config.md"]
     assert [key for key in schema["properties"] if f"## `{key}`" not in page] == []
-    for key, spec in schema["properties"].items():  # and every key of each section's table
+    for key, spec in schema["properties"].items():  # and every key of each section's table, with its meaning
         for sub in (spec.get("properties") or {}):
-            assert f"| `{key}.{sub}` |" in page, f"{key}.{sub}"
+            row = re.search(rf"^\| `{re.escape(key)}\.{re.escape(sub)}` \|.*\| (.*) \|$", page, re.M)
+            assert row and row.group(1).strip(), f"{key}.{sub} has no meaning in the config reference"
 
 
 def test_every_environment_variable_the_package_reads_is_documented():

@@ -7,8 +7,8 @@ lines name an existing notebook and only its parameters; `snakemake` lines name 
 profiles and targets the workflow knows (checked with a dry run); `make` targets exist in the Makefile;
 scripts under benchmarks/ exist. Commands that need a GPU, SLURM or hours are checked, not run.
 
-:func:`test_readme_runs_as_written` then runs every `helmlite` (but `plan`, which calibrates for minutes, and a run
-against an OpenAI-compatible server, which needs one) and `papermill` command as the pages write them, in order, in a fresh folder that has only the notebooks —
+:func:`test_readme_runs_as_written` then runs every `helmlite` (but `plan`, which calibrates for minutes, `fetch`, which
+copies the data the workflow's tests fetch anyway, and a run against an OpenAI-compatible server, which needs one) and `papermill` command as the pages write them, in order, in a fresh folder that has only the notebooks —
 placeholders replaced by the real crfm-helm and lm-eval fixtures under tests/data/ — and checks that the
 stand-alone runs wrote under build/standalone/ and never a workflow folder.
 """
@@ -35,7 +35,9 @@ REPO = Path(__file__).resolve().parent.parent
 #: (the tutorials' runs, then the imports the reviewer compares).
 PAGES = ("README.md", "docs/tutorials/reproduce.md", "docs/tutorials/own-model.md", "docs/how-to/import-runs.md",
          "docs/how-to/leaderboard.md", "docs/tutorials/reviewer.md", "docs/explanation/planning.md",
-         "docs/how-to/configs-and-clusters.md", "docs/how-to/add-a-scenario.md", "docs/benchmarks.md")
+         "docs/how-to/configs-and-clusters.md", "docs/how-to/offline-mirror.md", "docs/how-to/add-a-scenario.md",
+         "docs/how-to/add-a-metric-family.md", "docs/how-to/add-a-backend.md", "docs/how-to/add-an-analysis.md",
+         "docs/benchmarks.md")
 
 
 def readme_commands() -> list[str]:
@@ -115,7 +117,7 @@ PLACEHOLDERS = {  # README placeholder -> the real runs made by crfm-helm, lm-ev
 
 def runnable(command: str) -> bool:
     words = command.split()
-    return words[0] == "papermill" or (words[0] == "helmlite" and words[1] != "plan" and "openai:" not in command)
+    return words[0] == "papermill" or (words[0] == "helmlite" and words[1] not in ("plan", "fetch") and "openai:" not in command)
 
 
 @pytest.mark.slow

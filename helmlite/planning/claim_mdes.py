@@ -79,7 +79,7 @@ def paired(n: int, effect: float = EFFECT, base_discordance: float | None = None
            level: float = 1 - ALPHA) -> tuple[float, float, float]:
     """(MDE, n needed for ``effect``, the discordance ψ at the MDE) of a paired 0/1 difference (exact two-sided McNemar
     at ``level``): at the planning ψ held fixed, or, with a pilot's ``base_discordance`` ψ0, with the discordance
-    growing with the effect (ψ0 + |δ|), as the notebooks and ``helmlite compare`` report it (:mod:`.pilot`)."""
+    growing with the effect (ψ0 + abs(δ)), as the notebooks and ``helmlite compare`` report it (:mod:`.pilot`)."""
     if not n >= 1:  # no items, or unknown (NaN: the run's data are absent here)
         return math.nan, math.nan, math.nan
     if base_discordance is None:

@@ -7,7 +7,7 @@ Each value the plan takes is therefore a one-sided upper limit that covers its p
 :data:`PILOT_CONFIDENCE` (0.8; Browne 1995, *Statistics in Medicine* 14:1933–1940, for the rule), so a design sized on
 it reaches its power with at least that probability:
 
-* **paired claims** — the two-way discordance ψ0 = 2·min(p_b, p_c) of the planning model ψ = ψ0 + |δ|
+* **paired claims** — the two-way discordance ψ0 = 2·min(p_b, p_c) of the planning model ψ = ψ0 + abs(δ)
   (:func:`helmlite.claims.base_discordance`; p_b, p_c the shares of the two kinds of discordant pairs). 2·min(b, c) is
   not Binomial(n, ψ0) (a Clopper–Pearson limit on it covered 0.70–0.83), so the limit is 2·min(U_b, U_c) with U_b, U_c
   one-sided Clopper–Pearson limits at 1 − (1 − 0.8)/2 = 0.9 each: both cover with probability ≥ 0.8 (Bonferroni), and

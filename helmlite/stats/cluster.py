@@ -177,7 +177,7 @@ def cluster_paired_difference(a, b, clusters, *, statistic: str = "mean", level:
     correction, so ``significant`` (p < 1 − level) holds exactly when the interval excludes 0.
     Rows with a NaN side are dropped; ``n`` counts clusters (Davison & Hinkley 1997, §3.8). 0/1 rows that
     never differ would give the zero-width [0, 0]: their interval is ± the Korn–Graubard upper bound of
-    the discordant share (which bounds |p_a − p_b|), p = 1. Coverage and level on clustered 0/1 pairs:
+    the discordant share (which bounds abs(p_a − p_b)), p = 1. Coverage and level on clustered 0/1 pairs:
     ``benchmarks/coverage.py`` (section 8c).
     """
     _check_statistic(statistic)
@@ -198,7 +198,7 @@ def cluster_paired_difference(a, b, clusters, *, statistic: str = "mean", level:
 
 
 def _no_discordance(clusters, level: float, n: int) -> PairedComparison:
-    """Paired 0/1 rows that never differ: the difference is 0 and |p_a − p_b| is at most the share of
+    """Paired 0/1 rows that never differ: the difference is 0 and abs(p_a − p_b) is at most the share of
     discordant rows, whose Korn–Graubard upper bound (0 of the rows, each cluster counting once) bounds it
     on both sides; p = 1 (no discordant row, no evidence)."""
     bound = korn_graubard_ci(np.zeros(n), clusters, level=level).ci_high

@@ -12,12 +12,12 @@ that test is exact (two-sided at level ``level``, α = 1 − level, power ``powe
   the count Binomial(d, (ψ + δ)/(2ψ)); power sums over both (:func:`mcnemar_power`; Connor's 1987
   normal approximation gave MDEs 3–4% too small, with exact power 0.75–0.77).
 * **two independent samples** of n each — no exact test of this design is run by the kit; Cohen's
-  (1988, §6.2) arcsine approximation, a two-sided z test detecting |h| = (z_α + z_β)·√(2/n) with
+  (1988, §6.2) arcsine approximation, a two-sided z test detecting abs(h) = (z_α + z_β)·√(2/n) with
   h = 2·asin√p₂ − 2·asin√p₁ (statsmodels ``NormalIndPower`` is its reference).
 * **a seed variance component** (S seeds × n items, Cochran's Q) — Q = n·Σⱼ(p̂ⱼ − p̄)²/σ²_w with σ²_w the
   mean within-item variance across seeds (Cochran's denominator); seed effects of SD σ make Q approximately
   noncentral χ²(S − 1, λ = n·(S − 1)·σ²/σ²_w) (:func:`mde_seed_sd`; for S = 2 this is McNemar's χ² and
-  σ = |p_a − p_b|/√2).
+  σ = abs(p_a − p_b)/√2).
 * **correlations** — Fisher's z, atanh(r)·√(n − 3) ~ N(atanh(ρ)·√(n − 3), 1): the MDE is
   tanh((z_α + z_β)/√(n − 3)) (Cohen 1988, §3.2).
 
@@ -95,7 +95,7 @@ def _mcnemar_lower_critical(d: np.ndarray, alpha: float) -> np.ndarray:
 
 def mcnemar_power(n: int, delta: float, discordance: float, level: float = 0.95) -> float:
     """Exact power of the exact two-sided McNemar test on ``n`` pairs with a share ``discordance`` (ψ) of
-    discordant pairs and a true difference ``delta`` = p_a − p_b (|δ| <= ψ): Σ_d Bin(d; n, ψ) ·
+    discordant pairs and a true difference ``delta`` = p_a − p_b (abs(δ) <= ψ): Σ_d Bin(d; n, ψ) ·
     P(reject | d), the count favouring a being Binomial(d, (ψ + δ)/(2ψ))."""
     if abs(delta) > float(discordance) + 1e-12:
         raise UserError(f"mcnemar_power: |delta| = {abs(delta)} exceeds the discordance {discordance}")
@@ -173,8 +173,8 @@ def _mcnemar_mde(n: int, psi: float, level: float, power: float) -> float:
 @lru_cache(maxsize=4096)
 def mde_paired_growing(n: int, base_discordance: float, level: float = 0.95, power: float = 0.8) -> float:
     """Smallest paired difference δ the exact two-sided McNemar test detects with ``power`` on ``n`` pairs when the
-    discordance grows with the effect: ψ = ψ0 + |δ| (ψ0 = ``base_discordance``, the items on which the two sides
-    differ both ways — observed as ψ − |δ̂|). Holding the observed ψ fixed instead caps δ at ψ, so a claim with few
+    discordance grows with the effect: ψ = ψ0 + abs(δ) (ψ0 = ``base_discordance``, the items on which the two sides
+    differ both ways — observed as ψ − abs(δ̂)). Holding the observed ψ fixed instead caps δ at ψ, so a claim with few
     discordant items gets an MDE that is the discordance itself; here the planning model lets a larger difference
     bring its own discordant items. ``inf`` when even ψ = 1 is not enough."""
     _check_level(level, power)
@@ -220,7 +220,7 @@ def required_n(effect: float, p: float = 0.5, level: float = 0.95, power: float 
                discordance: float | None = None, *, one_sample: bool = False, direction: str = "two-sided") -> int:
     """Items needed to detect a difference ``effect``: the smallest n with ``mde_proportion(n, ...) <= effect``,
     i.e. from which on the exact power never drops below ``power`` (Chernick & Liu 2002). Two independent
-    samples: n = 2·((z_α + z_β)/|h|)² per group (Cohen 1988). The same arguments as :func:`mde_proportion`."""
+    samples: n = 2·((z_α + z_β)/abs(h))² per group (Cohen 1988). The same arguments as :func:`mde_proportion`."""
     effect = abs(float(effect))
     if effect == 0 or not math.isfinite(effect):
         raise UserError(f"required_n: effect must be a finite non-zero difference, got {effect}")
@@ -263,7 +263,7 @@ def required_n(effect: float, p: float = 0.5, level: float = 0.95, power: float 
 
 
 def mde_correlation(n: float, level: float = 0.95, power: float = 0.8) -> float:
-    """Smallest |ρ| detectable (against 0) with n pairs: tanh((z_α + z_β)/√(n − 3)) (Fisher z;
+    """Smallest abs(ρ) detectable (against 0) with n pairs: tanh((z_α + z_β)/√(n − 3)) (Fisher z;
     Cohen 1988, §3.2); ``inf`` for n <= 3."""
     z_a, z_b = _z(level, power)
     return math.inf if n <= 3 else math.tanh((z_a + z_b) / math.sqrt(n - 3))
