@@ -26,9 +26,8 @@ def main() -> None:
     from helmlite import workflow
     from helmlite.data import FetchError
     from helmlite.evaluation import load_all, split
-    from helmlite.planning import _model_path
+    from helmlite.models import model_path, work_counter
     from helmlite.planning.sampling import SAMPLE_ABOVE, counted_sample
-    from helmlite.planning.counting import WorkCounter
     from helmlite.planning.rates import model_rates
     from helmlite.evaluation import prepare_requests
 
@@ -39,8 +38,8 @@ def main() -> None:
     args = parser.parse_args()
     config = workflow.load_config(args.configfile)
     engine = config["engine"]
-    counter = WorkCounter(_model_path(args.model), name=args.model, batch_size=engine["batch_size"])
-    rates = model_rates(args.model, _model_path(args.model), threads=engine["threads"], batch_size=engine["batch_size"],
+    counter = work_counter(args.model, batch_size=engine["batch_size"])
+    rates = model_rates(args.model, model_path(args.model), threads=engine["threads"], batch_size=engine["batch_size"],
                         counter=counter)[0]
     kinds, rows = set(), []
     for run_id, spec in sorted(workflow.run_specs(config).items()):

@@ -116,8 +116,8 @@ def _violations(module: str, imports: list | None = None) -> list[str]:
 @pytest.mark.parametrize("module, imported, expected", [
     # the issue's own cases (before the change): a private name and a private module across packages, a submodule
     # its package does not export; then what stays allowed: a package's face, a private module of a containing package
-    ("helmlite.planning.counting", ("helmlite.models.transformers_backend", "TransformersModel"), None),
-    ("helmlite.planning.counting", ("helmlite.models.packing", "_private_helper"), "private name _private_helper"),
+    ("helmlite.planning.rates", ("helmlite.models", "TransformersModel"), None),
+    ("helmlite.planning.rates", ("helmlite.models.packing", "_private_helper"), "private name _private_helper"),
     ("helmlite.metrics.selection", ("helmlite.scenarios._base", None), "private module helmlite.scenarios._base"),
     ("helmlite.cli.run", ("helmlite.analyses.helm_core.live", None), "is not exported by helmlite.analyses.helm_core"),
     ("helmlite.cli.run", ("helmlite.models", "load_model"), None),
@@ -188,6 +188,14 @@ def test_the_package_lists_its_public_modules_truthfully():
     assert set(helmlite.PUBLIC_MODULES) == on_disk
 
 
+
+
+def test_the_planner_reaches_the_models_package_only_through_its_face():
+    """planning/ counts tokens through the backend's hook (``helmlite.models.work_counter``) and imports no backend
+    module: of the models package, only its face (issue #65)."""
+    reached = sorted({(module, target) for module in MODULES if module.startswith("helmlite.planning")
+                      for target, _, _ in _imports(module) if target.startswith("helmlite.models.")})
+    assert reached == []
 
 #: The root keeps the cross-cutting modules only (errors, home, seeds, plots, catalog, grids, compare, file I/O); the
 #: run pipeline lives in helmlite/evaluation/ (issue #65: at most 12 modules at the root, __init__ and __main__ counted).

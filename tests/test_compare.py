@@ -15,7 +15,7 @@ from scipy import stats as scipy_stats
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 
-from helmlite import cli
+from helmlite import cli, models
 from helmlite.claims import format_number
 from helmlite.compare import compare_runs
 from helmlite.errors import UserError
@@ -297,7 +297,7 @@ def test_compare_prints_the_predicted_time_to_run_n_to_detect_for_native_runs_on
     from helmlite.planning import rates
     from helmlite.planning.run_price import seconds_at
 
-    if not all(planning.planner._model_path(m) for m in MODELS):
+    if not all(models.model_path(m) for m in MODELS):
         pytest.skip("embedded models not prepared (make venv prepares them)")
     monkeypatch.setattr(planning.planner, "model_rates", lambda *a, **k: (rates.Rates(0.003, 0.05, 0.05, 0.1, 1.0), False))
     specs = [{**MMLU, "model": MODELS[0]}, {**MMLU, "model": MODELS[1], "adapter": {"seed": 1}}]  # other examples:

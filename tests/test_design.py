@@ -18,7 +18,7 @@ import pytest
 import yaml
 from scipy import stats as sps
 
-from helmlite import planning, stats, workflow
+from helmlite import models, planning, stats, workflow
 from helmlite.cli import main
 from helmlite.errors import UserError
 from helmlite.metrics import calibration_error_test
@@ -85,7 +85,7 @@ def test_the_ece_mde_above_2000_items_is_the_full_simulation_within_ten_percent(
 
 @pytest.fixture
 def fixed_rates(monkeypatch):
-    if not all(planning.planner._model_path(m) for m in ("smollm2-135m", "gemma3-270m")):
+    if not all(models.model_path(m) for m in ("smollm2-135m", "gemma3-270m")):
         pytest.skip("embedded models not prepared (make venv prepares them)")
     monkeypatch.setattr(planning.planner, "model_rates", lambda *a, **k: (rates.Rates(0.003, 0.05, 0.05, 0.1, 1.0), False))
 
@@ -182,10 +182,10 @@ def test_a_design_plans_sized_runs_with_the_pilot_of_the_same_specification(tmp_
 def test_rates_are_never_measured_where_the_caller_says_not_to(tmp_path, monkeypatch):
     """``helmlite compare`` prices "n to detect" with cached rates only: without them its column says n/a rather than
     calibrating for a minute."""
-    if not planning.planner._model_path("smollm2-135m"):
+    if not models.model_path("smollm2-135m"):
         pytest.skip("embedded models not prepared (make venv prepares them)")
     monkeypatch.setattr(rates, "calibrate", lambda *a, **k: pytest.fail("calibrated"))
-    assert rates.model_rates("smollm2-135m", planning.planner._model_path("smollm2-135m"), threads=1, batch_size=8,
+    assert rates.model_rates("smollm2-135m", models.model_path("smollm2-135m"), threads=1, batch_size=8,
                              rates_file=tmp_path / "none.json", measure=False) == (None, False)
 
 

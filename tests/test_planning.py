@@ -9,12 +9,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from helmlite import stats, workflow
+from helmlite import models, stats, workflow
 from helmlite.models import GenerationRequest, ScoreRequest
 from helmlite.planning import claim_mdes as planned_claims
 
 from .test_stats_power import statsmodels_mcnemar_power
-from helmlite.planning import counting, rates
+from helmlite.models import work_counting as counting  # the planner's token-counting hook (helmlite.models.work_counter)
+from helmlite.planning import rates
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -84,7 +85,7 @@ def test_counter_counts_the_positions_each_forward_projects():
 @pytest.mark.parametrize("model", ["smollm2-135m", "gemma3-270m"])
 def test_the_counters_fast_encodings_are_the_tokenizers_on_real_prompts(mirrored_cache, model):
     """The counter tokenizes each new text after the previous one's shared part, and each scored context once for
-    all its continuations (:mod:`helmlite.planning.encodings`). On real prompts — MMLU's separately scored answers
+    all its continuations (:mod:`helmlite.models.encodings`). On real prompts — MMLU's separately scored answers
     with five shots, BoolQ's, JSON KV's ten candidate values after a 1,024-token dictionary (its size searched by
     counting) — every prompt's count and every pair's ids equal the tokenizer's on the whole text (the independent
     reference: the tokenizer called directly), and the counter tokenized less than a third of the characters."""
@@ -353,7 +354,7 @@ def _plan_with_fixed_rates(name: str, monkeypatch, tmp_path, results_dir=None):
     ``results_dir`` if given; skips without the embedded models."""
     from helmlite import planning
 
-    if not all(planning.planner._model_path(m) for m in ("smollm2-135m", "gemma3-270m")):
+    if not all(models.model_path(m) for m in ("smollm2-135m", "gemma3-270m")):
         pytest.skip("embedded models not prepared (make venv prepares them)")
     monkeypatch.setattr(planning.planner, "model_rates", lambda *a, **k: (rates.Rates(0.003, 0.05, 0.05, 0.1, 1.0), False))
     config = workflow.load_config(REPO / "config" / name)
@@ -389,7 +390,7 @@ def test_plan_lists_exactly_the_workflow_runs(monkeypatch, tmp_path):
     specs = workflow.run_specs(config)
     for run_id, model in zip(free["run_id"], free["model"]):
         first = next(r for r in result.runs.itertuples() if r.model == model and r.analysis == "helm_core" and r.scenario == "mmlu")
-        requests_of = {rid: {q for a in prepare_requests(specs[rid], planning.counting.WorkCounter(planning.planner._model_path(model),
+        requests_of = {rid: {q for a in prepare_requests(specs[rid], counting.WorkCounter(models.model_path(model),
                                                                                                   name=model))[4]
                              for q in a.requests} for rid in (run_id, first.run_id)}
         assert requests_of[run_id] <= requests_of[first.run_id]
@@ -614,7 +615,7 @@ def test_the_paper_plan_lists_exactly_the_workflow_runs(monkeypatch):
     from helmlite.evaluation import instances
     from helmlite.scenarios import TEST, Instance, Reference
 
-    monkeypatch.setattr(planning.planner, "_model_path", lambda name: None)
+    monkeypatch.setattr(models, "work_counter", lambda name, **options: None)
     monkeypatch.setattr(instances, "load_all", lambda spec, model: [Instance("x", "q", (Reference("a", True),), TEST)])
     config = workflow.load_config(REPO / "config" / "paper.yaml")
     result = planning.plan(config)
@@ -636,7 +637,7 @@ def test_a_run_whose_data_file_is_absent_is_listed_unknown_and_the_plan_goes_on(
             raise FetchError("long reason", f"litm/data/nq-open-{dict(spec.args)['n_documents']}.jsonl.gz")
         return [Instance("x", "q", (Reference("a", True),), TEST)]
 
-    monkeypatch.setattr(planning.planner, "_model_path", lambda name: None)
+    monkeypatch.setattr(models, "work_counter", lambda name, **options: None)
     monkeypatch.setattr(instances, "load_all", load_all)
     result = planning.plan(workflow.load_config(REPO / "config" / "paper.yaml"))
     absent = result.runs[result.runs["scenario"] == "litm_multidoc"]
@@ -654,7 +655,7 @@ def test_large_runs_are_counted_on_a_sample_and_scaled():
     """Runs of more than SAMPLE_ABOVE test instances are counted on about SAMPLE_INSTANCES and their sums scaled
     (hand-derived on a Work of known sums; peaks stay the sample's): a subsampled run on the first draws of its own
     subsample; a depth sweep (instances sharing a context) on whole contexts, the first in load order."""
-    from helmlite.planning.counting import Work
+    from helmlite.models import Work
     from helmlite.planning.sampling import SAMPLE_ABOVE, SAMPLE_INSTANCES, counted_sample
     from helmlite.evaluation.runspec import RunSpec
     from helmlite.scenarios import TEST, TRAIN, Instance, Reference

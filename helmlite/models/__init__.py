@@ -2,23 +2,66 @@
 (:mod:`.backends`; ``openai:`` for OpenAI-compatible servers), a request cache."""
 from __future__ import annotations
 
+from importlib import import_module
 from pathlib import Path
 
 from ._base import (Generation, GenerationRequest, LanguageModel, ModelError, Scores, ScoreRequest,
                     apply_stop)
 from ..errors import did_you_mean
 from ._identity import local_model_key, model_dir_problem
-from .devices import DEFAULT_DTYPE, check_dtype
+from .devices import DEFAULT_DTYPE, check_dtype, cpu_model, resolve_device
+from .whitespace import WhitespaceTokens
 from .embedded import EMBEDDED, model_dir, prepare, status
 from .backends import REGISTRY, backend, served_by
 from . import openai_backend  # noqa: F401  (registers "openai:")
 
-#: The public surface: the protocol and records, the loaders, and the submodules other packages use (the request cache,
-#: the embedded models, the transformers backend with its packing and prefix-cache halves, whitespace tokens).
-__all__ = ["EMBEDDED", "Generation", "GenerationRequest", "LanguageModel", "ModelError", "Scores", "ScoreRequest",
-           "apply_stop", "backend", "load_model", "served_by", "local_model_key", "model_dir", "model_dir_problem", "prepare", "status",
-           "unknown_model_message",
-           "backends", "cache", "devices", "embedded", "openai_backend", "packing", "prefix_cache", "transformers_backend", "whitespace"]
+#: Names that need torch, imported on first use (PEP 562): an install without the ``models`` extra (OpenAI-compatible
+#: servers only) imports this package without torch.
+_LAZY = {"TransformersModel": "transformers_backend", "Work": "work_counting", "WorkCounter": "work_counting"}
+#: The transformers backend's source files, with its token-counting hook's: what the planner's measured rates depend on.
+COUNTING_SOURCES = ("transformers_backend", "packing", "prefix_cache", "pair_encoding", "work_counting", "encodings")
+
+#: The public surface: the protocol and records, the loaders, the planner's token-counting hook (:func:`work_counter`),
+#: and the submodules other packages use (the request cache, the embedded models, the transformers backend with its
+#: packing and prefix-cache halves).
+__all__ = ["COUNTING_SOURCES", "EMBEDDED", "Generation", "GenerationRequest", "LanguageModel", "ModelError", "Scores",
+           "ScoreRequest", "WhitespaceTokens", "apply_stop", "backend", "counting_source_files", "cpu_model", "load_model",
+           "local_model_key", "model_dir", "model_dir_problem", "model_path", "prepare", "resolve_device", "served_by",
+           "status", "unknown_model_message", "work_counter", *sorted(_LAZY),
+           "backends", "cache", "devices", "embedded", "openai_backend", "packing", "prefix_cache", "transformers_backend",
+           "whitespace"]
+
+
+def __getattr__(name: str):
+    """Import on first use (PEP 562): the names of :data:`_LAZY`, which need torch."""
+    if name in _LAZY:
+        return getattr(import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def model_path(name: str) -> Path | None:
+    """The local weights of ``name``: a prepared embedded model's folder or a model directory; None for a server model
+    or an embedded model not prepared yet."""
+    path = model_dir() / name if name in EMBEDDED else Path(name)
+    return path if served_by(name) is None and path.is_dir() else None
+
+
+def work_counter(name: str, *, batch_size: int = 8, exact_paths: bool = True):
+    """The token-counting hook the planner calls: a :class:`~.work_counting.WorkCounter` for ``name`` (the transformers
+    backend with its forwards replaced by counts; ``exact_paths=False`` for a GPU or half-precision run, which reuses no
+    prefix and packs no rows), or None where the model has no local weights to count with (a server model)."""
+    path = model_path(name)
+    if path is None:
+        return None
+    from .work_counting import WorkCounter
+
+    return WorkCounter(path, name=name, batch_size=batch_size, exact_paths=exact_paths)
+
+
+def counting_source_files() -> list[Path]:
+    """The files of :data:`COUNTING_SOURCES`: the planner keys its cached rates by their contents."""
+    here = Path(__file__).resolve().parent
+    return [here / f"{module}.py" for module in COUNTING_SOURCES]
 
 
 def load_model(name: str, *, threads: int = 1, batch_size: int = 8, device: str = "cpu",

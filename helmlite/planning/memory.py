@@ -2,7 +2,7 @@
 
 A job's peak is the model process after loading (``Rates.loaded_mb``: measured once per model and machine, in a
 fresh process that loads the model and scores one request) plus, at its largest forward, the tensors that grow
-with the work (:class:`~helmlite.planning.counting.Work`'s ``peak_*`` counts), fp32 throughout:
+with the work (:class:`~helmlite.models.work_counting.Work`'s ``peak_*`` counts), fp32 throughout:
 
 * keys and values every layer holds at once — a prefix extension, a generation or a forward without a prefix,
   plus the prefix levels the backend keeps: ``peak_cached_positions × layers × 2 × kv_heads × head_dim × 4`` B;
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 
-from .counting import Work
+from ..models import Work
 
 MARGIN = 1.5  # the reservation over the predicted peak (see the module docstring)
 STEP_MB = 256  # reservations are rounded up to this

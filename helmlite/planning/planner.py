@@ -2,7 +2,7 @@
 
 For every run of the config (the same run list the workflow executes, :func:`helmlite.workflow.run_specs`):
 its instances, the prompt tokens the backend will encode after prefix reuse and the tokens it will
-generate (counted by the backend itself with its forward passes replaced, :mod:`.counting`), and its
+generate (counted by the backend itself with its forward passes replaced, :func:`helmlite.models.work_counter`), and its
 predicted seconds from this machine's measured rates (:mod:`.rates`, calibrated once per model and cached
 with the machine's identity). Sums per analysis and in total, with the run jobs' start-up. And, for each
 headline claim the notebooks will test, the n it gets and its minimum detectable effect (:mod:`.claim_mdes`).
@@ -72,7 +72,7 @@ def priced_here(config: dict, model: str) -> bool:
     """Whether this machine's rates price ``model``'s runs: they are measured on its CPU in float32, so a model the
     config places on a GPU (``cuda``, ``mps``, or ``auto`` where torch sees CUDA here) or in half precision is counted
     (tokens) but not priced (NaN seconds)."""
-    from ..models.devices import resolve_device
+    from ..models import resolve_device
 
     placement = workflow.model_placement(config, model)
     device = resolve_device("auto") if placement["device"] == "auto" else placement["device"]
@@ -92,7 +92,7 @@ class _LoadedScenarios:
 
     def __call__(self, spec, counter) -> list:
         from ..evaluation import load_all
-        from ..models.whitespace import WhitespaceTokens
+        from ..models import WhitespaceTokens
 
         key = (spec.model, spec.scenario, repr(spec.args))  # an argument may be a list
         if key not in self._kept:
@@ -100,16 +100,6 @@ class _LoadedScenarios:
                 del self._kept[next(iter(self._kept))]
             self._kept[key] = load_all(spec, counter if counter is not None else WhitespaceTokens())
         return self._kept[key]
-
-
-def _model_path(name: str) -> Path | None:
-    from ..models.embedded import EMBEDDED, model_dir
-
-    if name in EMBEDDED:
-        path = model_dir() / name
-        return path if path.is_dir() else None
-    path = Path(name)
-    return path if path.is_dir() else None
 
 
 def _sources(config: dict) -> dict[str, tuple]:
@@ -128,15 +118,15 @@ def _sources(config: dict) -> dict[str, tuple]:
 def _counter_and_rates(config: dict, model: str, **rates_args) -> tuple:
     """(work counter, rates, measured now) of ``model``: (None, None, False) without local weights; no rates where
     this machine's do not hold (:func:`priced_here`) or none are cached and ``measure`` is false."""
-    from .counting import WorkCounter
+    from ..models import work_counter
 
-    engine, path = config["engine"], _model_path(model)
-    if not path:
+    engine = config["engine"]
+    counter = work_counter(model, batch_size=engine["batch_size"], exact_paths=priced_here(config, model))
+    if counter is None:
         return None, None, False
-    counter = WorkCounter(path, name=model, batch_size=engine["batch_size"], exact_paths=priced_here(config, model))
     if not priced_here(config, model):
         return counter, None, False
-    rates_here, measured = model_rates(model, path, threads=engine["threads"], batch_size=engine["batch_size"],
+    rates_here, measured = model_rates(model, counter.path, threads=engine["threads"], batch_size=engine["batch_size"],
                                        counter=counter, **rates_args)
     return counter, rates_here, measured
 

@@ -1,6 +1,6 @@
 """This machine's model rates, measured once per model and cached with the machine's identity.
 
-The planner predicts a run's seconds from its counted work (:class:`~helmlite.planning.counting.Work`) with
+The planner predicts a run's seconds from its counted work (:class:`~helmlite.models.work_counting.Work`) with
 a linear cost model per model: seconds = position_s · positions + projected_s · positions projected to the vocabulary
 + prefix_row_s · rows × cached prefix length + forward_s · forward calls + step_s · decoding steps (+ a generate
 call's set-up). The projection term matters for a large vocabulary: Gemma 3 projects a position to its 262k entries
@@ -35,12 +35,7 @@ import numpy as np
 import torch
 
 from .._io import write_text
-from ..models import GenerationRequest, ScoreRequest
-from ..models import packing, prefix_cache, transformers_backend
-from ..models.devices import cpu_model
-from ..models.transformers_backend import TransformersModel
-from . import counting
-from .counting import Work, WorkCounter
+from ..models import GenerationRequest, ScoreRequest, TransformersModel, Work, WorkCounter, counting_source_files, cpu_model
 
 RATES_FILE = Path("results/planner/rates.json")  # not results/cache/: a cold-run benchmark deletes that
 #: Calibrations kept per machine, model, batch size and planner source; the plan takes each rate's median over them
@@ -84,7 +79,7 @@ def planner_source_sha() -> str:
     rates measured with other code — faster or slower, counted differently, or with other terms and workloads — are
     not reused (a backend's ``code_version`` changes only when its answers do)."""
     digest = hashlib.sha256()
-    for source in (transformers_backend.__file__, packing.__file__, prefix_cache.__file__, counting.__file__, __file__):
+    for source in (*counting_source_files(), Path(__file__)):
         digest.update(Path(source).read_bytes())
     return digest.hexdigest()[:16]
 

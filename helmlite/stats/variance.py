@@ -196,8 +196,9 @@ def anova_table(frame: pd.DataFrame, response: str, factors: Sequence[str]) -> p
     ``residual``), ``levels``, ``sum_sq``, ``df``, ``F``, ``PR(>F)``, ``share`` (sum_sq / total SS) and
     ``share_beyond_noise`` = (sum_sq − df · MS_residual) / total SS: a factor with no effect still
     "explains" about df · σ² by chance, so its share is not 0 but this column is about 0. When the
-    design leaves no residual df, sums of squares come from the fits directly (RSS without the factor
-    − RSS of the full model) and F, p and share_beyond_noise are NaN.
+    design leaves no residual df (or the fit is exact), sums of squares come from the fits directly (RSS without the
+    factor − RSS of the full model, never below 0) and F, p and share_beyond_noise are NaN. A p-value below the
+    smallest positive float is written as that float, never 0.
     """
     import statsmodels.formula.api as smf
     from statsmodels.stats.anova import anova_lm
@@ -217,16 +218,18 @@ def anova_table(frame: pd.DataFrame, response: str, factors: Sequence[str]) -> p
     full = fit(used)
     total = float(((data["y"] - data["y"].mean()) ** 2).sum())
     rows = []
-    if full.df_resid > 0 and used:
+    if full.df_resid > 0 and full.ssr > 0 and used:
         table = anova_lm(full, typ=2)
         for f in used:
             row = table.loc[f"C({names[f]})"]
             rows.append({"component": f, "levels": frame[f].nunique(), "sum_sq": float(row["sum_sq"]),
-                         "df": float(row["df"]), "F": float(row["F"]), "PR(>F)": float(row["PR(>F)"])})
+                         "df": float(row["df"]), "F": float(row["F"]),
+                         "PR(>F)": max(float(row["PR(>F)"]), np.finfo(float).tiny)})
     else:
         for f in used:
             reduced = fit([g for g in used if g != f])
-            rows.append({"component": f, "levels": frame[f].nunique(), "sum_sq": float(reduced.ssr - full.ssr),
+            # a difference of residual sums of squares: ≥ 0 by construction, so a negative one is rounding residue
+            rows.append({"component": f, "levels": frame[f].nunique(), "sum_sq": max(0.0, float(reduced.ssr - full.ssr)),
                          "df": float(full.df_model - reduced.df_model),
                          "F": math.nan, "PR(>F)": math.nan})
     rows.append({"component": "residual", "levels": math.nan, "sum_sq": float(full.ssr), "df": float(full.df_resid),

@@ -182,43 +182,17 @@ def significance_counts(tests: pd.DataFrame, reversals: pd.DataFrame) -> pd.Data
 
 def variance_decomposition(frame: pd.DataFrame, factors=("scenario", "seed", "shots", "format", "method"),
                            value: str = "accuracy") -> pd.DataFrame:
-    """ANOVA-style decomposition of run-level accuracy with statsmodels OLS and categorical factors.
+    """ANOVA-style decomposition of run-level accuracy over the factors that vary (HELM §8.2's sources of variation):
+    :func:`helmlite.stats.anova_table` (type-II sums of squares, statsmodels), in the columns notebook 02 prints.
 
-    Each factor's type-II sum of squares is the increase in residual sum of squares when that factor
-    alone is dropped from the full model (computed from the fits directly, so it stays defined when the
-    design leaves no residual degrees of freedom); its share is that sum over the total. Shares are not
-    tests: a factor with no effect still "explains" about (levels − 1)·σ² — read its F and p (reported
-    where the residual has degrees of freedom) before its share.
+    A factor's share is its sum of squares over the total. Shares are not tests: a factor with no effect still
+    "explains" about (levels − 1)·σ² — read its F and p (reported where the residual has degrees of freedom) before
+    its share.
     """
-    import statsmodels.formula.api as smf
-    from scipy.stats import f as f_distribution
-
-    used = [f for f in factors if frame[f].nunique() > 1]
-    data = frame[[value, *used]].copy()
-    for f in used:
-        data[f] = data[f].astype(str)
-
-    def fit(terms):
-        formula = f"{value} ~ " + (" + ".join(f"C({t})" for t in terms) if terms else "1")
-        return smf.ols(formula, data=data).fit()
-
-    total = ((data[value] - data[value].mean()) ** 2).sum()
-    full = fit(used)
-    rows = []
-    for f in used:
-        reduced = fit([g for g in used if g != f])
-        # a difference of residual sums of squares: ≥ 0 by construction, so a negative one is rounding residue (-1e-30)
-        sum_sq, df = max(0.0, reduced.ssr - full.ssr), reduced.df_resid - full.df_resid
-        row = {"component": f, "sum_sq": sum_sq, "df": df, "levels": data[f].nunique(), "F": np.nan, "p_value": np.nan}
-        if full.df_resid > 0 and full.ssr > 0 and df > 0:
-            row["F"] = (sum_sq / df) / (full.ssr / full.df_resid)
-            row["p_value"] = max(float(f_distribution.sf(row["F"], df, full.df_resid)), np.finfo(float).tiny)
-        rows.append(row)
-    rows.append({"component": "residual", "sum_sq": full.ssr, "df": full.df_resid, "levels": np.nan, "F": np.nan, "p_value": np.nan})
-    out = pd.DataFrame(rows)
-    out["sum_sq"] = stats.without_rounding_residue(out["sum_sq"], total)
-    out["share_of_total"] = out["sum_sq"] / total if total > 0 else np.nan
-    return out
+    table = stats.anova_table(frame, value, list(factors))
+    out = table.rename(columns={"PR(>F)": "p_value", "share": "share_of_total"})
+    out["df"] = out["df"].astype(int)
+    return out[["component", "sum_sq", "df", "levels", "F", "p_value", "share_of_total"]]
 
 
 def runs_by_study(runs: list[Run], run_levels: dict, studies) -> tuple[dict[str, list[Run]], dict[str, pd.DataFrame]]:

@@ -1,5 +1,6 @@
 """What a run will cost the model, counted without running it: the transformers backend's own batching and
-prefix reuse, with every forward pass replaced by a count.
+prefix reuse, with every forward pass replaced by a count — the backend's token-counting hook, which the planner
+(:mod:`helmlite.planning`) reaches through :func:`helmlite.models.work_counter`.
 
 :class:`WorkCounter` is a :class:`~helmlite.models.transformers_backend.TransformersModel` that loads the
 tokenizer and the config but no weights, and counts, instead of computing, what the real backend would
@@ -25,12 +26,10 @@ from typing import Sequence
 
 import torch
 
-from ..models import Generation, GenerationRequest, ScoreRequest
-from ..models.packing import packing, read_positions, serves_rows_attention
-from ..models.transformers_backend import NEXT_TOKEN, TransformersModel
+from ._base import Generation, GenerationRequest, ScoreRequest
 from .encodings import Encodings
-
-
+from .packing import packing, read_positions, serves_rows_attention
+from .transformers_backend import NEXT_TOKEN, TransformersModel
 
 
 @dataclass
