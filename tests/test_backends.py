@@ -12,8 +12,12 @@ from helmlite.evaluation.runspec import model_key
 
 @pytest.fixture
 def echo_backend():
-    """A backend for ``echo:<model>`` whose model records the placement it was loaded with (removed afterwards)."""
-    @models.backend("echo:")
+    """A backend for ``echo:<model>`` whose model records the placement it was loaded with, and whose token-counting
+    hook records what the planner asked (removed afterwards)."""
+    def count(model, *, batch_size):
+        return {"counter for": model, "batch_size": batch_size}
+
+    @models.backend("echo:", counter=count)
     def load(model, *, dtype, threads, batch_size, device):
         return {"model": model, "dtype": dtype, "threads": threads, "batch_size": batch_size, "device": device}
 
@@ -28,6 +32,12 @@ def test_a_registered_backend_serves_its_prefix_everywhere(echo_backend):
     assert model_key("echo:tiny") == "echo:tiny"  # its run id keeps the name as given
     assert models.served_by("echo:tiny").prefix == "echo:" and models.served_by("smollm2-135m") is None
     assert "'echo:<model>'" in models.unknown_model_message("ech0:tiny")  # the error lists the registered prefixes
+
+
+def test_the_planner_counts_through_the_hook_a_backend_registers(echo_backend):
+    assert models.work_counter("echo:tiny", batch_size=4) == {"counter for": "tiny", "batch_size": 4}
+    assert models.work_counter("openai:qwen") is None  # a server without a hook: whitespace counts, no price
+    assert models.work_counter("no-such-model") is None
 
 
 def test_openai_registers_itself_and_refuses_a_precision_it_cannot_set():

@@ -47,9 +47,14 @@ def model_path(name: str) -> Path | None:
 
 
 def work_counter(name: str, *, batch_size: int = 8, exact_paths: bool = True):
-    """The token-counting hook the planner calls: a :class:`~.work_counting.WorkCounter` for ``name`` (the transformers
-    backend with its forwards replaced by counts; ``exact_paths=False`` for a GPU or half-precision run, which reuses no
-    prefix and packs no rows), or None where the model has no local weights to count with (a server model)."""
+    """The token-counting hook the planner calls: for a model of a registered backend, the counter that backend
+    registered (``@backend(prefix, counter=...)``; None when it has none); for an embedded model or a model directory,
+    a :class:`~.work_counting.WorkCounter` (the transformers backend with its forwards replaced by counts;
+    ``exact_paths=False`` for a GPU or half-precision run, which reuses no prefix and packs no rows), or None when its
+    weights are not there."""
+    served = served_by(name)
+    if served is not None:
+        return served.counter(name[len(served.prefix):], batch_size=batch_size) if served.counter else None
     path = model_path(name)
     if path is None:
         return None

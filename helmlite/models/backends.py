@@ -2,7 +2,8 @@
 that starts with a registered prefix — ``openai:<model>`` for an OpenAI-compatible server — goes to that backend's
 loader; any other name is an embedded model or a local model directory, run in this process by transformers
 (:func:`helmlite.models.load_model`). Who asks: the loader, the run id (a server model's name is its key), the
-config check (a server model needs no weights) and the run command (no local device to resolve for a server)."""
+config check (a server model needs no weights), the run command (no local device to resolve for a server) and the
+planner, which counts a run's tokens through the backend's counting hook (:func:`helmlite.models.work_counter`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -15,26 +16,29 @@ from ..errors import UserError
 class Backend:
     """A registered backend: the name ``prefix`` it serves and ``load(model, *, dtype, threads, batch_size, device)``,
     which gets the name past the prefix and the placement the run asks for (a server keeps its own; it may refuse a
-    placement it cannot honour, with one clear error)."""
+    placement it cannot honour, with one clear error); and optionally ``counter(model, *, batch_size)``, the
+    planner's token-counting hook: what counts a run's work for that model without running it (None: the planner
+    counts whitespace words and prices nothing)."""
 
     prefix: str
     load: Callable
+    counter: Callable | None = None
 
 
 #: The backends registered so far, by prefix.
 REGISTRY: dict[str, Backend] = {}
 
 
-def backend(prefix: str) -> Callable:
-    """Register the decorated loader for model names that start with ``prefix`` (which ends with ":"); a prefix
-    serves one backend."""
+def backend(prefix: str, *, counter: Callable | None = None) -> Callable:
+    """Register the decorated loader for model names that start with ``prefix`` (which ends with ":"), with its
+    token-counting hook ``counter`` if it has one; a prefix serves one backend."""
     if not prefix.endswith(":"):
         raise UserError(f"backend prefix {prefix!r} must end with ':' (as in 'openai:')")
 
     def register(load: Callable) -> Callable:
         if prefix in REGISTRY and REGISTRY[prefix].load is not load:
             raise UserError(f"backend prefix {prefix!r} is already registered ({REGISTRY[prefix].load.__module__})")
-        REGISTRY[prefix] = Backend(prefix, load)
+        REGISTRY[prefix] = Backend(prefix, load, counter)
         return load
 
     return register
