@@ -191,4 +191,33 @@ DEPTH = Analysis(
     grid=grids.depth,
 )
 
-ANALYSES: dict[str, Analysis] = {a.key: a for a in (HELM_CORE, SENSITIVITY, HELMET, DEPTH, HELPSTEER2)}
+METHODS_LAB = Analysis(
+    key="methods_lab",
+    notebook="06_methods_lab",
+    title="Methods lab: the statistics behind the reports, in seven lessons",
+    paper="Teaching material: Clopper & Pearson 1934, McNemar 1947, Holm 1979, Benjamini & Yekutieli 2001, "
+          "Kish 1965, Korn & Graubard 1998, Schuirmann 1987",
+    figures={
+        "methods_lab_coverage": "Exact coverage of the Wald and Clopper–Pearson 95% intervals against the true accuracy (binomial sums, no simulation).",
+        "methods_lab_pairing": "Simulated: how often the paired exact McNemar test and the unpaired two-proportion z-test reject equal accuracy, by true difference.",
+        "methods_lab_multiplicity": "Simulated: family-wise error rate and false discovery rate by number of claims tested together, without correction, with Holm and with Benjamini–Yekutieli.",
+        "methods_lab_mde": "Minimum detectable difference at 80% power by number of items, for three designs.",
+        "methods_lab_clusters": "Simulated: coverage of a naive and a cluster (Korn–Graubard) interval when items share a context, by intraclass correlation.",
+        "methods_lab_seeds": "Smallest between-seed SD of accuracy detectable with 80% power (Cochran's Q), by number of seeds and items.",
+        "methods_lab_verdicts": "Simulated reproduction checks: share read \"consistent\" and share found equivalent (TOST, ±0.05), by n and true offset.",
+    },
+    tables={
+        "methods_lab_coverage": "Exact coverage and expected width of each interval at each true accuracy and n.",
+        "methods_lab_lowest_coverage": "Each interval's lowest coverage per n, and the accuracy where it falls.",
+        "methods_lab_pairing": "Simulated rejection rates of the paired and unpaired tests, by true difference.",
+        "methods_lab_multiplicity": "Simulated family-wise error rate, false discovery rate and power, by number of claims and correction.",
+        "methods_lab_mde": "Minimum detectable difference by n and design.",
+        "methods_lab_items_needed": "Items each design needs to detect a given difference (what helmlite plan --target-mde answers).",
+        "methods_lab_clusters": "Simulated coverage and width of the naive and the cluster interval, by intraclass correlation.",
+        "methods_lab_seeds": "Smallest detectable between-seed SD by seeds and items.",
+        "methods_lab_seed_spread": "Simulated: the spread three seeds show, and how often Cochran's Q detects it, by true seed SD.",
+        "methods_lab_verdicts": "Simulated share of each reproduction verdict and of equivalence, by n and true offset.",
+    },
+)
+
+ANALYSES: dict[str, Analysis] = {a.key: a for a in (HELM_CORE, SENSITIVITY, HELMET, DEPTH, HELPSTEER2, METHODS_LAB)}

@@ -217,6 +217,9 @@ NO_ROLE = {
     ("sensitivity", "reference.py"): "HELM §8.2 reports its sensitivity findings as figures of models the kit cannot run: "
                                      "no published number is cited or recomputed",
     ("sensitivity", "reproduction.py"): "as above: notebook 02 tests HELM's claims on the embedded models (claims.py)",
+    ("methods_lab", "claims.py"): "notebook 06 teaches with simulations; it tests no claim about a model",
+    ("methods_lab", "reference.py"): "notebook 06 reproduces no paper: it cites no published number",
+    ("methods_lab", "reproduction.py"): "as above: there is no published value to check",
 }
 
 

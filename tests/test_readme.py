@@ -33,7 +33,8 @@ REPO = Path(__file__).resolve().parent.parent
 
 #: The pages whose commands are checked, in reading order: a later page's commands may use an earlier one's outputs
 #: (the tutorials' runs, then the imports the reviewer compares).
-PAGES = ("README.md", "docs/tutorials/reproduce.md", "docs/tutorials/own-model.md", "docs/how-to/import-runs.md",
+PAGES = ("README.md", "docs/tutorials/reproduce.md", "docs/tutorials/own-model.md", "docs/tutorials/teach.md",
+         "docs/how-to/import-runs.md",
          "docs/how-to/leaderboard.md", "docs/tutorials/reviewer.md", "docs/explanation/planning.md",
          "docs/how-to/configs-and-clusters.md", "docs/how-to/offline-mirror.md", "docs/how-to/add-a-scenario.md",
          "docs/how-to/add-a-metric-family.md", "docs/how-to/add-a-backend.md", "docs/how-to/add-an-analysis.md",
@@ -141,7 +142,7 @@ def test_readme_runs_as_written(tmp_path, mirrored_cache):
     assert done.stdout.count('Verdict on "1st > 2nd"') == 3 and "metric,run_a,run_b,n,dropped,kind" in done.stdout  # the compare lines
     standalone = tmp_path / "build" / "standalone"
     assert sorted(p.name for p in standalone.iterdir()) == ["01_helm_core", "03_helmet_correlations",
-                                                             "05_helpsteer2_aggregation"]
+                                                             "05_helpsteer2_aggregation", "06_methods_lab"]
     difference = pd.read_csv(standalone / "01_helm_core" / "tables" / "helm_core_model_difference.csv")
     assert set(difference["n"]) == {10}
     assert not any((tmp_path / folder).exists() for folder in ("tables", "figures", "reports"))
