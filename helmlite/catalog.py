@@ -199,7 +199,7 @@ METHODS_LAB = Analysis(
           "Kish 1965, Korn & Graubard 1998, Schuirmann 1987",
     figures={
         "methods_lab_coverage": "Exact coverage of the Wald and Clopper–Pearson 95% intervals against the true accuracy (binomial sums, no simulation).",
-        "methods_lab_pairing": "Simulated: how often the paired exact McNemar test and the unpaired two-proportion z-test reject equal accuracy, by true difference.",
+        "methods_lab_pairing": "Simulated: how often the paired exact McNemar test and lm-eval's unpaired z-test reject equal accuracy, by true difference.",
         "methods_lab_multiplicity": "Simulated: family-wise error rate and false discovery rate by number of claims tested together, without correction, with Holm and with Benjamini–Yekutieli.",
         "methods_lab_mde": "Minimum detectable difference at 80% power by number of items, for three designs.",
         "methods_lab_clusters": "Simulated: coverage of a naive and a cluster (Korn–Graubard) interval when items share a context, by intraclass correlation.",
@@ -215,6 +215,7 @@ METHODS_LAB = Analysis(
         "methods_lab_items_needed": "Items each design needs to detect a given difference (what helmlite plan --target-mde answers).",
         "methods_lab_clusters": "Simulated coverage and width of the naive and the cluster interval, by intraclass correlation.",
         "methods_lab_seeds": "Smallest detectable between-seed SD by seeds and items.",
+        "methods_lab_seeds_needed": "Seeds a claim about a given between-seed SD needs for 80% power, by number of items.",
         "methods_lab_seed_spread": "Simulated: the spread three seeds show, and how often Cochran's Q detects it, by true seed SD.",
         "methods_lab_verdicts": "Simulated share of each reproduction verdict and of equivalence, by n and true offset.",
     },

@@ -1,16 +1,17 @@
 """Notebook 06's lessons (helmlite.analyses.methods_lab), each checked against an independent computation:
-statsmodels' proportion intervals, two-proportion z-test, McNemar test, multiple-testing adjustments and Cochran's Q,
-scipy's exact binomial tests, and formulas derived by hand (the design effect, the binomial SD, Holm's family-wise
-bound)."""
+statsmodels' Wald interval, McNemar test and multiple-testing adjustments, scipy's beta quantiles and exact binomial
+tests, and formulas derived by hand (Clopper–Pearson's bounds, lm-eval's z statistic, Cochran's Q, the design effect,
+the binomial SD, 1 − 0.95^m). The kit's own Clopper–Pearson interval and Cochran's Q call statsmodels, so they are
+checked against the formulas, not against statsmodels again."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
-from scipy.stats import binom, binomtest
-from statsmodels.stats.contingency_tables import cochrans_q, mcnemar
+from scipy.stats import beta, binom, binomtest, chi2
+from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
-from statsmodels.stats.proportion import proportion_confint, proportions_ztest
+from statsmodels.stats.proportion import proportion_confint
 
 from helmlite import stats
 from helmlite.analyses import methods_lab as lab
@@ -21,9 +22,11 @@ from helmlite.seeds import rng
 def test_exact_coverage_equals_the_binomial_sum_over_statsmodels_intervals(n, p):
     table = lab.exact_coverage(n, [p]).set_index("interval")
     k = np.arange(n + 1)
-    for name, method in (("Wald", "normal"), ("Clopper–Pearson", "beta")):
-        low, high = proportion_confint(k, n, alpha=0.05, method=method)
-        expected = binom.pmf(k, n, p) @ ((np.clip(low, 0, 1) <= p) & (p <= np.clip(high, 0, 1)))
+    wald = proportion_confint(k, n, alpha=0.05, method="normal")
+    # Clopper–Pearson by its definition: beta quantiles, 0 and 1 at the ends (Clopper and Pearson 1934)
+    exact = (np.where(k == 0, 0.0, beta.ppf(0.025, k, n - k + 1)), np.where(k == n, 1.0, beta.ppf(0.975, k + 1, n - k)))
+    for name, (low, high) in (("Wald", wald), ("Clopper–Pearson", exact)):
+        expected = binom.pmf(k, n, p) @ ((np.clip(low, 0, 1) <= p + 1e-12) & (p - 1e-12 <= np.clip(high, 0, 1)))
         assert table.loc[name, "coverage"] == pytest.approx(expected, abs=1e-9)
     assert table.loc["Clopper–Pearson", "coverage"] >= 0.95
 
@@ -42,11 +45,14 @@ def test_simulated_pairs_have_the_accuracy_difference_and_discordance_asked_for(
         lab.simulate_pairs(10, 0.6, 0.3, 0.2, 1, rng(0))
 
 
-def test_the_two_tests_equal_statsmodels_on_the_same_pairs():
+def test_the_two_tests_equal_lm_evals_formula_and_statsmodels_mcnemar_on_the_same_pairs():
+    """lm-eval's calculate_z_value by hand: each accuracy's stderr is its sample SD (n − 1) over √n."""
+    from scipy.stats import norm
+
     a, b = lab.simulate_pairs(60, 0.6, 0.1, 0.3, 5, rng(1, "test-tests"))
     for x, y in zip(a, b):
-        _, p_unpaired = proportions_ztest([x.sum(), y.sum()], [len(x), len(y)])
-        assert lab.unpaired_z_p(x, y) == pytest.approx(p_unpaired)
+        se = np.sqrt(np.std(x, ddof=1) ** 2 / len(x) + np.std(y, ddof=1) ** 2 / len(y))
+        assert lab.unpaired_z_p(x, y) == pytest.approx(2 * norm.sf(abs(x.mean() - y.mean()) / se))
         table = [[np.sum((x == 1) & (y == 1)), np.sum((x == 1) & (y == 0))],
                  [np.sum((x == 0) & (y == 1)), np.sum((x == 0) & (y == 0))]]
         assert stats.paired_binary_test(x, y) == pytest.approx(mcnemar(table, exact=True).pvalue)
@@ -55,7 +61,7 @@ def test_the_two_tests_equal_statsmodels_on_the_same_pairs():
 def test_pairing_keeps_the_level_and_gains_power():
     rates = lab.rejection_rates(n_items=100, differences=(0.0, 0.1), n_sim=400, seed=0).set_index(["difference", "test"])
     assert rates.loc[(0.0, "exact McNemar (paired)"), "rejection_rate"] <= 0.05 + 2 * np.sqrt(0.05 * 0.95 / 400)
-    assert rates.loc[(0.1, "exact McNemar (paired)"), "rejection_rate"] > rates.loc[(0.1, "two-proportion z (unpaired)"),
+    assert rates.loc[(0.1, "exact McNemar (paired)"), "rejection_rate"] > rates.loc[(0.1, "lm-eval's z-test (unpaired)"),
                                                                                        "rejection_rate"] + 0.15
 
 
@@ -108,9 +114,11 @@ def test_the_naive_interval_undercovers_clustered_items_and_korn_graubard_does_n
     assert table.loc["cluster (Korn–Graubard)", "coverage"] >= 0.92
 
 
-def test_the_seed_test_is_cochrans_q_and_no_seed_effect_shows_the_binomial_sd():
+def test_the_seed_test_is_cochrans_q_by_hand_and_no_seed_effect_shows_the_binomial_sd():
     matrix = lab.simulate_seed_matrix(5, 100, 0.6, 0.05, rng(5, "test-seeds"))
-    assert stats.seeds_matter_test(matrix)[0] == pytest.approx(cochrans_q(matrix.T).pvalue)
+    k, seeds, items = matrix.shape[0], matrix.sum(axis=1), matrix.sum(axis=0)  # Cochran (1950): seeds are treatments
+    q = (k - 1) * (k * np.sum(seeds ** 2) - matrix.sum() ** 2) / (k * matrix.sum() - np.sum(items ** 2))
+    assert stats.seeds_matter_test(matrix)[0] == pytest.approx(chi2.sf(q, k - 1))
     spread = lab.observed_spread(n_seeds=3, n_items=100, seed_sds=(0.0,), n_sim=400, seed=0).iloc[0]
     assert spread["binomial_sd"] == pytest.approx(np.sqrt(0.24 / 100))
     assert spread["observed_sd"] == pytest.approx(spread["binomial_sd"], rel=0.15)  # E[s] slightly below σ at 3 seeds
@@ -132,3 +140,21 @@ def test_consistent_is_common_at_small_n_even_when_the_truth_is_ten_points_off()
     assert rates.loc[(25, 0.1), "consistent"] > 0.6 and rates.loc[(25, 0.1), "equivalent"] == 0
     assert rates.loc[(1600, 0.0), "equivalent"] > 0.9
     assert np.allclose(rates[["reproduced", "consistent", "differs"]].sum(axis=1), 1)
+
+
+@pytest.mark.parametrize("n_items, n_seeds", [(100, 3), (400, 5)])
+def test_at_the_detectable_seed_sd_the_test_detects_80_percent_of_the_time(n_items, n_seeds):
+    """The lesson's simulation (fixed seed effects with SD exactly σ) at σ = mde_seed_sd: Cochran's Q rejects about 80%
+    of the time (800 simulated matrices: ±3 binomial SEs)."""
+    sd = stats.mde_seed_sd(n_items, n_seeds, 0.24)
+    assert np.std(lab.seed_effects(n_seeds, sd), ddof=1) == pytest.approx(sd)
+    generator = rng(6, "test-seed-power", n_items)
+    found = [stats.seeds_matter_test(lab.simulate_seed_matrix(n_seeds, n_items, 0.6, sd, generator))[0] < 0.05
+             for _ in range(800)]
+    assert np.mean(found) == pytest.approx(0.8, abs=3 * np.sqrt(0.16 / 800))
+
+
+def test_seeds_needed_is_the_fewest_seeds_whose_detectable_sd_reaches_the_target():
+    table = lab.seeds_needed(seed_sds=(0.05,), n_items=(400,)).iloc[0]
+    k = int(table["seeds_needed"])
+    assert stats.mde_seed_sd(400, k, 0.24) <= 0.05 < stats.mde_seed_sd(400, k - 1, 0.24)

@@ -12,10 +12,10 @@ from .coverage import exact_coverage, lowest_coverage, wald_interval
 from .detectable import items_needed, mde_by_n
 from .multiplicity import discoveries, error_rates
 from .pairing import rejection_rates, simulate_pairs, unpaired_z_p
-from .seed_noise import detectable_seed_sd, observed_spread, simulate_seed_matrix
+from .seed_noise import detectable_seed_sd, observed_spread, seed_effects, seeds_needed, simulate_seed_matrix
 
 __all__ = ["agreement_words", "clusters", "coverage", "design_effect", "detectable", "detectable_seed_sd",
            "discoveries", "equivalent", "error_rates", "exact_coverage", "figures", "interval_coverage", "items_needed",
            "lowest_coverage", "mde_by_n", "multiplicity", "observed_spread", "pairing", "rejection_rates", "seed_noise",
-           "simulate_contexts", "simulate_pairs", "simulate_seed_matrix", "unpaired_z_p", "verdict_rates",
+           "seed_effects", "seeds_needed", "simulate_contexts", "simulate_pairs", "simulate_seed_matrix", "unpaired_z_p", "verdict_rates",
            "wald_interval"]

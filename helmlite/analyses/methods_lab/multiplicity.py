@@ -4,7 +4,9 @@ m claims are tested together; ``n_true`` of them are real effects (z-statistic m
 Each gets a two-sided p-value; a claim is "discovered" when its (adjusted) p is below α. Without correction the chance
 of at least one false discovery (the family-wise error rate) grows as 1 − (1 − α)^m; Holm (1979) keeps it at α under
 any dependence (the kit's default for a family of claims); Benjamini and Yekutieli (2001) keep the expected share of
-false discoveries among the discoveries (the false discovery rate) at α under any dependence, rejecting more than Holm.
+false discoveries among the discoveries (the false discovery rate) at α under any dependence. Their price for
+arbitrary dependence is a factor Σ 1/j: with a few real effects among many claims, as here, they reject no more than
+Holm (Benjamini–Hochberg, which would, needs positive dependence).
 The kit's claims tables adjust with statsmodels' ``multipletests`` (:mod:`helmlite.claims`); a simulation of
 thousands of families needs the same adjustments on a whole matrix at once, so :func:`adjusted_p` writes Holm's and
 Benjamini–Yekutieli's step formulas row-wise (tests/test_methods_lab.py holds them equal to ``multipletests``).

@@ -2,9 +2,11 @@
 
 The items are shared, so the two models' answers are correlated: an easy item is right for both. The exact McNemar
 test (McNemar 1947; :func:`helmlite.stats.paired_binary_test`) looks only at the items where the two disagree, and so
-cancels what the items share. A two-proportion z-test treats the two columns as independent samples: on paired items
-it keeps its level here, but loses power, the mistake of lm-eval's ``scripts/model_comparator.py`` (its issue 3831: an
-unpaired p = 0.080 where the paired test gives 0.008, on n = 220).
+cancels what the items share. lm-eval's ``scripts/model_comparator.py`` instead treats the two columns as independent
+samples: its ``calculate_z_value`` divides the difference of accuracies by √(se₁² + se₂²), each se the sample SD of
+the 0/1 scores over √n (lm-eval's ``mean_stderr``). On paired items that test keeps its level here but loses power
+(its issue 3831 reports an unpaired p = 0.080 where the paired test gives 0.008, on n = 220; that example's data are
+not here, so the lesson shows the same mistake on simulated pairs).
 
 The simulation is the McNemar model itself: a share ``discordance`` ψ of the items is answered differently by the
 two models; model A is right on (ψ + δ)/2 of all items where B is wrong and B on (ψ − δ)/2 where A is wrong, so that
@@ -38,13 +40,11 @@ def simulate_pairs(n_items: int, accuracy: float, difference: float, discordance
 
 
 def unpaired_z_p(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Two-sided p of the pooled two-proportion z-test on each row (the test lm-eval's comparator applies)."""
+    """Two-sided p of lm-eval's comparator on each row: z = (acc_a − acc_b)/√(se_a² + se_b²), se = sample SD/√n."""
     n = a.shape[-1]
-    pa, pb = a.mean(axis=-1), b.mean(axis=-1)
-    pooled = (pa + pb) / 2
-    se = np.sqrt(pooled * (1 - pooled) * 2 / n)
+    se = np.sqrt(a.var(axis=-1, ddof=1) / n + b.var(axis=-1, ddof=1) / n)
     with np.errstate(divide="ignore", invalid="ignore"):
-        z = np.where(se > 0, (pa - pb) / se, 0.0)
+        z = np.where(se > 0, (a.mean(axis=-1) - b.mean(axis=-1)) / se, 0.0)
     return 2 * norm.sf(np.abs(z))
 
 
@@ -57,7 +57,7 @@ def rejection_rates(n_items: int = 100, differences=(0.0, 0.05, 0.1, 0.15), accu
         a, b = simulate_pairs(n_items, accuracy, difference, discordance, n_sim,
                               seeded(seed, "methods_lab", "pairing", difference))
         paired = np.array([stats.paired_binary_test(x, y) for x, y in zip(a, b)])
-        for test, p in (("exact McNemar (paired)", paired), ("two-proportion z (unpaired)", unpaired_z_p(a, b))):
+        for test, p in (("exact McNemar (paired)", paired), ("lm-eval's z-test (unpaired)", unpaired_z_p(a, b))):
             rows.append({"difference": difference, "test": test, "rejection_rate": float(np.mean(p < alpha)),
                          "n_items": n_items, "n_sim": n_sim})
     return pd.DataFrame(rows)
