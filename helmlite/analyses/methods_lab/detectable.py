@@ -24,26 +24,23 @@ DESIGNS = {
 }
 
 
+def _designs(discordance: float):
+    """(label, keyword arguments of :func:`helmlite.stats.mde_proportion` / ``required_n``) of each design."""
+    for design, options in DESIGNS.items():
+        yield design.format(psi=discordance), {**options, **({"discordance": discordance} if options.get("paired") else {})}
+
+
 def mde_by_n(ns=(25, 50, 100, 200, 400, 800, 1600), accuracy: float = 0.5, discordance: float = 0.2,
              level: float = 0.95) -> pd.DataFrame:
     """The MDE of each design at each n, at 80% power: columns ``n, design, mde``."""
-    rows = []
-    for design, options in DESIGNS.items():
-        extra = {"discordance": discordance} if options.get("paired") else {}
-        for n in ns:
-            rows.append({"n": n, "design": design.format(psi=discordance),
-                         "mde": stats.mde_proportion(n, accuracy, level=level, **options, **extra)})
-    return pd.DataFrame(rows)
+    return pd.DataFrame([{"n": n, "design": design, "mde": stats.mde_proportion(n, accuracy, level=level, **options)}
+                         for design, options in _designs(discordance) for n in ns])
 
 
 def items_needed(effects=(0.02, 0.05, 0.1), accuracy: float = 0.5, discordance: float = 0.2,
                  level: float = 0.95) -> pd.DataFrame:
     """What ``helmlite plan --target-mde`` answers: the items each design needs to detect each effect with 80% power.
     Columns ``effect, design, n_needed``."""
-    rows = []
-    for design, options in DESIGNS.items():
-        extra = {"discordance": discordance} if options.get("paired") else {}
-        for effect in effects:
-            rows.append({"effect": effect, "design": design.format(psi=discordance),
-                         "n_needed": stats.required_n(effect, accuracy, level=level, **options, **extra)})
-    return pd.DataFrame(rows)
+    return pd.DataFrame([{"effect": effect, "design": design,
+                          "n_needed": stats.required_n(effect, accuracy, level=level, **options)}
+                         for design, options in _designs(discordance) for effect in effects])

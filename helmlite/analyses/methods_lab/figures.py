@@ -14,15 +14,30 @@ def _lines(table: pd.DataFrame, x: str, y: str, hue: str, ax: plt.Axes, legend: 
         ax.legend(fontsize=8, title=None)
 
 
+def _rate_axis(ax: plt.Axes, nominal: float) -> None:
+    """A y axis of rates in percent, with the nominal rate (a level, or α) dashed."""
+    ax.axhline(nominal, color="0.3", linestyle="--", linewidth=1)
+    ax.yaxis.set_major_formatter(PercentFormatter(1, decimals=0))
+
+
+def _rate_figure(table: pd.DataFrame, x: str, y: str, hue: str, nominal: float, **labels) -> plt.Figure:
+    """One panel of rates against ``x``, a line per ``hue`` level, the nominal rate dashed; ``labels`` go to ``ax.set``."""
+    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    _lines(table, x, y, hue, ax)
+    _rate_axis(ax, nominal)
+    ax.set(**labels)
+    fig.tight_layout()
+    return fig
+
+
 def coverage(table: pd.DataFrame, level: float = 0.95) -> plt.Figure:
     """Lesson 1: exact coverage against the true accuracy, one panel per n, both intervals, the nominal level dashed."""
     ns = sorted(table["n"].unique())
     fig, axes = plt.subplots(1, len(ns), figsize=(3.6 * len(ns), 3.4), sharey=True, squeeze=False)
     for ax, n in zip(axes[0], ns):
         sns.lineplot(data=table[table["n"] == n], x="accuracy", y="coverage", hue="interval", ax=ax, legend=ax is axes[0][0])
-        ax.axhline(level, color="0.3", linestyle="--", linewidth=1)
+        _rate_axis(ax, level)
         ax.set(title=f"n = {n} items", xlabel="true accuracy", ylabel="coverage of a 95% interval")
-        ax.yaxis.set_major_formatter(PercentFormatter(1, decimals=0))
     axes[0][0].legend(fontsize=8, title=None, loc="lower center")
     fig.tight_layout()
     return fig
@@ -30,14 +45,9 @@ def coverage(table: pd.DataFrame, level: float = 0.95) -> plt.Figure:
 
 def rejection(table: pd.DataFrame, alpha: float = 0.05) -> plt.Figure:
     """Lesson 2: how often each test rejects "equal accuracy", against the true difference (0: false positives)."""
-    fig, ax = plt.subplots(figsize=(6.4, 3.6))
-    _lines(table, "difference", "rejection_rate", "test", ax)
-    ax.axhline(alpha, color="0.3", linestyle="--", linewidth=1)
-    ax.set(xlabel="true accuracy difference A − B", ylabel="share of simulations that reject",
-           title=f"Same {int(table['n_items'].iloc[0])} items for both models")
-    ax.yaxis.set_major_formatter(PercentFormatter(1, decimals=0))
-    fig.tight_layout()
-    return fig
+    return _rate_figure(table, "difference", "rejection_rate", "test", alpha, xlabel="true accuracy difference A − B",
+                        ylabel="share of simulations that reject",
+                        title=f"Same {int(table['n_items'].iloc[0])} items for both models")
 
 
 def multiplicity(table: pd.DataFrame, alpha: float = 0.05) -> plt.Figure:
@@ -45,9 +55,8 @@ def multiplicity(table: pd.DataFrame, alpha: float = 0.05) -> plt.Figure:
     fig, (left, right) = plt.subplots(1, 2, figsize=(7.6, 3.4), sharey=True)
     for ax, column, title in ((left, "fwer", "at least one false discovery"), (right, "fdr", "share of discoveries that are false")):
         _lines(table, "m", column, "correction", ax, legend=ax is left)
-        ax.axhline(alpha, color="0.3", linestyle="--", linewidth=1)
+        _rate_axis(ax, alpha)
         ax.set(xlabel="number of claims tested together", ylabel="rate" if ax is left else "", title=title)
-        ax.yaxis.set_major_formatter(PercentFormatter(1, decimals=0))
     fig.tight_layout()
     return fig
 
@@ -64,14 +73,8 @@ def mde(table: pd.DataFrame) -> plt.Figure:
 
 def cluster_coverage(table: pd.DataFrame, level: float = 0.95) -> plt.Figure:
     """Lesson 5: coverage of the naive and the cluster interval against the intraclass correlation."""
-    fig, ax = plt.subplots(figsize=(6.4, 3.6))
-    _lines(table, "icc", "coverage", "interval", ax)
-    ax.axhline(level, color="0.3", linestyle="--", linewidth=1)
-    ax.set(xlabel="intraclass correlation of items in one context", ylabel="coverage of a 95% interval",
-           title="Items that share a context")
-    ax.yaxis.set_major_formatter(PercentFormatter(1, decimals=0))
-    fig.tight_layout()
-    return fig
+    return _rate_figure(table, "icc", "coverage", "interval", level, xlabel="intraclass correlation of items in one context",
+                        ylabel="coverage of a 95% interval", title="Items that share a context")
 
 
 def seeds(table: pd.DataFrame) -> plt.Figure:
