@@ -7,7 +7,8 @@ lines name an existing notebook and only its parameters; `snakemake` lines name 
 profiles and targets the workflow knows (checked with a dry run); `make` targets exist in the Makefile;
 scripts under benchmarks/ exist. Commands that need a GPU, SLURM or hours are checked, not run.
 
-:func:`test_readme_runs_as_written` then runs every `helmlite` (but `plan`, which calibrates for minutes, `fetch`, which
+:func:`test_readme_runs_as_written` then runs every `helmlite` (but `plan`, which calibrates for minutes — the reviewer
+tutorial's plan and re-run run on a test-sized config in tests/test_tutorial_reviewer.py — `fetch`, which
 copies the data the workflow's tests fetch anyway, and a run against an OpenAI-compatible server, which needs one) and `papermill` command as the pages write them, in order, in a fresh folder that has only the notebooks —
 placeholders replaced by the real crfm-helm and lm-eval fixtures under tests/data/ — and checks that the
 stand-alone runs wrote under build/standalone/ and never a workflow folder.
@@ -41,9 +42,9 @@ PAGES = ("README.md", "docs/tutorials/reproduce.md", "docs/tutorials/own-model.m
          "docs/benchmarks.md")
 
 
-def readme_commands() -> list[str]:
+def readme_commands(pages=PAGES) -> list[str]:
     """Every command line of the pages' bash blocks: continuations joined, comments and env assignments dropped."""
-    text = "\n".join((REPO / page).read_text() for page in PAGES)
+    text = "\n".join((REPO / page).read_text() for page in pages)
     lines = []
     for block in re.findall(r"```bash\n(.*?)```", text, re.S):
         for line in re.sub(r"\\\n\s*", " ", block).splitlines():
