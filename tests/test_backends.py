@@ -51,3 +51,43 @@ def test_a_prefix_serves_one_backend(echo_backend):
         models.backend("echo:")(lambda model, **placement: None)
     with pytest.raises(UserError, match="must end with ':'"):
         models.backend("echo")
+
+
+def test_a_plan_counts_a_served_model_through_its_hook_and_never_prices_it(tmp_path, mirrored_cache, monkeypatch):
+    """``plan()`` on a config whose model a registered backend serves: each run's tokens are what the backend's hook
+    counted (reference: the hook's own tally of the requests it was given), its seconds are NaN (this machine's rates
+    time the transformers backend here, not a server) and nothing is calibrated (calibrating raises here)."""
+    from helmlite import planning, workflow
+    from helmlite.models import Work, WhitespaceTokens
+    from helmlite.planning import rates
+
+    tallies = []
+
+    class WordCounter(WhitespaceTokens):
+        def count(self, requests, chunk_size):
+            words = sum(self.count_tokens(r.prompt) + sum(self.count_tokens(c) for c in getattr(r, "continuations", ()))
+                        for r in requests)
+            tallies.append(words)
+            return Work(requests=len(requests), score_positions=words, encoded_tokens=words, score_forwards=1)
+
+    @models.backend("words:", counter=lambda model, *, batch_size: WordCounter())
+    def load(model, **placement):
+        raise AssertionError("planning loads no model")
+
+    def no_calibration(*args, **kwargs):
+        raise AssertionError("a served model is never calibrated")
+
+    monkeypatch.setattr(rates, "calibrate", no_calibration)
+    try:
+        (tmp_path / "c.yaml").write_text(
+            f"output_dir: {tmp_path / 'out'}\nanalyses: [helm_core]\n"
+            "helm_core: {models: ['words:any'], max_instances: 4, perturbations: [], "
+            "scenarios: [{scenario: mmlu, args: {subject: us_foreign_policy}}]}\n")
+        result = planning.plan(workflow.load_config(tmp_path / "c.yaml"), rates_file=tmp_path / "rates.json")
+    finally:
+        backends.REGISTRY.pop("words:")
+    runs = result.runs
+    assert list(runs["model"]) == ["words:any"] and list(runs["instances"]) == [4]
+    assert list(runs["tokens_to_encode"]) == tallies and tallies[0] > 4 * 50  # a 5-shot MMLU prompt: hundreds of words
+    assert runs["predicted_s"].isna().all() and result.calibrated == []
+    assert not (tmp_path / "rates.json").exists()

@@ -270,3 +270,27 @@ def test_a_local_model_directorys_run_ids_do_not_depend_on_where_it_lies(tmp_pat
     weights = next(there.glob("*.safetensors"))
     weights.write_bytes(weights.read_bytes()[:-4] + b"\0\0\0\1")  # other weights (same size): another id
     assert RunSpec.from_dict({**MMLU, "model": str(there)}).run_id != ids[0]
+
+
+def test_execute_all_reports_each_run_from_its_stats_alone(mirrored_cache, tmp_path, tiny_model_dir, monkeypatch):
+    """One line per finished run with the main metric, its interval and n as ``stats.json`` holds them (reference: the
+    file itself), read without reading the instances back (reading a record raises here)."""
+    from helmlite.evaluation.runner import execute_all
+    from helmlite.results import InstanceRecord
+
+    specs = [RunSpec.from_dict({**MMLU, "model": str(tiny_model_dir), "max_instances": 3, "args": {"subject": subject}})
+             for subject in ("econometrics", "us_foreign_policy")]
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a finished run's line read its instances back")
+
+    monkeypatch.setattr(InstanceRecord, "from_json", staticmethod(refuse))
+    lines = []
+    folders = execute_all(specs, RequestCache(tmp_path / "cache.sqlite"), results_dir=tmp_path / "runs", progress="none",
+                          n_resamples=200, report=lines.append)
+    assert len(lines) == len(folders) == 2
+    for line, folder in zip(lines, folders):
+        stats = json.loads((folder / "stats.json").read_text())
+        main = stats["metrics"][stats["main_metric"]]
+        assert line == (f"{stats['run_id']}: {stats['main_metric']} = {main['mean']:.3f} [{main['ci_low']:.3f}, "
+                        f"{main['ci_high']:.3f}] (n=3; model calls 3, cache hits 0) -> {folder}")

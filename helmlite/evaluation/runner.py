@@ -20,7 +20,7 @@ from ..metrics import families
 from ..metrics.outcomes import outcome
 from ..models import GenerationRequest, LanguageModel, ScoreRequest, load_model
 from ..models.cache import CachedModel, RequestCache
-from ..results import InstanceRecord, PerturbedOutcome, read_run, write_run
+from ..results import InstanceRecord, PerturbedOutcome, read_stats, write_run
 from ..results.provenance import git_state, package_versions
 from ..scenarios import Instance, scenario
 from .adaptation import Adapted, adapt
@@ -176,8 +176,9 @@ def execute_all(specs: Sequence[RunSpec], cache: RequestCache, *, results_dir: s
 
 
 def _finished_line(results_dir: str | Path, run_id: str, calls: int, hits: int, folder: Path) -> str:
-    """What a run job prints when a run is written: its main metric with the interval, n, model calls, cache hits."""
-    stats = read_run(results_dir, run_id).stats
+    """What a run job prints when a run is written: its main metric with the interval, n, model calls, cache hits
+    (from the run's ``stats.json`` alone: its instances were just written and need not be read back)."""
+    stats = read_stats(results_dir, run_id)
     main = stats.metrics.get(stats.main_metric)
     shown = f"{main.mean:.3f} [{main.ci_low:.3f}, {main.ci_high:.3f}]" if main else "n/a"
     return f"{run_id}: {stats.main_metric} = {shown} (n={stats.n_instances}; model calls {calls}, cache hits {hits}) -> {folder}"

@@ -17,8 +17,12 @@ class Backend:
     """A registered backend: the name ``prefix`` it serves and ``load(model, *, dtype, threads, batch_size, device)``,
     which gets the name past the prefix and the placement the run asks for (a server keeps its own; it may refuse a
     placement it cannot honour, with one clear error); and optionally ``counter(model, *, batch_size)``, the
-    planner's token-counting hook: what counts a run's work for that model without running it (None: the planner
-    counts whitespace words and prices nothing)."""
+    planner's token-counting hook: what counts a run's work for that model without running it — an object that
+    sizes prompts as the model does (``count_tokens``, ``truncate_left``, ``max_context``, ``apply_chat_template``,
+    as :class:`~helmlite.models.whitespace.WhitespaceTokens` has) and returns a run's
+    :class:`~helmlite.models.work_counting.Work` from ``count(requests, chunk_size)``. Without one the planner
+    counts instances only. Either way a served model's runs are not priced: this machine's rates time the
+    transformers backend here, not a server (:func:`helmlite.planning.planner.priced_here`)."""
 
     prefix: str
     load: Callable

@@ -19,9 +19,10 @@ median predicted / measured is printed with whether it is within :data:`CHECK_TO
 (:func:`check_against_measured`) — rates measured on another host under the same CPU name, or in a slow spell,
 show there.
 
-Runs of a model that is not a local transformers model (``openai:<model>``), or an embedded model not yet
-prepared (``helmlite models prepare``; ``make plan`` prepares them), are listed with their instances but NaN
-tokens and seconds, and the terminal output says which models those are. Runs of a model the config places on a
+Runs of a model a registered backend serves (``openai:<model>``) are counted through the counting hook that backend
+registers and never priced; without a hook, and for an embedded model not yet prepared (``helmlite models prepare``;
+``make plan`` prepares them), they are listed with their instances but NaN tokens and seconds, and the terminal
+output says which models those are. Runs of a model the config places on a
 GPU or in half precision are counted but not priced (:func:`priced_here`). Runs whose scenario's data cannot be
 obtained here (offline, and absent from the mirror) are listed with NaN instances, tokens and seconds, and the plan
 names the missing file: it still answers for every other run.
@@ -69,11 +70,14 @@ class Plan:
 
 
 def priced_here(config: dict, model: str) -> bool:
-    """Whether this machine's rates price ``model``'s runs: they are measured on its CPU in float32, so a model the
-    config places on a GPU (``cuda``, ``mps``, or ``auto`` where torch sees CUDA here) or in half precision is counted
-    (tokens) but not priced (NaN seconds)."""
-    from ..models import resolve_device
+    """Whether this machine's rates price ``model``'s runs: they are measured on its CPU in float32 with the
+    transformers backend, so a model the config places on a GPU (``cuda``, ``mps``, or ``auto`` where torch sees CUDA
+    here) or in half precision, and a model a registered backend serves (a server's speed is not this machine's),
+    is counted (tokens, through the backend's counting hook where it has one) but not priced (NaN seconds)."""
+    from ..models import resolve_device, served_by
 
+    if served_by(model) is not None:
+        return False
     placement = workflow.model_placement(config, model)
     device = resolve_device("auto") if placement["device"] == "auto" else placement["device"]
     return device == "cpu" and placement["dtype"] == "float32"

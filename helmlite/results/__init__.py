@@ -17,7 +17,7 @@ Writes are atomic (temp file + rename) and ``instances.jsonl`` is written first,
 what Snakemake waits for — after it.
 """
 from . import provenance  # what produced a table or figure
-from .folders import Run, present_runs, read_run, read_runs, read_timings, scenario_label, write_run
+from .folders import Run, present_runs, read_run, read_runs, read_stats, read_timings, scenario_label, write_run
 from .records import (
                       FORMAT_VERSION,
                       INSTANCES,
@@ -36,4 +36,4 @@ from .records import (
 
 __all__ = ["provenance", "FORMAT_VERSION", "INSTANCES", "MANIFEST", "STATS", "TIMINGS", "InstanceRecord", "Manifest", "MetricStat",
            "PerturbedOutcome", "Run", "RunResultsError", "RunStats", "SpecRecord", "Timings", "present_runs", "read_run",
-           "read_runs", "read_timings", "scenario_label", "write_run"]
+           "read_runs", "read_stats", "read_timings", "scenario_label", "write_run"]

@@ -135,6 +135,17 @@ def read_run(results_dir: str | Path, run_id: str) -> Run:
     return Run(run_id, manifest.spec, stats, records, manifest, timings, folder)
 
 
+def read_stats(results_dir: str | Path, run_id: str) -> RunStats:
+    """The validated ``stats.json`` of a finished run alone (its aggregates: a finished-run line, a summary), without
+    reading its instances or manifest."""
+    folder = Path(results_dir) / run_id
+    rebuild = f"delete {folder} and re-run snakemake (finished requests come from the request cache)"
+    try:
+        return RunStats.from_json(_load_json(folder / STATS, rebuild), folder / STATS)
+    except RunResultsError as error:
+        raise RunResultsError(f"{error}; {rebuild}") from None
+
+
 def read_timings(results_dir: str | Path, run_id: str) -> Timings | None:
     """The validated ``timings.json`` of a finished run (its ``stats.json`` exists), without reading its instances;
     None for a run that has not finished or kept no timings."""
