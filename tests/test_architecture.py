@@ -349,4 +349,4 @@ def test_where_a_new_thing_goes_names_real_places():
     from helmlite.models import backend
 
     assert "metric_family(...)" in section and metric_family.__module__ == "helmlite.metrics.registry"
-    assert '@backend("<prefix>:")' in section and backend.__module__ == "helmlite.models.backends"
+    assert '@backend("<prefix>:")' in section and backend.__module__ == "helmlite.models.backends.registry"

@@ -91,3 +91,29 @@ def test_a_plan_counts_a_served_model_through_its_hook_and_never_prices_it(tmp_p
     assert list(runs["tokens_to_encode"]) == tallies and tallies[0] > 4 * 50  # a 5-shot MMLU prompt: hundreds of words
     assert runs["predicted_s"].isna().all() and result.calibrated == []
     assert not (tmp_path / "rates.json").exists()
+
+
+def test_a_backend_module_dropped_into_the_package_serves_the_command_line(tmp_path, mirrored_cache):
+    """Adding a backend is one file: a copy of the package with the worked example (docs/examples/uniform_backend.py)
+    saved as ``helmlite/models/backends/uniform.py`` — no other edit — runs ``helmlite run --model uniform:chance``,
+    and the run's manifest names the backend (reference: the example's own identity)."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parent.parent
+    copy = tmp_path / "kit"
+    shutil.copytree(repo / "helmlite", copy / "helmlite", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(repo / "docs" / "examples" / "uniform_backend.py", copy / "helmlite" / "models" / "backends" / "uniform.py")
+    env = {**os.environ, "PYTHONPATH": str(copy)}
+    done = subprocess.run([sys.executable, "-m", "helmlite", "run", "--model", "uniform:chance", "--scenario", "mmlu",
+                           "--arg", "subject=us_foreign_policy", "--max-instances", "3", "--results-dir", str(tmp_path / "runs"),
+                           "--cache", str(tmp_path / "cache.sqlite"), "--n-resamples", "100", "--quiet"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    (folder,) = (tmp_path / "runs").iterdir()
+    manifest = (folder / "manifest.json").read_text()
+    assert '"backend": "uniform"' in manifest and '"model": "uniform:chance"' in manifest
+    assert not (repo / "helmlite" / "models" / "backends" / "uniform.py").exists()  # the package itself is untouched

@@ -8,7 +8,7 @@ import pytest
 
 from helmlite.models import GenerationRequest, ModelError, ScoreRequest, apply_stop, load_model
 from helmlite.models.cache import CachedModel, RequestCache, request_key
-from helmlite.models.openai_backend import OpenAIModel
+from helmlite.models.backends.openai_compatible import OpenAIModel
 
 from .fakes import WordModel
 from .stub_server import stub_server
@@ -197,14 +197,14 @@ SERVER_GENERATIONS = [
 @pytest.mark.parametrize("logprobs, stop, expected", SERVER_GENERATIONS)
 def test_openai_generations_keep_the_tokens_crfm_helms_client_keeps(logprobs, stop, expected):
     from helmlite.models._base import helm_kept_tokens
-    from helmlite.models.openai_backend import END_OF_TEXT, server_tokens
+    from helmlite.models.backends.openai_compatible import END_OF_TEXT, server_tokens
 
     pieces, values = server_tokens(logprobs)
     assert tuple(values[:helm_kept_tokens(pieces, (*stop, END_OF_TEXT))]) == expected
 
 
 def test_openai_generations_without_log_probabilities_have_no_confidence_and_mismatched_lists_are_retried():
-    from helmlite.models.openai_backend import server_tokens
+    from helmlite.models.backends.openai_compatible import server_tokens
 
     assert server_tokens(None) is None and server_tokens({"text_offset": [0]}) is None
     with stub_server() as (url, state):

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from helmlite.models import GenerationRequest, ModelError, ScoreRequest
-from helmlite.models.openai_backend import OpenAIModel, retry_after_seconds
+from helmlite.models.backends.openai_compatible import OpenAIModel, retry_after_seconds
 
 from .stub_server import stub_server
 

@@ -15,7 +15,7 @@ import pytest
 from helmlite.results import FORMAT_VERSION, RunResultsError, read_run
 from helmlite.models import GenerationRequest, ModelError, ScoreRequest
 from helmlite.models.cache import CachedModel, RequestCache
-from helmlite.models.openai_backend import OpenAIModel
+from helmlite.models.backends.openai_compatible import OpenAIModel
 
 from .conftest import REPO
 from .fakes import WordModel

@@ -62,7 +62,7 @@ def test_generations_carry_the_servers_log_probabilities_for_the_tokens_helm_kee
     crfm-helm's client does. For an immediate stop the server lists no token at all: the empty completion keeps none
     (confidence exp(0) = 1, HELM's too)."""
     from helmlite.models import GenerationRequest
-    from helmlite.models.openai_backend import OpenAIModel
+    from helmlite.models.backends.openai_compatible import OpenAIModel
 
     with llama_server(gguf) as (url, _):
         model = OpenAIModel(url, "smollm2")

@@ -1,5 +1,5 @@
 """Language models: one protocol, the transformers backend in this process and backends registered by name prefix
-(:mod:`.backends`; ``openai:`` for OpenAI-compatible servers), a request cache."""
+(:mod:`.backends`, each found on import; ``openai:`` for OpenAI-compatible servers), a request cache."""
 from __future__ import annotations
 
 from importlib import import_module
@@ -12,8 +12,7 @@ from ._identity import local_model_key, model_dir_problem
 from .devices import DEFAULT_DTYPE, check_dtype, cpu_model, resolve_device
 from .whitespace import WhitespaceTokens
 from .embedded import EMBEDDED, model_dir, prepare, status
-from .backends import REGISTRY, backend, served_by
-from . import openai_backend  # noqa: F401  (registers "openai:")
+from .backends import backend, discover, served_by
 
 #: Names that need torch, imported on first use (PEP 562): an install without the ``models`` extra (OpenAI-compatible
 #: servers only) imports this package without torch.
@@ -28,7 +27,7 @@ __all__ = ["COUNTING_SOURCES", "EMBEDDED", "Generation", "GenerationRequest", "L
            "ScoreRequest", "WhitespaceTokens", "apply_stop", "backend", "counting_source_files", "cpu_model", "load_model",
            "local_model_key", "model_dir", "model_dir_problem", "model_path", "prepare", "resolve_device", "served_by",
            "status", "unknown_model_message", "work_counter", *sorted(_LAZY),
-           "backends", "cache", "devices", "embedded", "openai_backend", "packing", "prefix_cache", "transformers_backend",
+           "backends", "cache", "devices", "embedded", "packing", "prefix_cache", "transformers_backend",
            "whitespace"]
 
 
@@ -102,6 +101,6 @@ def unknown_model_message(name: str) -> str | None:
         return None
     if Path(name).is_dir():
         return model_dir_problem(Path(name))
-    servers = ", ".join(f"'{prefix}<model>'" for prefix in REGISTRY)
+    servers = ", ".join(f"'{prefix}<model>'" for prefix in discover())
     return (f"unknown model {name!r}: not an embedded model ({', '.join(EMBEDDED)}), not a server model ({servers}), "
             f"and not a local model directory.{did_you_mean(name, EMBEDDED, 0.4)}")

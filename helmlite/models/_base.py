@@ -6,7 +6,7 @@
 * tokenizer access (``count_tokens``, ``truncate_left``) for lengths and truncation.
 
 Backends: :mod:`helmlite.models.transformers_backend` (the embedded models and any HF model directory)
-and :mod:`helmlite.models.openai_backend` (vLLM / llama.cpp servers). :class:`CachedModel` adds the
+and :mod:`helmlite.models.backends.openai_compatible` (vLLM / llama.cpp servers). :class:`CachedModel` adds the
 SQLite request cache in front of either.
 """
 from __future__ import annotations

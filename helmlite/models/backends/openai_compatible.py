@@ -42,10 +42,10 @@ from typing import Sequence
 import requests
 from tenacity import RetryError, Retrying, retry_if_exception_type, stop_after_attempt
 
-from ._base import (Generation, GenerationRequest, ModelError, Scores, ScoreRequest, apply_stop, helm_kept_tokens,
+from .._base import (Generation, GenerationRequest, ModelError, Scores, ScoreRequest, apply_stop, helm_kept_tokens,
                     split_context)
-from .backends import backend
-from .devices import DEFAULT_DTYPE
+from .registry import backend
+from ..devices import DEFAULT_DTYPE
 
 
 class _Retry(Exception):

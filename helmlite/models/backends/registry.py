@@ -1,4 +1,5 @@
-"""Backends by name prefix (issue #65, the scenarios' way: a new one is a module that registers itself). A model name
+"""Backends by name prefix (issue #65, the scenarios' way: a new one is a module of :mod:`helmlite.models.backends` that
+registers itself, found the first time a name is looked up — :func:`discover`). A model name
 that starts with a registered prefix — ``openai:<model>`` for an OpenAI-compatible server — goes to that backend's
 loader; any other name is an embedded model or a local model directory, run in this process by transformers
 (:func:`helmlite.models.load_model`). Who asks: the loader, the run id (a server model's name is its key), the
@@ -6,10 +7,12 @@ config check (a server model needs no weights), the run command (no local device
 planner, which counts a run's tokens through the backend's counting hook (:func:`helmlite.models.work_counter`)."""
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from dataclasses import dataclass
 from typing import Callable
 
-from ..errors import UserError
+from ...errors import UserError
 
 
 @dataclass(frozen=True)
@@ -48,7 +51,24 @@ def backend(prefix: str, *, counter: Callable | None = None) -> Callable:
     return register
 
 
+_discovered = False
+
+
+def discover() -> dict[str, Backend]:
+    """Import every module of the :mod:`helmlite.models.backends` package but this one, once (each registers its
+    prefix), and return the registry. Run at the first lookup rather than when the package is imported, so a backend
+    module may import what it needs from :mod:`helmlite.models` (the face is complete by then)."""
+    global _discovered
+    if not _discovered:
+        _discovered = True
+        package = importlib.import_module(__package__)
+        for module in pkgutil.iter_modules(package.__path__):
+            if module.name != __name__.rsplit(".", 1)[1]:
+                importlib.import_module(f"{__package__}.{module.name}")
+    return REGISTRY
+
+
 def served_by(name: str) -> Backend | None:
     """The registered backend whose prefix ``name`` starts with, or None for a model this process runs (embedded or a
     local directory)."""
-    return next((b for prefix, b in REGISTRY.items() if name.startswith(prefix)), None)
+    return next((b for prefix, b in discover().items() if name.startswith(prefix)), None)
