@@ -47,6 +47,34 @@ def test_the_cli_reference_of_each_command_is_its_help(name, capsys, monkeypatch
     assert f"[`helmlite {name}`](cli/{name}.md)" in reference.pages()["cli.md"]
 
 
+def test_the_cli_index_holds_the_top_level_help(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", reference.HELP_COLUMNS)
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    printed = capsys.readouterr().out.rstrip()
+    assert "--version" in printed and f"```text\n{printed}\n```" in reference.pages()["cli.md"]
+
+
+def test_the_api_reference_documents_every_name_of_every_face():
+    """Every package of helmlite but the CLI (documented by its --help pages) has a section, and each section's autodoc
+    list is exactly its face's ``__all__`` less the submodules, which the section's table names (reference: the
+    packages' own ``__all__``)."""
+    import importlib
+    import types
+
+    page = reference.pages()["api.md"]
+    packages = {f"helmlite.{p.parent.name}" for p in (REPO / "helmlite").glob("*/__init__.py")} - {"helmlite.cli"}
+    assert packages <= {name for name, _ in reference.API_FACES}
+    for name, _ in reference.API_FACES:
+        face = importlib.import_module(name)
+        public = list(getattr(face, "__all__", ()))
+        modules = [n for n in public if isinstance(reference._attribute(face, n), types.ModuleType)]
+        section = page[page.index(f": `{name}`"):]
+        listed = re.search(r":members: (.*)\n", section.split("\n## ")[0])
+        assert (listed.group(1).split(", ") if listed else []) == [n for n in public if n not in modules], name
+        assert all(f"| `{name}.{m}` |" in section for m in modules), name
+
+
 def test_every_config_key_is_documented():
     schema = yaml.safe_load((REPO / "helmlite" / "schema.yaml").read_text())
     page = reference.pages()["config.md"]

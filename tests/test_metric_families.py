@@ -44,3 +44,15 @@ def test_a_family_name_or_place_is_declared_once(length_family):
         registry.metric_family(name="other", order=99)
     with pytest.raises(UserError, match="'length' is already declared differently"):
         registry.metric_family(name="length", order=98)
+
+
+def test_a_config_may_name_a_declared_family_with_no_schema_edit(length_family):
+    """The workflow's config check (schema, then the registries' names) accepts the new family in a run entry:
+    the schema leaves family names to the registry, so declaring one is the only edit."""
+    from pathlib import Path
+
+    from helmlite import workflow
+
+    config = workflow.load_config(Path(__file__).resolve().parent.parent / "config" / "test.yaml")
+    entry = {"scenario": "mmlu", "model": "smollm2-135m", "args": {"subject": "econometrics"}, "metrics": ["length"]}
+    workflow.check_names(workflow.validate_config({**config, "runs": [entry]}, "c.yaml"), "c.yaml")

@@ -5,7 +5,9 @@
 * ``explanation/fidelity.md`` — each notebook's *Methods and departures* section, read from the notebook itself: where
   the kit departs from the paper or from HELM's code, in the words the report prints;
 * ``reference/config.md`` — every key of ``helmlite/schema.yaml`` (the schema the Snakefile validates a config
-  with): type, default, allowed values and its description.
+  with): type, default, allowed values and its description;
+* ``reference/api.md`` — the Python API: every name of each package face's ``__all__`` (:data:`API_FACES`), from its
+  docstring, and the submodules the face names with their first docstring line.
 
 The pages are written into ``docs/reference/generated/`` (git-ignored) when the builder starts, before Sphinx reads
 the sources; a page is rewritten only when its text changed, so an incremental build stays incremental.
@@ -13,8 +15,11 @@ the sources; a page is rewritten only when its text changed, so an incremental b
 from __future__ import annotations
 
 import argparse
+import importlib
+import inspect
 import json
 import os
+import types
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -69,10 +74,14 @@ def command_page(name: str, summary: str, parser: argparse.ArgumentParser) -> st
 
 
 def cli_index() -> str:
+    from helmlite.cli.main import build_parser
+
     rows = "\n".join(f"| [`helmlite {name}`](cli/{name}.md) | {summary} |" for name, summary, _ in commands())
     toc = "\n".join(f"cli/{name}" for name, _, _ in commands())
     return (f"# Command line\n\nEvery command of `helmlite`, generated from its parser: the text of each page is what "
             f"`helmlite <command> --help` prints.\n\n| command | what it does |\n|---|---|\n{rows}\n\n"
+            f"## helmlite\n\nThe options before any command, as `helmlite --help` prints them:\n\n"
+            f"```text\n{help_text(build_parser()).rstrip()}\n```\n\n"
             f"```{{toctree}}\n:hidden:\n\n{toc}\n```\n")
 
 
@@ -99,6 +108,8 @@ def _rows(properties: dict, prefix: str, defs: dict) -> list[str]:
         rows.append(f"| `{prefix}{key}` | {_cell(_type(spec))} | {default} | {_cell(spec.get('description', ''))} |")
         if "properties" in spec:
             rows += _rows(spec["properties"], f"{prefix}{key}.", defs)
+        elif "properties" in spec.get("items", {}):  # a list of entries: each entry's keys, as key[].entry_key
+            rows += _rows(spec["items"]["properties"], f"{prefix}{key}[].", defs)
     return rows
 
 
@@ -151,8 +162,44 @@ def fidelity_page() -> str:
     return "\n".join(parts)
 
 
+#: The faces the API page documents, in reading order: (module, heading). Each face's ``__all__`` is its public surface
+#: (``tests/test_architecture.py`` keeps other packages to it); the page documents every name in it.
+API_FACES = (("helmlite.stats", "Statistics"), ("helmlite.claims", "Claims and verdicts"),
+             ("helmlite.results", "Run folders"), ("helmlite.evaluation", "The run pipeline"),
+             ("helmlite.scenarios", "Scenarios"), ("helmlite.models", "Models and backends"),
+             ("helmlite.metrics", "Metric families"), ("helmlite.compare", "Paired comparison"),
+             ("helmlite.planning", "Planning"), ("helmlite.data", "Data registry and fetcher"),
+             ("helmlite.imports", "Importing other tools' runs"), ("helmlite.leaderboards", "Leaderboards"),
+             ("helmlite.report", "Reports"), ("helmlite.analyses", "Analyses"), ("helmlite.workflow", "Workflow"))
+
+
+def _attribute(face: types.ModuleType, name: str):
+    """``face.name``, or its submodule of that name (a face may list a submodule it does not import itself)."""
+    return getattr(face, name) if hasattr(face, name) else importlib.import_module(f"{face.__name__}.{name}")
+
+
+def api_page() -> str:
+    """One section per face of :data:`API_FACES`: its docstring, its functions and classes (autodoc, every name of
+    ``__all__`` that is not a module, in ``__all__``'s order) and the submodules its ``__all__`` names."""
+    parts = ["# Python API\n\nThe public faces of helmlite's packages, generated from their `__all__` and docstrings: what "
+             "notebooks and your own code may import. The rest is private (`tests/test_architecture.py` enforces it); "
+             "the [architecture page](../architecture.md) says which package owns what.\n"]
+    for name, heading in API_FACES:
+        face = importlib.import_module(name)
+        public = list(getattr(face, "__all__", ()))
+        modules = [n for n in public if isinstance(_attribute(face, n), types.ModuleType)]
+        members = [n for n in public if n not in modules]
+        parts.append(f"## {heading}: `{name}`\n\n```{{eval-rst}}\n.. automodule:: {name}\n"
+                     + (f"   :members: {', '.join(members)}\n" if members else "   :no-members:\n") + "```\n")
+        if modules:
+            rows = [f"| `{name}.{n}` | {_cell((inspect.getdoc(_attribute(face, n)) or '').split(chr(10) * 2)[0])} |"
+                    for n in modules]
+            parts.append("Submodules it names:\n\n| module | what it holds |\n|---|---|\n" + "\n".join(rows) + "\n")
+    return "\n".join(parts)
+
+
 def pages() -> dict[str, str]:
-    out = {"cli.md": cli_index(), "config.md": config_page(), "fidelity.md": fidelity_page()}
+    out = {"cli.md": cli_index(), "config.md": config_page(), "fidelity.md": fidelity_page(), "api.md": api_page()}
     out.update({f"cli/{name}.md": command_page(name, summary, parser) for name, summary, parser in commands()})
     return out
 
