@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from helmlite.evaluation.adaptation import AdapterSpec, adapt, helm_sample_examples, select_examples
-from helmlite.evaluation.helm_subsample import helm_eval_subsample
+from helmlite.scenarios import helm_eval_subsample
 from helmlite.errors import UserError
 from helmlite.models import GenerationRequest, ModelError, ScoreRequest
 from helmlite.scenarios import Instance, Reference

@@ -164,6 +164,20 @@ def test_no_import_cycle():
     assert not _cycles(graph), _cycles(graph)
 
 
+def test_no_two_packages_depend_on_each_other():
+    """The packages form layers: collapsing every module to its top-level package (``helmlite.metrics.families`` →
+    ``helmlite.metrics``; a root module is its own), no two depend on each other, directly or round a loop (issue #65:
+    ``metrics`` read the pipeline's adapter and perturbation kinds and ``scenarios`` its subsample, while the pipeline
+    imported both)."""
+    def package(module: str) -> str:
+        return ".".join(module.split(".")[:2])
+
+    graph = defaultdict(set)
+    for module in MODULES:
+        graph[package(module)] |= {package(target) for target, _, _ in _imports(module) if target.startswith("helmlite.")}
+    assert not _cycles({name: sorted(targets - {name}) for name, targets in graph.items()})
+
+
 def test_module_and_function_sizes():
     too_long = []
     for module, path in MODULES.items():
@@ -206,7 +220,7 @@ def test_the_root_holds_only_the_cross_cutting_modules():
     root = sorted(path.name for path in PACKAGE.glob("*.py"))
     assert len(root) <= MAX_ROOT_MODULES, root
     pipeline = {"runspec.py", "instances.py", "adaptation.py", "perturbations.py", "shared_prefixes.py", "runner.py",
-                "helm_subsample.py", "scoring_rules.py"}
+                "outcomes.py", "scoring_rules.py"}
     assert not pipeline & set(root) and pipeline <= {p.name for p in (PACKAGE / "evaluation").glob("*.py")}
 
 ANALYSES = sorted(p.name for p in (PACKAGE / "analyses").iterdir() if (p / "__init__.py").exists())

@@ -16,7 +16,7 @@ import pytest
 
 from helmlite.evaluation.adaptation import Adapted, AdapterSpec
 from helmlite.metrics.bbq import bbq_scores
-from helmlite.metrics.outcomes import outcome
+from helmlite.evaluation.outcomes import outcome
 from helmlite.models import Generation
 from helmlite.scenarios.bbq import load as load_bbq
 

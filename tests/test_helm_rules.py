@@ -12,9 +12,9 @@ import pytest
 from helmlite import cli
 from helmlite.evaluation import perturbations as P
 from helmlite.evaluation.adaptation import AdapterSpec, Adapted
-from helmlite.evaluation.helm_subsample import helm_eval_subsample
+from helmlite.scenarios import helm_eval_subsample
 from helmlite.metrics.calibration import expected_calibration_error, selective_accuracy
-from helmlite.metrics.outcomes import outcome
+from helmlite.evaluation.outcomes import outcome
 from helmlite.models import Generation, Scores
 from helmlite.evaluation.scoring_rules import decision_rules
 from helmlite.evaluation.instances import adapted_prompts, load_instances
@@ -116,16 +116,18 @@ def test_fairness_is_the_worst_case_over_dialect_gender_and_race(dialect, gender
     HELM's worst case), by hand; the robustness variant (wrong here) enters only the robustness worst case."""
     from types import SimpleNamespace
 
+    from helmlite.evaluation.perturbations import perturbation_kinds
     from helmlite.metrics.families import add_worst_cases
 
     variants = {"dialect": dialect, "gender": gender, "race": race, "robustness": 0.0}
     record = SimpleNamespace(metrics={"exact_match": 1.0},
                              perturbed={name: SimpleNamespace(metrics={"exact_match": v}) for name, v in variants.items()})
-    add_worst_cases(record, "exact_match", ("fairness", "robustness"))
+    kinds = perturbation_kinds(variants)
+    add_worst_cases(record, "exact_match", ("fairness", "robustness"), kinds)
     assert record.metrics == {"exact_match": 1.0, "exact_match_fairness": fairness, "exact_match_robustness": 0.0}
     wrong = SimpleNamespace(metrics={"exact_match": 0.0},  # the original wrong: every worst case is 0
                             perturbed={name: SimpleNamespace(metrics={"exact_match": 1.0}) for name in variants})
-    add_worst_cases(wrong, "exact_match", ("fairness", "robustness"))
+    add_worst_cases(wrong, "exact_match", ("fairness", "robustness"), kinds)
     assert wrong.metrics == {"exact_match": 0.0, "exact_match_fairness": 0.0, "exact_match_robustness": 0.0}
 
 

@@ -337,7 +337,7 @@ def test_generation_calibration_as_helm():
     from types import SimpleNamespace
 
     from helmlite.metrics.families import calibration_correct
-    from helmlite.metrics.outcomes import _generation
+    from helmlite.evaluation.outcomes import _generation
     from helmlite.models import Generation
     from helmlite.scenarios import Instance, Reference
 
@@ -370,7 +370,7 @@ def test_generation_calibration_equals_crfm_helms_on_twelve_generations():
     selective coverage-accuracy area, accuracy at 10% coverage and the Platt-scaled ECE and scaler, all from
     exp(completion log-probability) and exact match ("the Cairo" is not an exact match of "Cairo")."""
     from helmlite.metrics import families
-    from helmlite.metrics.outcomes import _generation
+    from helmlite.evaluation.outcomes import _generation
     from helmlite.models import Generation
     from helmlite.results import InstanceRecord
     from helmlite.scenarios import Instance, Reference

@@ -316,7 +316,7 @@ def test_boolq_instances_and_contrasts_equal_crfm_helms(only_contrast, mirrored_
 def test_boolq_examples_come_from_questions_helms_default_evaluation_never_reaches(mirrored_cache):
     """The stand-in for BoolQ's absent train split: dev questions outside HELM's 1,000-instance subsample (seed 0) and
     outside the contrast set — so no run of up to 1,000 instances (data seed 0) is shown an item it evaluates."""
-    from helmlite.evaluation.helm_subsample import helm_eval_subsample
+    from helmlite.scenarios import helm_eval_subsample
 
     instances = scenario("boolq").load()
     test = [i for i in instances if i.split == TEST]

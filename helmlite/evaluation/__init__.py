@@ -5,17 +5,17 @@ One package for what ``helmlite run`` does (HELM's ``src/helm/benchmark/`` run p
 * :mod:`~helmlite.evaluation.runspec` — :class:`RunSpec` (scenario, model, adapter, metrics, perturbations) and its
   stable run id;
 * :mod:`~helmlite.evaluation.instances` — which test instances and in-context examples a run uses, and their variants;
-* :mod:`~helmlite.evaluation.helm_subsample` — crfm-helm's test subsampling, byte for byte;
 * :mod:`~helmlite.evaluation.adaptation` — :class:`AdapterSpec`, example selection and prompt building per method;
 * :mod:`~helmlite.evaluation.perturbations` — HELM's robustness and fairness perturbations;
 * :mod:`~helmlite.evaluation.shared_prefixes` — which prompt prefixes a run's requests declare shared (encoded once);
 * :mod:`~helmlite.evaluation.scoring_rules` — the main metric and decision rules a run is judged by;
+* :mod:`~helmlite.evaluation.outcomes` — what a model's outputs mean for one instance, per adaptation method;
 * :mod:`~helmlite.evaluation.runner` — the coordinator: :func:`execute` (one spec), :func:`execute_all` (a job's
   per-model loop), :func:`prepare_requests` (what a run would send, which the planner counts).
 
-Names load on first use (PEP 562), so the workflow can read run specs without importing the engine. Packages below the
-pipeline (``metrics``, ``scenarios``) import the submodule they need (``adaptation``, ``perturbations``,
-``helm_subsample``) directly, never this face, so that no import cycle runs through it.
+Names load on first use (PEP 562), so the workflow can read run specs without importing the engine. The packages below
+the pipeline (``scenarios``, ``metrics``, ``models``) import nothing from it: what they need of a run (a perturbation's
+kind, crfm-helm's test subsample) is passed in or lives with them (:func:`helmlite.scenarios.helm_eval_subsample`).
 """
 from importlib import import_module
 
@@ -25,12 +25,11 @@ _EXPORTS = {
     "AdapterSpec": "adaptation", "Adapted": "adaptation", "adapt": "adaptation", "METHODS": "adaptation",
     "MULTIPLE_CHOICE_METHODS": "adaptation",
     "PERTURBATIONS": "perturbations", "perturbation": "perturbations", "data_files": "perturbations",
-    "helm_eval_subsample": "helm_subsample",
-    "main_metric": "scoring_rules", "decision_rules": "scoring_rules",
+    "outcome": "outcomes", "main_metric": "scoring_rules", "decision_rules": "scoring_rules",
     "execute": "runner", "execute_all": "runner", "prepare_requests": "runner", "RESULTS_DIR": "runner",
 }
 #: The submodules other packages may import by name (the lower layers, and tests of a module's own rules).
-SUBMODULES = ("adaptation", "helm_subsample", "instances", "perturbations", "runner", "runspec", "scoring_rules",
+SUBMODULES = ("adaptation", "instances", "outcomes", "perturbations", "runner", "runspec", "scoring_rules",
               "shared_prefixes")
 __all__ = sorted(_EXPORTS) + list(SUBMODULES)
 

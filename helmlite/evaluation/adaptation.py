@@ -13,7 +13,7 @@ turn, until ``max_train_instances`` are picked. Two implementations (``AdapterSp
   letter), labels sorted, grouped by count, each group shuffled with ``random.shuffle``, one
   ``random.randrange`` pick per label in ``itertools.cycle`` order, the rest from the unlabelled
   instances with ``random.sample``. With the test-set subsampling of
-  :func:`helmlite.evaluation.helm_subsample.helm_eval_subsample` and HELM's prompt layout this gives crfm-helm's prompts byte for byte (``helmlite prompts``).
+  :func:`helmlite.scenarios.helm_eval_subsample` and HELM's prompt layout this gives crfm-helm's prompts byte for byte (``helmlite prompts``).
 * ``hashed`` — helmlite's variant with a numpy generator derived with hashlib from (scenario,
   arguments, seed), and multiple-choice-joint examples balanced by their correct **letter**. It exists
   because HELM's rule has known flaws: on MMLU every answer text is unique, so "class balance" is a

@@ -5,7 +5,7 @@ The test subsample and the in-context examples never depend on the model, so eve
 items and examples and comparisons can be paired. With ``adapter.selection="helm_compat"`` (default)
 both follow crfm-helm exactly — the subsample is ``np.random.seed(data_seed)`` + ``np.random.choice``
 in sampled order (HELM: seed 0), the examples ``random.seed(adapter.seed)`` (HELM's train trial index);
-see :func:`helmlite.evaluation.helm_subsample.helm_eval_subsample` and :func:`helmlite.evaluation.adaptation.helm_sample_examples`.
+see :func:`helmlite.scenarios.helm_eval_subsample` and :func:`helmlite.evaluation.adaptation.helm_sample_examples`.
 With ``"hashed"`` the subsample comes from a generator derived with hashlib from (scenario, arguments,
 ``data_seed``), kept in file order, and the examples from one derived from (scenario, arguments, ``seed``).
 """
@@ -17,12 +17,11 @@ import json
 import numpy as np
 
 from .adaptation import adapt, select_examples
-from .helm_subsample import helm_eval_subsample
 from ..models import LanguageModel
 from ..models.whitespace import WhitespaceTokens
 from .perturbations import perturb_instance
 from .runspec import RunError, RunSpec
-from ..scenarios import SCENARIO_VARIANTS, TEST, TRAIN, Instance, scenario
+from ..scenarios import SCENARIO_VARIANTS, TEST, TRAIN, Instance, helm_eval_subsample, scenario
 from ..seeds import rng
 
 

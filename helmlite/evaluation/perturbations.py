@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Callable
 
 from .. import data
-from ..scenarios import Instance, Reference
+from ..scenarios import SCENARIO_VARIANTS, Instance, Reference
 from ..errors import UserError
 from ..seeds import derive_seed
 
@@ -286,6 +286,18 @@ def perturbation(name: str) -> Perturbation:
     if name not in PERTURBATIONS:
         raise UserError(f"unknown perturbation {name!r}; known: {', '.join(PERTURBATIONS)} (and the scenario-supplied 'contrast' and 'baseline')")
     return PERTURBATIONS[name]
+
+
+def perturbation_kind(name: str) -> str:
+    """``robustness`` or ``fairness`` for a named perturbation (the worst-case group HELM aggregates it in); a
+    scenario-supplied variant's own name (``contrast`` for contrast sets, ``baseline`` for the retrieval tasks'
+    key-absent query)."""
+    return name if name in SCENARIO_VARIANTS else perturbation(name).kind
+
+
+def perturbation_kinds(names) -> dict[str, str]:
+    """Each named perturbation's kind (:func:`perturbation_kind`): what the metric families' worst cases group by."""
+    return {name: perturbation_kind(name) for name in names}
 
 
 def perturb_instance(instance: Instance, name: str, seed: str | None = None) -> Instance:

@@ -1,7 +1,7 @@
 """The run coordinator: spec → instances → adaptation → model calls → metrics → run folder.
 
 Like HELM's ``Runner`` (``src/helm/benchmark/runner.py``), it only coordinates: what the outputs mean
-per method lives in :mod:`helmlite.metrics.outcomes`, what a run computes in
+per method lives in :mod:`helmlite.evaluation.outcomes`, what a run computes in
 :mod:`helmlite.metrics.families` (named by the spec's ``metrics``), every interval in
 :mod:`helmlite.stats`, the folder layout in :mod:`helmlite.results`, the main-metric and decision rules in
 :mod:`helmlite.evaluation.scoring_rules`, perturbed variants and their seeds in :mod:`helmlite.evaluation.perturbations`, which instances and
@@ -17,15 +17,15 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from ..metrics import families
-from ..metrics.outcomes import outcome
 from ..models import GenerationRequest, LanguageModel, ScoreRequest, load_model
 from ..models.cache import CachedModel, RequestCache
 from ..results import InstanceRecord, PerturbedOutcome, read_stats, write_run
 from ..results.provenance import git_state, package_versions
 from ..scenarios import Instance, scenario
 from .adaptation import Adapted, adapt
+from .outcomes import outcome
 from .instances import test_examples_variants
-from .perturbations import resources_used
+from .perturbations import perturbation_kinds, resources_used
 from .runspec import RunSpec, model_key
 from .scoring_rules import decision_rules, main_metric
 from .shared_prefixes import declare_shared_prefixes, sharing_group
@@ -128,8 +128,9 @@ def execute(spec: RunSpec, model: LanguageModel, *, results_dir: str | Path = RE
     interpreted = {(name, k): (outcome(instance, a, out, method, info.main_metric, adapter=spec.adapter), out, a)
                    for (name, k, instance), a, out in zip(jobs, adapted, outputs)}
     records = _records(test, variant_sets, interpreted)
+    kinds = perturbation_kinds(spec.perturbations)
     for record in records:
-        families.add_worst_cases(record, main, spec.metrics)
+        families.add_worst_cases(record, main, spec.metrics, kinds)
     scorer = families.score_toxicity(spec.metrics, records, toxicity)
     stats = families.run_stats(spec.metrics, records, run_id=spec.run_id, scenario=spec.scenario, model=model_key(spec.model),
                                method=method, main_metric=main, n_train=len(examples), decision=decision_rules(spec),

@@ -20,7 +20,7 @@ from ..errors import UserError
 from ..metrics.selection import family_version
 from ..metrics.selection import check_families, default_families
 from ..models.devices import DEFAULT_DTYPE, DTYPES
-from .perturbations import perturbation
+from .perturbations import perturbation, perturbation_kinds
 from ..scenarios import SCENARIO_VARIANTS, scenario
 
 
@@ -65,7 +65,7 @@ class RunSpec:
         info = scenario(self.scenario)
         info.check_method(self.adapter.method)
         families = check_families(self.metrics) if self.metrics else default_families(
-            self.adapter.method, self.perturbations, info.metrics)
+            self.adapter.method, perturbation_kinds(self.perturbations).values(), info.metrics)
         object.__setattr__(self, "metrics", families)
 
     @classmethod

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from .._jsonl import DataFormatError, read_jsonl
-from ..metrics.outcomes import softmax
+from ..metrics import softmax
 from ..results import InstanceRecord
 from ._common import ImportFormatError, check_tool_mean, finite, get, load_json, run_id, source_files, write_imported
 

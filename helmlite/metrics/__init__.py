@@ -11,12 +11,12 @@ from .accuracy import (GENERATION_METRICS, best_over_references, bits_per_byte, 
                        substring_match)
 
 _LAZY = {"calibration_error_test": "calibration", "calibration_error_mde": "calibration", "reliability_table": "calibration", "calibration_correct": "families",
-         "confidence_of": "families"}
+         "confidence_of": "families", "softmax": "probabilities"}
 
 __all__ = ["GENERATION_METRICS", "best_over_references", "bits_per_byte", "exact_match", "f1_score",
            "final_number_match", "ndcg", "normalize_text", "quasi_exact_match", "reciprocal_rank", "rouge_2",
            "substring_match", *sorted(_LAZY),
-           "calibration", "families", "outcomes", "selection"]  # the submodules other packages use
+           "calibration", "families", "selection"]  # the submodules other packages use
 
 
 def __getattr__(name: str):

@@ -1,7 +1,7 @@
 """Calibration and selective classification (Liang et al. 2022, §4.4, App. C.3).
 
 Inputs are, per instance, the model's probability for its predicted answer (``confidence``, HELM's
-``max_prob``: see :mod:`helmlite.metrics.outcomes`) and whether that answer was correct. HELM computes
+``max_prob``: see :mod:`helmlite.evaluation.outcomes`) and whether that answer was correct. HELM computes
 these with the ``uncertainty-calibration`` package (``calibration``, Kumar et al. 2019), called from
 ``compute_calibration_metrics`` in ``src/helm/benchmark/metrics/basic_metrics.py``; each function below
 names the call it reproduces. Where HELM sorts with numpy's default (unstable) quicksort, ties in

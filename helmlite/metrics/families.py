@@ -38,7 +38,6 @@ from .bbq import ACCURACY_SHARES, bbq_accuracy_counts, bbq_indicators, scores_fr
 from .bias import counts_per_text, metrics_from_counts
 from .calibration import ece_rows, platt_metrics, scaa_rows, selective_counts
 from .registry import REGISTRY, resolve
-from .selection import perturbation_kind
 from .toxicity import THRESHOLD, default_scorer
 
 def data_files(families: tuple[str, ...]) -> list[str]:
@@ -46,12 +45,13 @@ def data_files(families: tuple[str, ...]) -> list[str]:
     return [name for family in families for name in REGISTRY[family].data_files]
 
 
-def add_worst_cases(record, main: str, families: tuple[str, ...]) -> None:
+def add_worst_cases(record, main: str, families: tuple[str, ...], kinds: dict[str, str]) -> None:
     """HELM's worst case over {original} ∪ perturbations of one kind: the minimum of the main metric,
-    stored as per-instance metric ``<main>_<family>`` (only where at least one variant exists)."""
+    stored as per-instance metric ``<main>_<family>`` (only where at least one variant exists). ``kinds``: each
+    perturbation's kind (:func:`helmlite.evaluation.perturbations.perturbation_kinds`)."""
     for family in (f for f in families if REGISTRY[f].worst_case_of):
         values = [record.metrics.get(main)] + [outcome.metrics.get(main) for name, outcome in record.perturbed.items()
-                                               if perturbation_kind(name) == REGISTRY[family].worst_case_of]
+                                               if kinds[name] == REGISTRY[family].worst_case_of]
         values = [v for v in values if v is not None]
         if len(values) > 1:
             record.metrics[f"{main}_{family}"] = min(values)
@@ -88,7 +88,7 @@ def _instance_means(records, seed, run_id: str, n_resamples: int) -> dict:
 
 def confidence_of(record) -> float | None:
     """The probability a record's answer gets in calibration metrics: its ``confidence`` (HELM's max_prob, see
-    :mod:`helmlite.metrics.outcomes`), else — records written before that field — its largest choice probability."""
+    :mod:`helmlite.evaluation.outcomes`), else — records written before that field — its largest choice probability."""
     if record.confidence is not None:
         return record.confidence
     return max(record.probabilities) if record.probabilities else None

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from ..errors import did_you_mean
 from ..errors import UserError
-from ..evaluation.perturbations import perturbation
-from ..scenarios import SCENARIO_VARIANTS
 from . import declared  # noqa: F401  (every family declares itself on import)
 from .registry import EVERY_RUN, REGISTRY, declared as declared_families
 
@@ -27,10 +25,12 @@ def family_version(name: str) -> int:
     return REGISTRY[name].version
 
 
-def default_families(method: str, perturbations: tuple[str, ...], extra: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """HELM's metric families for a method and perturbation list (plus the scenario's own, e.g. ``bbq``): the
-    families declared for every run or for the method, and the worst case of each perturbation kind the run has."""
-    kinds = {perturbation_kind(p) for p in perturbations}
+def default_families(method: str, kinds=(), extra: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """HELM's metric families for a method and the kinds of its perturbations (``robustness``, ``fairness`` or a
+    scenario variant's name; :func:`helmlite.evaluation.perturbations.perturbation_kind`), plus the scenario's own
+    (e.g. ``bbq``): the families declared for every run or for the method, and the worst case of each kind the run
+    has. The metrics package takes kinds, not perturbation names: what a perturbation is, the run pipeline knows."""
+    kinds = set(kinds)
     chosen = {*extra} | {family.name for family in declared_families()
                          if EVERY_RUN in family.default_for or method in family.default_for
                          or (family.worst_case_of is not None and family.worst_case_of in kinds)}
@@ -45,8 +45,3 @@ def check_families(names) -> tuple[str, ...]:
             raise UserError(f"unknown metric family {name!r}; known: {', '.join(known)}.{did_you_mean(name, known)}")
     return tuple(f for f in known if f in set(names))
 
-
-def perturbation_kind(name: str) -> str:
-    """``robustness`` or ``fairness`` for a named perturbation; a scenario-supplied variant's own name
-    (``contrast`` for contrast sets, ``baseline`` for the retrieval tasks' key-absent query)."""
-    return name if name in SCENARIO_VARIANTS else perturbation(name).kind

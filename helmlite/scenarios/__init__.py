@@ -8,6 +8,7 @@ import pkgutil
 
 from ._base import (METHOD_FAMILIES, SCENARIO_VARIANTS, TEST, TRAIN, Instance, Reference, ScenarioInfo, UnknownScenarioError,
                     UnsupportedMethodError, register, scenario, scenarios)
+from ._helm_subsample import helm_eval_subsample
 
 # every loader module registers itself on import: import them all, without a hand-kept list
 for _module in pkgutil.iter_modules(__path__):
@@ -15,4 +16,4 @@ for _module in pkgutil.iter_modules(__path__):
         importlib.import_module(f"{__name__}.{_module.name}")
 
 __all__ = ["METHOD_FAMILIES", "SCENARIO_VARIANTS", "TEST", "TRAIN", "Instance", "Reference", "ScenarioInfo",
-           "UnknownScenarioError", "UnsupportedMethodError", "register", "scenario", "scenarios"]
+           "UnknownScenarioError", "UnsupportedMethodError", "helm_eval_subsample", "register", "scenario", "scenarios"]

@@ -13,7 +13,7 @@ import json
 import random
 
 from .. import data
-from ..evaluation.helm_subsample import helm_eval_subsample
+from ._helm_subsample import helm_eval_subsample
 from .._jsonl import DataFormatError
 from ._base import TEST, TRAIN, Instance, Reference, register
 

@@ -31,18 +31,11 @@ import math
 
 import numpy as np
 
-from ..evaluation.adaptation import Adapted, AdapterSpec
+from ..metrics import best_over_references, ndcg, reciprocal_rank, softmax
 from ..scenarios import Instance
-from .accuracy import best_over_references, ndcg, reciprocal_rank
+from .adaptation import Adapted, AdapterSpec
 
 GENERATION_ACCURACY = ("exact_match", "quasi_exact_match", "f1")
-
-
-def softmax(values) -> list[float]:
-    """Probabilities from log-scores (shifted by the maximum for stability)."""
-    values = np.asarray(values, dtype=float)
-    exp = np.exp(values - values.max())
-    return (exp / exp.sum()).tolist()
 
 
 def outcome(instance: Instance, adapted: Adapted, outputs: list, method: str, main_metric: str, *,
