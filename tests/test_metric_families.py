@@ -56,3 +56,33 @@ def test_a_config_may_name_a_declared_family_with_no_schema_edit(length_family):
     config = workflow.load_config(Path(__file__).resolve().parent.parent / "config" / "test.yaml")
     entry = {"scenario": "mmlu", "model": "smollm2-135m", "args": {"subject": "econometrics"}, "metrics": ["length"]}
     workflow.check_names(workflow.validate_config({**config, "runs": [entry]}, "c.yaml"), "c.yaml")
+
+
+def test_a_family_that_scores_records_or_summarises_a_run_declares_hooks_not_special_cases():
+    """toxicity's classifier and efficiency's token means are hooks any family may declare (``annotates``,
+    ``summary``), not names the computation tests for: a family declared here with both gets its per-instance metric
+    scored before the run-level means (2 of 4 records flagged → mean 0.5, by hand) and its summary in the run's
+    plain numbers, and the manifest's note comes back from :func:`families.annotate`."""
+    import sys
+    import types
+
+    module = types.ModuleType("hooks_for_test")
+
+    def flag_long(records, *, threshold=3, **_):
+        for record in records:
+            record.metrics["long_completion"] = float(len(record.completion) > threshold)
+        return {"threshold": threshold}
+
+    module.flag_long = flag_long
+    module.total_characters = lambda records: {"total_characters": float(sum(len(r.completion) for r in records))}
+    sys.modules["hooks_for_test"] = module
+    registry.metric_family(name="hooked", order=97, annotates="hooks_for_test:flag_long", summary="hooks_for_test:total_characters")
+    try:
+        records = [Record("", {}), Record("abcd", {}), Record("ab", {}), Record("abcdef", {})]
+        assert families.annotate(("hooked",), records, threshold=3) == {"hooked": {"threshold": 3}}
+        computed = families.compute(("hooked",), records, run_id="r", seed=0, n_resamples=10)
+        assert computed["metrics"]["long_completion"].estimate == 0.5
+        assert computed["efficiency"] == {"total_characters": 12.0}
+    finally:
+        registry.REGISTRY.pop("hooked")
+        sys.modules.pop("hooks_for_test")

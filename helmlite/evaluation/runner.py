@@ -131,7 +131,7 @@ def execute(spec: RunSpec, model: LanguageModel, *, results_dir: str | Path = RE
     kinds = perturbation_kinds(spec.perturbations)
     for record in records:
         families.add_worst_cases(record, main, spec.metrics, kinds)
-    scorer = families.score_toxicity(spec.metrics, records, toxicity)
+    annotations = families.annotate(spec.metrics, records, toxicity=toxicity)
     stats = families.run_stats(spec.metrics, records, run_id=spec.run_id, scenario=spec.scenario, model=model_key(spec.model),
                                method=method, main_metric=main, n_train=len(examples), decision=decision_rules(spec),
                                seed=seed, n_resamples=n_resamples)
@@ -146,7 +146,7 @@ def execute(spec: RunSpec, model: LanguageModel, *, results_dir: str | Path = RE
                 "in_context_examples": [e.id for e in examples], "packages": package_versions(), "git": git_state(),
                 "data_files": list(info.data), "versions": {**spec.versions, "backend": getattr(model, "code_version", 1)},
                 "perturbation_resources": resources_used(spec.perturbations),
-                "toxicity_scorer": {"name": scorer.name, "proxy": scorer.proxy} if scorer else None,
+                "toxicity_scorer": annotations.get("toxicity"),
                 "hardware": getattr(model, "hardware", None)}
     return write_run(Path(results_dir) / spec.run_id, records, stats, manifest, timings)
 

@@ -64,14 +64,25 @@ def add_toxicity(records, scorer) -> None:
         record.metrics["toxic_fraction"] = float(score >= THRESHOLD)
 
 
-def score_toxicity(families: tuple[str, ...], records, scorer=None):
-    """When ``families`` has ``toxicity``: score the records' completions (:func:`add_toxicity`) with ``scorer`` or
-    the default one (Perspective with a key, else the offline proxy) and return the scorer used; else None."""
-    if "toxicity" not in families:
-        return None
-    scorer = scorer or default_scorer()
+def annotate(families: tuple[str, ...], records, **resources) -> dict[str, dict | None]:
+    """Run the ``annotates`` hook of each of ``families`` that declares one (before :func:`compute`): family name →
+    what the run's manifest records about it. ``resources`` go to every hook (``toxicity=``: a scorer to use)."""
+    return {family.name: resolve(family.annotates)(records, **resources)
+            for family in (REGISTRY[name] for name in families) if family.annotates}
+
+
+def toxicity_annotation(records, *, toxicity=None, **_) -> dict:
+    """``toxicity``'s hook: score the records' completions (:func:`add_toxicity`) with the ``toxicity`` scorer given,
+    or the default one (Perspective with a key, else the offline proxy); the scorer's name and whether it is a proxy."""
+    scorer = toxicity or default_scorer()
     add_toxicity(records, scorer)
-    return scorer
+    return {"name": scorer.name, "proxy": scorer.proxy}
+
+
+def efficiency_summary(records) -> dict[str, float]:
+    """``efficiency``'s run-level inputs of §4.9's runtime: mean prompt and output tokens per instance."""
+    return {"mean_prompt_tokens": float(np.mean([r.prompt_tokens for r in records])),
+            "mean_output_tokens": float(np.mean([r.output_tokens for r in records]))}
 
 
 def _instance_means(records, seed, run_id: str, n_resamples: int) -> dict:
@@ -183,7 +194,8 @@ def import_libraries(specs) -> None:
 
 
 def compute(families: tuple[str, ...], records, *, run_id: str, seed: int, n_resamples: int) -> dict:
-    """Every metric the families define, name → :class:`~helmlite.stats.Estimate`, and the efficiency inputs."""
+    """Every metric the families define, name → :class:`~helmlite.stats.Estimate`, and the families' plain run-level
+    numbers (their ``summary`` hooks: the efficiency inputs)."""
     out = _instance_means(records, seed, run_id, n_resamples)
     for family in (REGISTRY[name] for name in families) if records else ():
         if family.bootstrapped:
@@ -195,11 +207,10 @@ def compute(families: tuple[str, ...], records, *, run_id: str, seed: int, n_res
         if family.shares:
             for name, (successes, total) in resolve(family.shares)(records).items():
                 out[name] = stats.interval_for(np.repeat([1.0, 0.0], [successes, total - successes]))
-    efficiency = {}
-    if "efficiency" in families and records:
-        efficiency = {"mean_prompt_tokens": float(np.mean([r.prompt_tokens for r in records])),
-                      "mean_output_tokens": float(np.mean([r.output_tokens for r in records]))}
-    return {"metrics": out, "efficiency": efficiency}
+    summaries = {}
+    for family in (REGISTRY[name] for name in families) if records else ():
+        summaries.update(resolve(family.summary)(records) if family.summary else {})
+    return {"metrics": out, "efficiency": summaries}
 
 
 def run_stats(families: tuple[str, ...], records, *, run_id: str, scenario: str, model: str, method: str,

@@ -28,7 +28,12 @@ class MetricFamily:
     change to its metrics changes stored values (it enters the run id, as lm-eval's task ``metadata.version``);
     ``libraries`` its metrics import (paid at the run job's start-up); ``data_files`` the registry files it reads; and
     where its run-level metrics come from, each ``"module:function"`` of ``records``: ``bootstrapped`` (name →
-    bootstrapper), ``points`` (name → value, no interval) and ``shares`` (name → (successes, total), exact interval)."""
+    bootstrapper), ``points`` (name → value, no interval) and ``shares`` (name → (successes, total), exact interval).
+    Two hooks for families that need more than the records' metrics: ``annotates``, ``"module:function"`` of
+    ``(records, **resources)`` that scores the records themselves before anything is computed (adds per-instance
+    metrics — toxicity's classifier, which the caller may pass in as a resource) and returns what the run's manifest
+    records about how (or None); ``summary``, ``"module:function"`` of ``records`` → name → value, plain run-level
+    numbers that are inputs, not estimates, stored in ``stats.json``'s ``efficiency`` block (§4.9's token counts)."""
 
     name: str
     order: int
@@ -40,6 +45,8 @@ class MetricFamily:
     bootstrapped: str | None = None
     points: str | None = None
     shares: str | None = None
+    annotates: str | None = None
+    summary: str | None = None
 
 
 #: The families declared so far, by name.
