@@ -15,6 +15,7 @@ Rules (issue #50; anchors: inspect_ai's ``scorer/__init__.py`` re-exports its pr
 from __future__ import annotations
 
 import ast
+import re
 import importlib
 import json
 from collections import defaultdict
@@ -210,6 +211,13 @@ def test_the_planner_reaches_the_models_package_only_through_its_face():
     reached = sorted({(module, target) for module in MODULES if module.startswith("helmlite.planning")
                       for target, _, _ in _imports(module) if target.startswith("helmlite.models.")})
     assert reached == []
+    # nor by the back door: a script it runs in a subprocess (the loaded-memory probe) or the wrapped transformers
+    # model's attributes (``model.model``: the backend's public methods serve the calibration instead)
+    for module, path in MODULES.items():
+        if module.startswith("helmlite.planning"):
+            text = path.read_text(encoding="utf-8")
+            assert not re.search(r"(?:from|import) helmlite\.models\.", text), module
+            assert "model.model" not in text, module
 
 #: The root keeps the cross-cutting modules only (errors, home, seeds, plots, catalog, grids, compare, file I/O); the
 #: run pipeline lives in helmlite/evaluation/ (issue #65: at most 12 modules at the root, __init__ and __main__ counted).

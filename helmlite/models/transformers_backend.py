@@ -134,6 +134,30 @@ class TransformersModel(PairEncoding, PrefixLevels):
         value = getattr(config, "max_position_embeddings", None) or getattr(getattr(config, "text_config", None), "max_position_embeddings", None)
         return int(value or 2048)
 
+    @torch.no_grad()
+    def vocabulary_logprobs(self, hidden: torch.Tensor) -> torch.Tensor:
+        """What scoring does to each position it reads after the layers: the output embedding, then the log-softmax
+        over the vocabulary in float32. ``hidden``: (rows, positions, hidden size) in the model's dtype. The planner
+        times it on its own (:func:`helmlite.planning.rates.calibrate`: a large vocabulary's projection is a cost of
+        its own)."""
+        return torch.log_softmax(self.model.get_output_embeddings()(hidden).float(), dim=-1)
+
+    @property
+    def hidden_size(self) -> int:
+        """The width of the hidden states the output embedding reads."""
+        return self.model.get_output_embeddings().in_features
+
+    @property
+    def dtype(self) -> torch.dtype:
+        """The precision the weights run in."""
+        return self.model.dtype
+
+    @property
+    def config(self):
+        """The transformers model config (layer and head counts, widths, vocabulary: what a forward's memory depends
+        on, :func:`helmlite.planning.memory.model_shape`)."""
+        return self.model.config
+
     def apply_chat_template(self, user_message: str) -> str:
         if not self.tokenizer.chat_template:
             raise ModelError(f"{self.name} has no chat template (a base model); use plain prompts")

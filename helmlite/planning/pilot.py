@@ -175,13 +175,13 @@ class Pilot:
     def depth_contrast_sd(self, run_id: str) -> tuple[float, str] | None:
         """The planning SD across contexts of a depth run's last-minus-first-depth contrast of notebook 04's score
         and the text that says where it came from; None when the run is missing or has fewer than three contexts."""
-        from ..analyses.depth.sweeps import depth_records, scores
+        from ..analyses.depth import depth_records, sweeps  # notebook 04's own score: the statistic it will test
 
         run = self._run(run_id)
         if run is None:
             return None
         rows = depth_records([run])
-        rows = rows.assign(score=scores(rows))
+        rows = rows.assign(score=sweeps.scores(rows))
         by_depth = rows.pivot_table(index="context", columns="depth", values="score", aggfunc="mean")
         contrast = (by_depth[by_depth.columns.max()] - by_depth[by_depth.columns.min()]).dropna()
         if len(contrast) < 3:
@@ -219,7 +219,7 @@ class Pilot:
         at the shortest length minus at the longest (:func:`helmlite.analyses.depth.sweeps.length_scores`, paired by
         context index) — of the runs ``short`` and ``long``, and its text; None when a run is missing or they share
         fewer than three contexts."""
-        from ..analyses.depth.sweeps import depth_records, length_scores
+        from ..analyses.depth import depth_records, sweeps  # notebook 04's own score: the statistic it will test
 
         runs = [self._run(run_id) for run_id in (short, long)]
         if any(run is None for run in runs):
@@ -227,7 +227,7 @@ class Pilot:
         means = []
         for run in runs:
             rows = depth_records([run])
-            means.append(rows.assign(score=length_scores(rows)).groupby("context")["score"].mean())
+            means.append(rows.assign(score=sweeps.length_scores(rows)).groupby("context")["score"].mean())
         first, second = means[0].align(means[1], join="inner")
         contrast = (first - second).dropna()
         if len(contrast) < 3:

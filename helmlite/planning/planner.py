@@ -194,7 +194,7 @@ def plan(config: dict, *, rates_file: str | Path = RATES_FILE, recalibrate: bool
                 if model_rates_here:
                     seconds = model_rates_here.seconds(work) * slowdown + PER_RUN_OVERHEAD_S
                     if model_rates_here.loaded_mb is not None:  # calibrations before memory was measured lack it
-                        peak_mb = model_rates_here.loaded_mb + memory.work_mb(work, memory.model_shape(counter.model.config))
+                        peak_mb = model_rates_here.loaded_mb + memory.work_mb(work, memory.model_shape(counter.config))
             rows.append({**row, "instances": len(test), "available": sum(i.split == TEST for i in everything),
                          "contexts": len({i.metadata.get("context", i.id) for i in test}),
                          "positions": len({i.metadata.get("position") for i in test

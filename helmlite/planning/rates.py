@@ -137,7 +137,7 @@ _LOADED_RSS = """
 import resource, sys
 import helmlite.cli, helmlite.evaluation.runner, helmlite.metrics.families  # what a run job imports besides the backend
 from helmlite.models import ScoreRequest
-from helmlite.models.transformers_backend import TransformersModel
+from helmlite.models import TransformersModel
 TransformersModel(sys.argv[1], threads=int(sys.argv[2])).score([ScoreRequest("The cat sat on the", (" mat",))])
 # VmHWM: this process image's own peak. ru_maxrss would also count the parent's memory at fork (Linux carries the
 # pre-exec peak over an exec), so a planner holding a model would inflate it.
@@ -160,13 +160,11 @@ def _projection_s(model: TransformersModel) -> float:
     """Seconds per position projected to the vocabulary: the model's output embedding and the log-softmax the backend
     takes of it, timed on 16 and 144 hidden states (median of 5 each), per added position. What a projection costs
     whatever its positions (reading the weights) stays in the forward's cost."""
-    head = model.model.get_output_embeddings()
     generator = torch.Generator().manual_seed(0)
     seconds = {}
-    with torch.no_grad():
-        for positions in (16, 144):
-            hidden = torch.randn(1, positions, head.in_features, generator=generator, dtype=head.weight.dtype)
-            seconds[positions] = _timed(lambda h: torch.log_softmax(head(h).float(), dim=-1), hidden, repeats=5)
+    for positions in (16, 144):
+        hidden = torch.randn(1, positions, model.hidden_size, generator=generator, dtype=model.dtype)
+        seconds[positions] = _timed(model.vocabulary_logprobs, hidden, repeats=5)
     return max(0.0, (seconds[144] - seconds[16]) / 128)
 
 
