@@ -167,6 +167,22 @@ def test_published_litm_curve_gpt35():
     assert stats["u_shaped"] and not stats["prefers_recent"]
 
 
+def test_the_published_curves_load_from_the_registry_or_say_they_are_missing(mirrored_cache, cache, monkeypatch):
+    """With the mirror: both papers' tables, LitM's Table 6 GPT-3.5 curve at 20 documents as the paper prints it
+    (75.8 at the first position, 63.2 at the last; arXiv 2307.03172 Table 6), and the two files as the manifest's
+    inputs. Offline without the mirror: None for each, both papers named as missing, no input."""
+    papers = depth.published_curves()
+    assert papers.missing == [] and set(papers.paths) == {"litm_tables", "helmet_depth"}
+    gpt = papers.litm[(papers.litm["model"] == "GPT-3.5-Turbo") & (papers.litm["num_docs"] == 20)
+                      & (papers.litm["source"].str.contains("6"))].sort_values("depth")
+    assert gpt["accuracy"].iloc[0] == pytest.approx(0.758) and gpt["accuracy"].iloc[-1] == pytest.approx(0.632)
+    monkeypatch.delenv("HELMLITE_DATA_MIRROR")
+    monkeypatch.setenv("HELMLITE_DATA_CACHE", str(cache / "empty"))
+    absent = depth.published_curves()
+    assert (absent.litm_tables, absent.litm, absent.helmet, absent.paths) == (None, None, None, {})
+    assert absent.missing == ["Lost in the Middle", "HELMET"]
+
+
 def test_generation_with_and_without_prefix_reuse_agree(tiny_model_dir):
     """Several queries of one long context: the same greedy answers whether the context is re-encoded or reused."""
     model = load_model(str(tiny_model_dir))

@@ -7,12 +7,12 @@ from . import claims, figures, per_depth, position_tests, published, reference, 
 from .claims import depth_claims, u_shape_note, with_verdicts
 from .per_depth import curves, length_degradation
 from .position_tests import length_tests, primacy_recency, u_shape
-from .published import PUBLISHED_TOLERANCE, litm_curves, published_primacy_recency, published_statistics
+from .published import PUBLISHED_TOLERANCE, PublishedCurves, litm_curves, published_curves, published_primacy_recency, published_statistics
 from .reference import LITM_GPT35
 from .reproduction import read_checks
 from .sweeps import FLOOR_MARGIN, METRIC, MIN_CONTEXTS, SCORE_NAME, chance_level, depth_records, sweep_scope
 
 __all__ = ["FLOOR_MARGIN", "LITM_GPT35", "METRIC", "MIN_CONTEXTS", "PUBLISHED_TOLERANCE", "SCORE_NAME", "chance_level",
            "curves", "depth_claims", "claims", "depth_records", "figures", "per_depth", "length_degradation", "length_tests", "litm_curves",
-           "position_tests", "power_table", "primacy_recency", "published", "published_primacy_recency", "published_statistics", "read_checks", "reference",
+           "position_tests", "power_table", "primacy_recency", "published", "PublishedCurves", "published_curves", "published_primacy_recency", "published_statistics", "read_checks", "reference",
            "reproduction", "sweep_scope", "sweeps", "u_shape", "u_shape_note", "with_verdicts"]

@@ -2,9 +2,17 @@
 per-position averages without per-item results, so shapes are judged against a tolerance, not an interval."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
+
 import pandas as pd
 
+from ... import data
 from .position_tests import primacy_recency
+
+#: The mirror's files of published depth curves (registry names; neither is downloadable: mirror-only).
+LITM_TABLES = "litm/paper_tables/litm_tables_1_5_6_7_multidoc_qa.csv"
+HELMET_DEPTH = "helmet/paper_figures/helmet_fig11-14_depth_by_length.csv"
 
 #: A published curve is called U-shaped (or recency-preferring) only when the differences exceed this: the
 #: binomial standard error of a difference of two accuracies over Lost in the Middle's 2,655 NQ-open questions
@@ -12,6 +20,32 @@ from .position_tests import primacy_recency
 #: two positions), so two points is about 1.5 standard errors or more; HELMET's values, read off its figures,
 #: are no finer.
 PUBLISHED_TOLERANCE = 0.02
+
+
+@dataclass(frozen=True)
+class PublishedCurves:
+    """The papers' depth tables as notebook 04 reads them; a table whose file is absent here is None (the figures and
+    tables say which), and ``paths`` holds the files found (the manifest's inputs)."""
+
+    litm_tables: pd.DataFrame | None  # Lost in the Middle Tables 1, 5–7 as released (the read checks)
+    litm: pd.DataFrame | None         # Tables 5–7 as curves (:func:`litm_curves`)
+    helmet: pd.DataFrame | None       # HELMET Figs. 11–14: depth by length
+    paths: dict[str, Path]
+
+    @property
+    def missing(self) -> list[str]:
+        """The papers whose tables are absent."""
+        return [paper for paper, table in (("Lost in the Middle", self.litm), ("HELMET", self.helmet)) if table is None]
+
+
+def published_curves() -> PublishedCurves:
+    """Both papers' published depth tables from the data registry (:func:`helmlite.data.try_fetch`: None where a file
+    cannot be obtained here, e.g. offline without the mirror)."""
+    paths = {"litm_tables": data.try_fetch(LITM_TABLES), "helmet_depth": data.try_fetch(HELMET_DEPTH)}
+    litm_tables = pd.read_csv(paths["litm_tables"]) if paths["litm_tables"] else None
+    helmet = pd.read_csv(paths["helmet_depth"]) if paths["helmet_depth"] else None
+    return PublishedCurves(litm_tables, litm_curves(litm_tables) if litm_tables is not None else None, helmet,
+                           {name: path for name, path in paths.items() if path})
 
 
 def published_primacy_recency(frame: pd.DataFrame, keys: list[str], depth: str = "depth", value: str = "accuracy",
