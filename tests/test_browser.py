@@ -189,8 +189,24 @@ return Array.from(document.querySelectorAll("table")).filter(t => t.checkVisibil
   const limit = Math.min(page, box.getBoundingClientRect().right - parseFloat(style.paddingRight));
   const spills = Array.from(t.querySelectorAll("td, th")).filter(c => c.scrollWidth > c.clientWidth + 1)
     .map(c => c.textContent.trim().slice(0, 20));
+  // a header word laid out on more than one line (a break inside the word): one client rect per line it occupies
+  const broken = [];
+  for (const th of t.querySelectorAll("th")) {
+    const walker = document.createTreeWalker(th, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const match of node.textContent.matchAll(/\S+/g)) {
+        const range = document.createRange();
+        range.setStart(node, match.index);
+        range.setEnd(node, match.index + match[0].length);
+        const lines = new Set(Array.from(range.getClientRects()).filter(r => r.width > 0 && r.height > 0)
+          .map(r => Math.round(getComputedStyle(th).writingMode.startsWith("vertical") ? r.left : r.top)));
+        if (lines.size > 1) broken.push(match[0]);
+      }
+    }
+  }
   return {right: Math.round(t.getBoundingClientRect().right), scroll: t.scrollWidth, page: Math.round(limit),
-          spills: spills.slice(0, 3), head: (t.querySelector("th") || t).textContent.trim().slice(0, 40)};
+          spills: spills.slice(0, 3), broken: broken.slice(0, 3),
+          head: (t.querySelector("th") || t).textContent.trim().slice(0, 40)};
 });
 """
 
@@ -229,7 +245,7 @@ def _fold_openings(html: str, words: int = 5) -> list[str]:
 
 def test_printed_reports_keep_every_column_the_methods_and_no_nan(site, browser):
     """Each page in print layout at the printed page's width: nothing wider than the page (Chromium would shrink the
-    printout), and in a report no table wider than the page; printed to PDF: no "NaN",
+    printout), and in a report no table wider than the page and no header word broken across lines; printed to PDF: no "NaN",
     the "Methods and departures" blocks' text present (the folds open in print), every figure numbered; and no image
     of any page carries nbconvert's "No description has been provided" alt text."""
     config, reports, hrefs = site
@@ -258,6 +274,9 @@ def test_printed_reports_keep_every_column_the_methods_and_no_nan(site, browser)
                                     f"column of the page at {table['page']} px")
                 if table["spills"]:
                     problems.append(f"{href}: a table ({table['head']!r}…) has cells whose text spills out: {table['spills']}")
+                if table["broken"]:
+                    problems.append(f"{href}: a table ({table['head']!r}…) breaks header words across lines in print: "
+                                    f"{table['broken']}")
             printed = _printed_text(browser)
         finally:
             browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
