@@ -239,6 +239,9 @@ def test_top3_vs_naive_mean_depends_on_the_careless_share():
     assert (curve["n"] < 1500).all()  # the CI resamples prompts (two responses each), not responses
     text = hs.careless_conclusion(curve)
     assert "35%" in text and "depends on how many annotators are careless" in text
+    # real data has no truth: the package's empty tables have exactly these tables' columns, in order
+    assert list(hs.empty_careless_curve().columns) == list(curve.columns)
+    assert list(hs.empty_error_table().columns) == list(curve.columns[1:])
 
 
 def test_reproduction_rows_follow_the_design_format():

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from helmlite import models, stats, workflow
+from helmlite.results import FORMAT_VERSION
 from helmlite.models import GenerationRequest, ScoreRequest
 from helmlite.planning import claim_mdes as planned_claims
 
@@ -413,7 +414,7 @@ def test_the_plan_is_checked_against_runs_already_measured(monkeypatch, tmp_path
     def write(run, wall_s, cache_hits, finished=True):
         folder = tmp_path / "runs" / run.run_id
         folder.mkdir(parents=True)
-        (folder / "timings.json").write_text(json.dumps({"format_version": 1, "wall_s": wall_s, "cache_hits": cache_hits,
+        (folder / "timings.json").write_text(json.dumps({"format_version": FORMAT_VERSION, "wall_s": wall_s, "cache_hits": cache_hits,
                                                          "model_calls": 5}))
         if finished:
             (folder / "stats.json").write_text("{}")

@@ -186,7 +186,7 @@ def test_truncated_results_file_is_reported_not_used(tmp_path):
     manifest = {"run_id": "run", "spec": {"scenario": "mmlu", "model": "m", "args": {}, "adapter": {"seed": 0, "method": "generation"}},
                 "model_identity": {}, "format_version": FORMAT_VERSION}
     (run / "manifest.json").write_text(json.dumps(manifest))
-    with pytest.raises(RunResultsError, match=r"stats.json: format_version 0, expected 1; delete .* re-run snakemake"):
+    with pytest.raises(RunResultsError, match=rf"stats.json: format_version 0, expected {FORMAT_VERSION}; delete .* re-run snakemake"):
         read_run(tmp_path, "run")
     (run / "stats.json").write_text(json.dumps({**stats, "n_instances": 3}))
     record = {"id": "a", "input": "", "prompt": "", "n_train": 0, "truncated": False, "prompt_tokens": 1, "references": [],
@@ -288,7 +288,7 @@ def test_manifest_and_timings_are_typed_and_checked_on_read(tmp_path):
         with pytest.raises(RunResultsError, match=rf"manifest.json.*{field}"):  # refused before anything is written
             write_run(tmp_path / "refused", [record], stats, broken, {"wall_s": 1.5})
         assert not (tmp_path / "refused").exists()
-        (tmp_path / "run" / "manifest.json").write_text(json.dumps({"format_version": 1, **broken}))
+        (tmp_path / "run" / "manifest.json").write_text(json.dumps({"format_version": FORMAT_VERSION, **broken}))
         with pytest.raises(RunResultsError, match=rf"manifest.json.*{field}"):  # and a file edited later, on read
             read_run(tmp_path, "run")
     for timings, field in (({"wall_s": "fast"}, r"field 'wall_s' must be float or int or null"),
@@ -296,7 +296,7 @@ def test_manifest_and_timings_are_typed_and_checked_on_read(tmp_path):
         with pytest.raises(RunResultsError, match=rf"timings.json: {field}"):
             write_run(tmp_path / "refused", [record], stats, manifest, timings)
         write_run(tmp_path / "run", [record], stats, manifest, {"wall_s": 1.5})
-        (tmp_path / "run" / "timings.json").write_text(json.dumps({"format_version": 1, **timings}))
+        (tmp_path / "run" / "timings.json").write_text(json.dumps({"format_version": FORMAT_VERSION, **timings}))
         with pytest.raises(RunResultsError, match=rf"timings.json: {field}"):
             read_run(tmp_path, "run")
     write_run(tmp_path / "run", [record], stats, manifest, {"wall_s": 1.5})

@@ -135,7 +135,7 @@ def test_generation_run_scores_with_helm_metrics(mirrored_cache, tmp_path):
     assert stats["main_metric"] == "f1"
     assert {"exact_match", "quasi_exact_match", "f1", "toxic_fraction", "representation_gender"} <= set(stats["metrics"])
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["toxicity_scorer"]["proxy"] is True  # the offline classifier is labelled as a proxy
+    assert manifest["annotations"]["toxicity"]["proxy"] is True  # the offline classifier is labelled as a proxy
 
 
 @pytest.mark.parametrize("spec,message", [

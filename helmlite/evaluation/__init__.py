@@ -28,10 +28,9 @@ _EXPORTS = {
     "outcome": "outcomes", "main_metric": "scoring_rules", "decision_rules": "scoring_rules",
     "execute": "runner", "execute_all": "runner", "prepare_requests": "runner", "RESULTS_DIR": "runner",
 }
-#: The submodules other packages may import by name (the lower layers, and tests of a module's own rules).
-SUBMODULES = ("adaptation", "instances", "outcomes", "perturbations", "runner", "runspec", "scoring_rules",
-              "shared_prefixes")
-__all__ = sorted(_EXPORTS) + list(SUBMODULES)
+#: The face is the names above only: no other package imports a submodule of the pipeline (tests of a module's own
+#: rules import it directly).
+__all__ = sorted(_EXPORTS)
 
 
 def __getattr__(name: str):

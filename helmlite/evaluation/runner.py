@@ -111,12 +111,13 @@ def _records(test: list[Instance], variant_sets: dict, interpreted: dict) -> lis
     return records
 
 
-def execute(spec: RunSpec, model: LanguageModel, *, results_dir: str | Path = RESULTS_DIR, toxicity=None,
+def execute(spec: RunSpec, model: LanguageModel, *, results_dir: str | Path = RESULTS_DIR, resources: dict | None = None,
             n_resamples: int = 2000, seed: int = 0) -> Path:
     """Run one spec with ``model`` (usually a :class:`~helmlite.models.cache.CachedModel`); return its folder.
 
     ``n_resamples`` and ``seed`` are the bootstrap settings of every interval in ``stats.json`` (the
-    workflow passes the config's ``bootstrap`` section)."""
+    workflow passes the config's ``bootstrap`` section). ``resources``: what the metric families' annotation hooks may
+    use, by name (``{"toxicity": scorer}``: a toxicity classifier in place of the default one)."""
     started = time.perf_counter()
     counted_before = _cache_counters(model)  # a job may run several specs with one model
     info = scenario(spec.scenario)
@@ -131,7 +132,7 @@ def execute(spec: RunSpec, model: LanguageModel, *, results_dir: str | Path = RE
     kinds = perturbation_kinds(spec.perturbations)
     for record in records:
         families.add_worst_cases(record, main, spec.metrics, kinds)
-    annotations = families.annotate(spec.metrics, records, toxicity=toxicity)
+    annotations = families.annotate(spec.metrics, records, **(resources or {}))
     stats = families.run_stats(spec.metrics, records, run_id=spec.run_id, scenario=spec.scenario, model=model_key(spec.model),
                                method=method, main_metric=main, n_train=len(examples), decision=decision_rules(spec),
                                seed=seed, n_resamples=n_resamples)
@@ -146,7 +147,7 @@ def execute(spec: RunSpec, model: LanguageModel, *, results_dir: str | Path = RE
                 "in_context_examples": [e.id for e in examples], "packages": package_versions(), "git": git_state(),
                 "data_files": list(info.data), "versions": {**spec.versions, "backend": getattr(model, "code_version", 1)},
                 "perturbation_resources": resources_used(spec.perturbations),
-                "toxicity_scorer": annotations.get("toxicity"),
+                "annotations": annotations,
                 "hardware": getattr(model, "hardware", None)}
     return write_run(Path(results_dir) / spec.run_id, records, stats, manifest, timings)
 

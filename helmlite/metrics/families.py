@@ -2,7 +2,7 @@
 
 HELM's run spec has three parts — scenario, adapter and a list of metric specs
 (``src/helm/benchmark/run_spec.py``); helmlite's third part is a tuple of family names defaulted from
-the scenario and method (:func:`default_families`), so what a run computes is visible in its spec and
+the scenario and method (:func:`helmlite.metrics.selection.default_families`), so what a run computes is visible in its spec and
 its run id. Each family turns per-instance records into named :class:`~helmlite.results.MetricStat`
 values (Liang et al. 2022, §4):
 

@@ -94,7 +94,7 @@ def wanted_sizes(claims: pd.DataFrame, chosen: pd.Series, available: dict[str, f
 
 
 def entry_sizes(runs: pd.DataFrame, units: dict[str, str], wanted: dict[str, int]) -> dict[tuple, tuple[str, int]]:
-    """Config entry (its source, :func:`helmlite.planning._sources`) → (its runs' unit, ``"instances"`` or
+    """Config entry (its source, :func:`helmlite.planning.planner._sources`) → (its runs' unit, ``"instances"`` or
     ``"contexts"``; size): the most its runs are asked for (``units``: run id → ``items`` or ``contexts``)."""
     sizes: dict[tuple, tuple[str, int]] = {}
     for run in runs.itertuples():

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..errors import DataError
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 INSTANCES, STATS, MANIFEST, TIMINGS = "instances.jsonl", "stats.json", "manifest.json", "timings.json"
 
 
@@ -288,8 +288,9 @@ class Manifest:
     """The definition versions behind the results (:attr:`helmlite.evaluation.runspec.RunSpec.versions`)."""
     perturbation_resources: dict = field(default_factory=dict)
     """Which file served each run-time perturbation word list (HELM's own or a stand-in)."""
-    toxicity_scorer: dict | None = None
-    """The toxicity classifier used (name, whether it is an offline proxy); None when toxicity was not computed."""
+    annotations: dict = field(default_factory=dict)
+    """What each metric family's annotation hook noted about the run, by family (:func:`helmlite.metrics.families.annotate`;
+    ``toxicity``: the classifier used, its name and whether it is an offline proxy); empty when no family has one."""
     hardware: dict | None = None
     """Where the model ran (device, its name, dtype, torch and CUDA versions: :func:`helmlite.models.devices.device_record`);
     None for a server or an imported run."""
@@ -317,7 +318,7 @@ _FIELD_TYPES = {  # per record and field, the JSON types accepted (a list read a
                 "source": (str, type(None))},
     "Manifest": {"run_id": (str,), "spec": (dict,), "model_identity": (dict,), "in_context_examples": (list, tuple),
                  "packages": (dict,), "git": (dict,), "data_files": (list, tuple), "versions": (dict,),
-                 "perturbation_resources": (dict,), "toxicity_scorer": (dict, type(None)), "hardware": (dict, type(None)),
+                 "perturbation_resources": (dict,), "annotations": (dict,), "hardware": (dict, type(None)),
                  "imported_from": (dict, type(None)), "imported_by": (dict, type(None))},
 }
 

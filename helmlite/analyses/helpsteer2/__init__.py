@@ -8,7 +8,7 @@ from .aggregation import SPREAD_FILTERS, SPREAD_LIMIT, aggregate, most_agreeing_
 from .label_statistics import (agreement, annotator_counts, helpfulness_correlations, quadratic_kappa, rating_distributions,
                         removal_summary)
 from .annotations import ATTRIBUTES, Annotations, load_aggregated, load_disagreements, write_disagreements
-from .experiments import careless_conclusion, careless_curve, empty_error_table, error_against_truth
+from .experiments import careless_conclusion, careless_curve, empty_careless_curve, empty_error_table, error_against_truth
 from .reference import PUBLISHED
 from .reproduction import WORKED_EXAMPLES, card_example_check, reproduction_check, worked_examples, worked_examples_check
 from .simulator import SimulatorConfig, calibrate, calibration_check, simulate
@@ -17,7 +17,7 @@ from .source import load_input
 __all__ = ["ATTRIBUTES", "Annotations", "PUBLISHED", "aggregation", "experiments", "label_statistics", "reference", "reproduction",
            "simulator", "SPREAD_FILTERS", "SPREAD_LIMIT", "SimulatorConfig", "WORKED_EXAMPLES",
            "agreement", "aggregate", "annotator_counts", "calibrate", "calibration_check", "card_example_check",
-           "careless_conclusion", "careless_curve", "empty_error_table", "error_against_truth", "figures", "protocol",
+           "careless_conclusion", "careless_curve", "empty_careless_curve", "empty_error_table", "error_against_truth", "figures", "protocol",
            "helpfulness_correlations", "load_aggregated", "load_disagreements", "load_input", "most_agreeing_three",
            "prompt_ids", "quadratic_kappa", "rating_distributions", "removal_summary", "reproduction_check",
            "round_half_up", "simulate", "worked_examples", "worked_examples_check", "write_disagreements"]

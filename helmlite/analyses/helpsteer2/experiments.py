@@ -76,4 +76,9 @@ def careless_conclusion(curve: pd.DataFrame, attribute: str = "helpfulness") -> 
 def empty_error_table() -> pd.DataFrame:
     """The columns of :func:`error_against_truth`, no rows (real data has no latent truth)."""
     return pd.DataFrame(columns=["attribute", "mae_most_agreeing_three", "mae_naive_mean", "difference", "ci_low",
-                                 "ci_high", "p_value", "n"])
+                                 "ci_high", "p_value", "n", "interval"])
+
+
+def empty_careless_curve() -> pd.DataFrame:
+    """The columns of :func:`careless_curve`, no rows (real data has no latent truth to draw the curve against)."""
+    return pd.DataFrame(columns=["careless_share", *empty_error_table().columns])
