@@ -41,6 +41,14 @@ def test_a_report_table_has_no_nan_no_index_readable_headers_a_footnote_and_its_
     assert page == tables.table_html(_frame(), csv=csv, blanks={"ci_low": "no pairs to resample"})  # no random ids
 
 
+@pytest.mark.parametrize("columns, classes", [(10, None), (11, "hl-upright"), (13, "hl-upright hl-many")])
+def test_a_wide_table_is_marked_for_upright_headers_and_smaller_type_in_print(columns, classes):
+    """More than 10 columns: upright headers in print (a header word never breaks or widens its column past the page);
+    more than 12: smaller type too (site.css; the browser test measures the printed tables)."""
+    page = tables.table_html(pd.DataFrame({f"column {k}": [k] for k in range(columns)}))
+    assert (f'class="{classes}"' in page) if classes else ("hl-upright" not in page and "hl-many" not in page)
+
+
 def test_a_count_stored_as_float_prints_as_a_count_and_a_measure_keeps_its_decimals():
     frame = pd.DataFrame({"n_needed": [1159.0, math.nan], "estimate": [1.0, 0.5]})
     page = tables.table_html(frame)

@@ -68,6 +68,9 @@ def data_link(csv: str | os.PathLike, page_dir: str | os.PathLike | None = None)
 
 #: A table with more columns than this prints in a smaller type (site.css), so that it keeps every column on the page.
 MANY_COLUMNS = 12
+#: A table with more columns than this prints its headers upright (site.css): at about 55 px a column on an A4 page, a
+#: header word such as "probability" or "helpfulness" would otherwise widen its column past the page or break inside.
+UPRIGHT_HEADER_COLUMNS = 10
 
 
 def styled(frame: pd.DataFrame, *, digits: int | dict[str, int] = 3, index: bool = False):
@@ -87,7 +90,9 @@ def styled(frame: pd.DataFrame, *, digits: int | dict[str, int] = 3, index: bool
     uuid = hashlib.sha256(table.to_csv().encode()).hexdigest()[:10]
     styler = (Styler(table, uuid=uuid, cell_ids=False).format(formats).hide(axis="index")
               .set_table_styles([rule for k, column in enumerate(table.columns) for rule in _column_rules(k, table[column])]))
-    return styler.set_table_attributes('class="hl-many"') if len(table.columns) > MANY_COLUMNS else styler
+    classes = [name for name, limit in (("hl-upright", UPRIGHT_HEADER_COLUMNS), ("hl-many", MANY_COLUMNS))
+               if len(table.columns) > limit]
+    return styler.set_table_attributes(f'class="{" ".join(classes)}"') if classes else styler
 
 
 #: A word longer than this (a run id, a quantity key) may break anywhere; shorter words wrap only between them.
