@@ -107,23 +107,15 @@ def _limit(limit) -> int | None:
     return None
 
 
-def import_lm_eval(samples: str | Path, results_dir: str | Path = "results/runs", *, model: str | None = None,
-                   filter_name: str | None = None, n_resamples: int = 2000, seed: int = 0) -> Path:
-    """Import one lm-eval samples file; return the written run folder.
-
-    ``model`` names the model (default: the results file's ``model_name``), ``filter_name`` the lm-eval
-    filter whose responses to import (default ``none``, else the file's first). Bad or partial input raises
-    :class:`~helmlite.imports.ImportFormatError` (a :class:`~helmlite.errors.DataError`) naming the file,
-    line and field.
-    """
-    path = Path(samples)
+def _samples_of(path: Path, filter_name: str | None) -> tuple[str, Path | None, dict | None, list, str]:
+    """The samples file read and checked: its task, the results file beside it (or None) and its contents, the file's
+    numbered lines, and the filter whose responses are imported (``filter_name``, else ``none``, else the first)."""
     if not path.is_file():
         raise ImportFormatError(f"{path}: file not found (expected lm-eval --log_samples output, samples_<task>_<date>.jsonl)")
     task, results_path = _task_and_results(path)
     results = load_json(results_path, "lm-eval's results (results, n-shot, model_name)") if results_path else None
     if results is not None and not isinstance(results, dict):
         raise ImportFormatError(f"{results_path}: expected a JSON object, got {type(results).__name__}")
-    model = _model_name(results, results_path, model, path)
     try:
         lines = list(read_jsonl(path))
     except DataFormatError as error:
@@ -134,8 +126,12 @@ def import_lm_eval(samples: str | Path, results_dir: str | Path = "results/runs"
     chosen = filter_name or ("none" if "none" in filters else filters[0])
     if chosen not in filters:
         raise ImportFormatError(f"{path}: no samples of filter {chosen!r}; the file has {', '.join(filters)}")
-    n_shot = (results or {}).get("n-shot", {}).get(task)
-    config = (results or {}).get("config") or {}
+    return task, results_path, results, lines, chosen
+
+
+def _filter_records(path: Path, lines: list, chosen: str, n_shot) -> tuple[list[InstanceRecord], bool]:
+    """One record per document of filter ``chosen`` (each doc_id once), and whether they are multiple choice (a task's
+    samples are all multiple choice or all generation)."""
     records, seen, kinds = [], set(), set()
     for number, obj in lines:
         if str(obj.get("filter", "none")) != chosen:
@@ -149,6 +145,24 @@ def import_lm_eval(samples: str | Path, results_dir: str | Path = "results/runs"
         kinds.add("mc" if records[-1].scores is not None else "generation")
     if len(kinds) > 1:
         raise ImportFormatError(f"{path}: mixes multiple-choice and generation samples; expected one task's output")
+    return records, kinds == {"mc"}
+
+
+def import_lm_eval(samples: str | Path, results_dir: str | Path = "results/runs", *, model: str | None = None,
+                   filter_name: str | None = None, n_resamples: int = 2000, seed: int = 0) -> Path:
+    """Import one lm-eval samples file; return the written run folder.
+
+    ``model`` names the model (default: the results file's ``model_name``), ``filter_name`` the lm-eval
+    filter whose responses to import (default ``none``, else the file's first). Bad or partial input raises
+    :class:`~helmlite.imports.ImportFormatError` (a :class:`~helmlite.errors.DataError`) naming the file,
+    line and field.
+    """
+    path = Path(samples)
+    task, results_path, results, lines, chosen = _samples_of(path, filter_name)
+    model = _model_name(results, results_path, model, path)
+    n_shot = (results or {}).get("n-shot", {}).get(task)
+    config = (results or {}).get("config") or {}
+    records, multiple_choice = _filter_records(path, lines, chosen, n_shot)
     expected = (((results or {}).get("n-samples") or {}).get(task) or {}).get("effective")
     if isinstance(expected, int) and len(records) != expected:
         raise ImportFormatError(f"{path}: {len(records)} samples of filter {chosen!r}, but {results_path.name} says lm-eval "
@@ -163,7 +177,6 @@ def import_lm_eval(samples: str | Path, results_dir: str | Path = "results/runs"
     for record in records:
         value = record.metrics.get(main)
         record.correct = None if value is None else bool(value >= 1.0)
-    multiple_choice = kinds == {"mc"}
     method = "multiple_choice_separate" if multiple_choice else "generation"
     metric_families = ("accuracy", "calibration") if multiple_choice else ("accuracy",)
     aggregate = {"metric": main, "filter": chosen, "lm_eval_mean": reported.get(f"{main},{chosen}"),
