@@ -49,6 +49,11 @@ def test_a_wide_table_is_marked_for_upright_headers_and_smaller_type_in_print(co
     assert (f'class="{classes}"' in page) if classes else ("hl-upright" not in page and "hl-many" not in page)
 
 
+def test_a_header_never_breaks_at_its_hyphens_and_the_csv_keeps_the_name():
+    page = tables.table_html(pd.DataFrame({"calibration_error (ECE-10)": [0.25]}))
+    assert ">calibration error (ECE\u201110)</th>" in page and "ECE-10" not in page
+
+
 def test_a_count_stored_as_float_prints_as_a_count_and_a_measure_keeps_its_decimals():
     frame = pd.DataFrame({"n_needed": [1159.0, math.nan], "estimate": [1.0, 0.5]})
     page = tables.table_html(frame)

@@ -48,6 +48,12 @@ def readable_header(name) -> str:
     return str(name).replace("_", " ")
 
 
+def header_label(name) -> str:
+    """A column's header as a table prints it: :func:`readable_header` with its hyphens non-breaking (U+2011), so a
+    header wraps between words, never inside one such as "ECE-10" (the CSV keeps the column's own name)."""
+    return readable_header(name).replace("-", "\u2011")
+
+
 def csv_link(csv: str | os.PathLike, page_dir: str | os.PathLike | None = None) -> str:
     """The href of ``csv`` from the report page: relative to ``page_dir`` (default: the ``reports`` folder beside the
     CSV's folder, where the workflow renders the pages — :func:`helmlite.workflow.output_dirs`)."""
@@ -78,8 +84,8 @@ def styled(frame: pd.DataFrame, *, digits: int | dict[str, int] = 3, index: bool
     dict; columns of words aligned left, numbers right); ``index=True`` shows the index as the first column(s) (a
     pivot's row labels), else it is dropped."""
     table = frame.reset_index() if index else frame.reset_index(drop=True)
-    table = table.rename(columns=readable_header)
-    places = {readable_header(c): d for c, d in digits.items()} if isinstance(digits, dict) else {}
+    table = table.rename(columns=header_label)
+    places = {header_label(c): d for c, d in digits.items()} if isinstance(digits, dict) else {}
     default = 3 if isinstance(digits, dict) else digits
     for column in table.columns:  # a count stored as float (a column with an empty cell) prints as a count
         values = pd.to_numeric(table[column], errors="coerce") if table[column].dtype.kind == "f" else None
