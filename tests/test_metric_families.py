@@ -55,7 +55,10 @@ def test_a_config_may_name_a_declared_family_with_no_schema_edit(length_family):
 
     config = workflow.load_config(Path(__file__).resolve().parent.parent / "config" / "test.yaml")
     entry = {"scenario": "mmlu", "model": "smollm2-135m", "args": {"subject": "econometrics"}, "metrics": ["length"]}
-    workflow.check_names(workflow.validate_config({**config, "runs": [entry]}, "c.yaml"), "c.yaml")
+    checked = workflow.validate_config({**config, "runs": [entry]}, "c.yaml")
+    workflow.check_names(checked, "c.yaml")
+    (spec,) = [s for s in workflow.run_specs(checked).values() if s.metrics == ("length",)]  # the workflow runs it
+    assert spec.versions["metrics"] == {"length": 3}  # its declared version enters the run id
 
 
 def test_a_family_that_scores_records_or_summarises_a_run_declares_hooks_not_special_cases():

@@ -92,6 +92,11 @@ def write_run(folder: str | Path, records: list[InstanceRecord], stats: RunStats
     return folder
 
 
+def _rebuild(folder: Path) -> str:
+    """What every error about a run folder tells the reader to do."""
+    return f"delete {folder} and re-run snakemake (finished requests come from the request cache)"
+
+
 def _load_json(path: Path, rebuild: str) -> dict:
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
@@ -106,7 +111,7 @@ def _load_json(path: Path, rebuild: str) -> dict:
 def read_run(results_dir: str | Path, run_id: str) -> Run:
     """Read and validate one run folder (files present, same version, counts agree)."""
     folder = Path(results_dir) / run_id
-    rebuild = f"delete {folder} and re-run snakemake (finished requests come from the request cache)"
+    rebuild = _rebuild(folder)
     raw_stats, raw_manifest = _load_json(folder / STATS, rebuild), _load_json(folder / MANIFEST, rebuild)
     try:
         stats = RunStats.from_json(raw_stats, folder / STATS)
@@ -139,7 +144,7 @@ def read_stats(results_dir: str | Path, run_id: str) -> RunStats:
     """The validated ``stats.json`` of a finished run alone (its aggregates: a finished-run line, a summary), without
     reading its instances or manifest."""
     folder = Path(results_dir) / run_id
-    rebuild = f"delete {folder} and re-run snakemake (finished requests come from the request cache)"
+    rebuild = _rebuild(folder)
     try:
         return RunStats.from_json(_load_json(folder / STATS, rebuild), folder / STATS)
     except RunResultsError as error:
@@ -152,7 +157,7 @@ def read_timings(results_dir: str | Path, run_id: str) -> Timings | None:
     folder = Path(results_dir) / run_id
     if not (folder / STATS).exists() or not (folder / TIMINGS).exists():
         return None
-    rebuild = f"delete {folder} and re-run snakemake (finished requests come from the request cache)"
+    rebuild = _rebuild(folder)
     try:
         return Timings.from_json(_load_json(folder / TIMINGS, rebuild), folder / TIMINGS)
     except RunResultsError as error:

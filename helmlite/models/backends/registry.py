@@ -60,11 +60,11 @@ def discover() -> dict[str, Backend]:
     module may import what it needs from :mod:`helmlite.models` (the face is complete by then)."""
     global _discovered
     if not _discovered:
-        _discovered = True
         package = importlib.import_module(__package__)
         for module in pkgutil.iter_modules(package.__path__):
             if module.name != __name__.rsplit(".", 1)[1]:
                 importlib.import_module(f"{__package__}.{module.name}")
+        _discovered = True  # only once every module imported: a backend whose import failed fails again, not silently
     return REGISTRY
 
 
