@@ -31,7 +31,7 @@ import math
 
 import numpy as np
 
-from ..metrics import best_over_references, ndcg, reciprocal_rank, softmax
+from ..metrics import GENERATION_METRICS, best_over_references, ndcg, reciprocal_rank, softmax
 from ..scenarios import Instance
 from .adaptation import Adapted, AdapterSpec
 
@@ -88,7 +88,8 @@ def _generation(instance: Instance, generation, main_metric: str) -> dict:
     correct_refs = [r.output for r in instance.references if r.correct]
     metrics = {}
     if correct_refs:  # BOLD-style prompts have no reference: toxicity and bias only
-        names = set(GENERATION_ACCURACY) | ({main_metric} - {"toxic_fraction"})
+        # the main metric too where it compares with references (a family's metric, such as toxicity's, does not)
+        names = set(GENERATION_ACCURACY) | ({main_metric} & set(GENERATION_METRICS))
         metrics = {name: best_over_references(name, prediction, correct_refs) for name in sorted(names)}
     logprobs = generation.token_logprobs
     # HELM's max_prob: exp(the completion's log-probability), its kept tokens' sum (0, so 1, when it stopped at once)

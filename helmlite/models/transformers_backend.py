@@ -62,6 +62,12 @@ _NEUTRAL_GENERATION_SETTINGS = {
 }
 
 
+def _logprobs(logits: torch.Tensor) -> torch.Tensor:
+    """Log-probabilities over the vocabulary, in float32 whatever the weights' dtype: what every scoring and
+    generation path (and the planner's timing, :meth:`TransformersModel.vocabulary_logprobs`) reads."""
+    return torch.log_softmax(logits.float(), dim=-1)
+
+
 class TransformersModel(PairEncoding, PrefixLevels):
     """A ``LanguageModel`` over a local model directory (or hub id, where the hub is reachable)."""
 
@@ -140,7 +146,7 @@ class TransformersModel(PairEncoding, PrefixLevels):
         over the vocabulary in float32. ``hidden``: (rows, positions, hidden size) in the model's dtype. The planner
         times it on its own (:func:`helmlite.planning.rates.calibrate`: a large vocabulary's projection is a cost of
         its own)."""
-        return torch.log_softmax(self.model.get_output_embeddings()(hidden).float(), dim=-1)
+        return _logprobs(self.model.get_output_embeddings()(hidden))
 
     @property
     def hidden_size(self) -> int:
@@ -190,7 +196,7 @@ class TransformersModel(PairEncoding, PrefixLevels):
         self.encoded_tokens += sum(len(ids) - start for ids, _ in rows)
         logits = self.model(input_ids=input_ids, attention_mask=mask, logits_to_keep=torch.tensor(keep, device=self.device),
                             **extra).logits
-        return self._read_logprobs(torch.log_softmax(logits.float(), dim=-1), keep, rows, alternatives,
+        return self._read_logprobs(_logprobs(logits), keep, rows, alternatives,
                                    [(r, -start) for r in range(len(rows))])
 
     @staticmethod
@@ -232,7 +238,7 @@ class TransformersModel(PairEncoding, PrefixLevels):
                                 logits_to_keep=torch.tensor(keep, device=self.device), packed_rows=tuple(lengths), **extra).logits
         finally:
             config._attn_implementation = implementation
-        return self._read_logprobs(torch.log_softmax(logits.float(), dim=-1), keep, rows, alternatives,
+        return self._read_logprobs(_logprobs(logits), keep, rows, alternatives,
                                    [(0, offset - start) for offset in offsets])
 
     def _score_over(self, rows: list[tuple[list[int], int]], alternatives: list, prefix: tuple | None) -> list[list[float]]:
@@ -344,7 +350,7 @@ class TransformersModel(PairEncoding, PrefixLevels):
         self.encoded_tokens += len(ids) - start
         # the model's own distribution at each step (raw logits, as an OpenAI-compatible server reports log-probs), not the
         # temperature-scaled one a sampled generation draws from
-        steps = torch.log_softmax(torch.stack([s[0].float() for s in out.logits]), dim=-1)  # (steps, vocab)
+        steps = _logprobs(torch.stack([s[0] for s in out.logits]))  # (steps, vocab)
         return self._decode(request, out.sequences[0, len(ids):].tolist(), steps, len(ids), latency)
 
     @property
