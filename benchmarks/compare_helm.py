@@ -11,7 +11,10 @@ letter_logprob`` takes helmlite's best-log-prob letter instead).
 Prints, per tool and overall: identical prompt strings, identical predictions (the stripped completion /
 chosen letter), accuracy each, wall time each (whole processes, model loading and HELM's metrics included)
 over ``--repeats`` runs per tool that alternate which tool goes first (each with a fresh request cache), the
-median ratio and its range, and peak RSS each (``ru_maxrss`` of each tool's process). Items are paired by HELM's
+median ratio and its range, and peak RSS each (``ru_maxrss`` of each tool's process); the tokens each tool runs
+through the model (crfm-helm: its prompts, whole; helmlite: its own count, ``timings.json``'s ``encoded_tokens``),
+their ratio — the wall ratio the tools would have at equal cost per token — and each tool's wall time per token.
+Items are paired by HELM's
 load-order number of helmlite's instance id, never by position; the script exits non-zero with one line when an item
 of one tool is missing from the other or when a prompt string differs (the timings would compare different work).
 
@@ -218,11 +221,16 @@ def main() -> None:
     from helmlite.scenarios import scenario
     from helmlite.evaluation import RunSpec
 
-    totals = {"items": 0, "prompts": 0, "dry_prompts": 0, "predictions": 0, "helm_correct": 0, "ours_correct": 0}
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
+    totals = {"items": 0, "prompts": 0, "dry_prompts": 0, "predictions": 0, "helm_correct": 0, "ours_correct": 0,
+              "helm_tokens": 0, "ours_tokens": 0}
     unmatched = []  # items found by one tool only (paired by HELM's load-order number of helmlite's id)
     for subject, spec in zip(args.subjects, specs):
         run_id = RunSpec.from_dict(spec).run_id
-        ours = read_run(results, run_id).records
+        run = read_run(results, run_id)
+        ours = run.records
         theirs = helm_results(runs[subject])
         helm_number = {instance.id: k for k, instance in enumerate(scenario("mmlu").load(subject=subject))}
         dry = dict(adapted_prompts(RunSpec.from_dict(spec)))  # what `helmlite prompts` prints (no model)
@@ -243,18 +251,27 @@ def main() -> None:
               f"accuracy crfm-helm {helm_acc / max(1, len(theirs)):.3f} helmlite {ours_acc / max(1, len(ours)):.3f}")
         if len(theirs) != len(ours):
             print(f"  (crfm-helm evaluated {len(theirs)} items, helmlite {len(ours)})")
+        # the work each tool gives the model: crfm-helm runs every prompt whole; helmlite's own count of the positions
+        # its model ran (timings.json), each subject's few-shot prefix once, then each question's own tokens
+        helm_tokens = sum(len(tokenizer(h["prompt"])["input_ids"]) for h in theirs.values())
         for key, value in (("items", len(ours)), ("prompts", same_prompt), ("dry_prompts", same_dry), ("predictions", same_prediction),
-                           ("helm_correct", helm_acc), ("ours_correct", ours_acc)):
+                           ("helm_correct", helm_acc), ("ours_correct", ours_acc), ("helm_tokens", helm_tokens),
+                           ("ours_tokens", run.timings.encoded_tokens or 0)):
             totals[key] += value
     n = totals["items"]
     print(f"\nMMLU joint, {len(args.subjects)} subjects, {n} items, {args.threads} threads, helmlite joint_decision={args.joint_decision}")
     print(f"identical prompt strings: {totals['prompts']}/{n} (helmlite run), {totals['dry_prompts']}/{n} (helmlite prompts)")
     print(f"identical predictions:    {totals['predictions']}/{n}")
     print(f"accuracy: crfm-helm {totals['helm_correct'] / max(1, n):.4f}, helmlite {totals['ours_correct'] / max(1, n):.4f}")
+    tokens = {"crfm-helm": totals["helm_tokens"], "helmlite": totals["ours_tokens"]}
+    print(f"tokens through the model: crfm-helm {tokens['crfm-helm']:,} (every prompt whole), helmlite {tokens['helmlite']:,} "
+          f"(each few-shot prefix once, then each question's own) -> token ratio "
+          f"{tokens['crfm-helm'] / max(1, tokens['helmlite']):.2f}x, the wall ratio at equal cost per token")
     ratios = [h / o for h, o in zip(walls["crfm-helm"], walls["helmlite"])]
     for tool in walls if ratios else ():
         print(f"wall (whole process), {tool}: median {statistics.median(walls[tool]):.1f} s "
-              f"({', '.join(f'{w:.1f}' for w in walls[tool])}); peak RSS median {statistics.median(rss[tool]):.0f} MiB")
+              f"({', '.join(f'{w:.1f}' for w in walls[tool])}); peak RSS median {statistics.median(rss[tool]):.0f} MiB; "
+              f"{1000 * statistics.median(walls[tool]) / max(1, tokens[tool]):.2f} ms of wall per token")
     if ratios:
         print(f"ratio crfm-helm / helmlite: median {statistics.median(ratios):.2f}x, range {min(ratios):.2f}-{max(ratios):.2f}x "
               f"over {len(ratios)} alternating repeats")

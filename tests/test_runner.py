@@ -163,13 +163,23 @@ def test_real_run_with_the_embedded_model(mirrored_cache, tmp_path):
     (run_a,), (run_b,) = list((tmp_path / "a").iterdir()), list((tmp_path / "b").iterdir())
     assert files(run_a) == files(run_b)
     timings = json.loads((run_b / "timings.json").read_text())
-    assert timings["model_calls"] == 0 and timings["cache_hits"] == 20
+    assert timings["model_calls"] == 0 and timings["cache_hits"] == 20 and timings["encoded_tokens"] == 0
     # where the time went (issue 24 §4): the parts add up to the wall time; overhead is all but the model calls
     first = json.loads((run_a / "timings.json").read_text())
     assert first["prepare_s"] + first["model_s"] + first["metrics_s"] == pytest.approx(first["wall_s"])
     assert first["overhead_s"] == pytest.approx(first["wall_s"] - first["model_s"]) and first["model_s"] > 0
     stats = json.loads((run_a / "stats.json").read_text())
     assert stats["n_instances"] == 20 and 0 <= stats["metrics"]["exact_match"]["mean"] <= 1
+    # the positions the model ran: the planner's independent count of the same requests (the backend with its forwards
+    # replaced by counts), and fewer than the prompts' tokens (the 5-shot prefix is encoded once for all 20)
+    from helmlite.evaluation import prepare_requests
+    from helmlite.models import work_counter
+
+    counter = work_counter("smollm2-135m")
+    spec = RunSpec.from_dict(json.loads((run_a / "manifest.json").read_text())["spec"])
+    work = counter.count([r for a in prepare_requests(spec, counter)[-1] for r in a.requests], chunk_size=32)
+    prompt_tokens = sum(json.loads(line)["prompt_tokens"] for line in (run_a / "instances.jsonl").open())
+    assert first["encoded_tokens"] == work.encoded_tokens and 0 < first["encoded_tokens"] < prompt_tokens / 2
 
 
 def test_bbq_bias_scores_come_from_instance_metadata(mirrored_cache, tmp_path):

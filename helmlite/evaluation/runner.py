@@ -88,10 +88,13 @@ def execute_requests(adapted: list[Adapted], model: LanguageModel) -> list[list]
     return out
 
 
-def _cache_counters(model) -> dict[str, int]:
-    """A :class:`~helmlite.models.cache.CachedModel`'s request counters (model calls, cache hits); {} otherwise."""
-    calls, hits = getattr(model, "calls", None), getattr(model, "hits", None)
-    return {"model_calls": calls, "cache_hits": hits} if isinstance(calls, int) and isinstance(hits, int) else {}
+def _work_counters(model) -> dict[str, int]:
+    """The counters a model keeps that exist: a :class:`~helmlite.models.cache.CachedModel`'s requests (model calls,
+    cache hits) and a backend's token positions run through the network (``encoded_tokens``, the transformers
+    backend's). A run's timings take their differences over the run."""
+    counters = {"model_calls": getattr(model, "calls", None), "cache_hits": getattr(model, "hits", None),
+                "encoded_tokens": getattr(model, "encoded_tokens", None)}
+    return {key: value for key, value in counters.items() if isinstance(value, int) and not isinstance(value, bool)}
 
 
 def _records(test: list[Instance], variant_sets: dict, interpreted: dict) -> list[InstanceRecord]:
@@ -119,7 +122,7 @@ def execute(spec: RunSpec, model: LanguageModel, *, results_dir: str | Path = RE
     workflow passes the config's ``bootstrap`` section). ``resources``: what the metric families' annotation hooks may
     use, by name (``{"toxicity": scorer}``: a toxicity classifier in place of the default one)."""
     started = time.perf_counter()
-    counted_before = _cache_counters(model)  # a job may run several specs with one model
+    counted_before = _work_counters(model)  # a job may run several specs with one model
     info = scenario(spec.scenario)
     method, main = spec.adapter.method, main_metric(spec)
     test, examples, variant_sets, jobs, adapted = prepare_requests(spec, model)
@@ -142,7 +145,7 @@ def execute(spec: RunSpec, model: LanguageModel, *, results_dir: str | Path = RE
     # folder comes after and is not counted
     timings = {"wall_s": finished - started, "prepare_s": prepared - started, "model_s": answered - prepared,
                "metrics_s": finished - answered, "overhead_s": (finished - started) - (answered - prepared), "latency_s": latencies,
-               **{key: after - before for (key, after), before in zip(_cache_counters(model).items(), counted_before.values())}}
+               **{key: after - counted_before[key] for key, after in _work_counters(model).items() if key in counted_before}}
     manifest = {"run_id": spec.run_id, "spec": spec.as_dict(), "model_identity": model.identity,
                 "in_context_examples": [e.id for e in examples], "packages": package_versions(), "git": git_state(),
                 "data_files": list(info.data), "versions": {**spec.versions, "backend": getattr(model, "code_version", 1)},

@@ -258,6 +258,10 @@ class Timings:
     """Requests the model answered in this run (not the request cache)."""
     cache_hits: int | None = None
     """Requests the request cache answered in this run."""
+    encoded_tokens: int | None = None
+    """Token positions the model ran through its network in this run, padding excluded (a local transformers model;
+    None for a backend that does not count them): fewer than its prompts' tokens where a few-shot prefix is encoded
+    once for every instance, 0 where the request cache answered everything."""
     source: str | None = None
     """An imported run: where its latencies come from (or that its tool recorded none)."""
 
@@ -315,7 +319,7 @@ _FIELD_TYPES = {  # per record and field, the JSON types accepted (a list read a
                    "source": (str, type(None)), "helm_run_name": (str, type(None)), "task_version": (int, float, str, type(None))},
     "Timings": {**{name: (float, int, type(None)) for name in ("wall_s", "prepare_s", "model_s", "metrics_s", "overhead_s")},
                 "latency_s": (list, tuple), "model_calls": (int, type(None)), "cache_hits": (int, type(None)),
-                "source": (str, type(None))},
+                "encoded_tokens": (int, type(None)), "source": (str, type(None))},
     "Manifest": {"run_id": (str,), "spec": (dict,), "model_identity": (dict,), "in_context_examples": (list, tuple),
                  "packages": (dict,), "git": (dict,), "data_files": (list, tuple), "versions": (dict,),
                  "perturbation_resources": (dict,), "annotations": (dict,), "hardware": (dict, type(None)),
