@@ -17,8 +17,8 @@ fresh spawned process of its own, so a tool's peak RSS (``ru_maxrss``) is its ow
 the identical-prompt check, per-item agreement of the predicted answer, max |Δ log-likelihood|, wall time per tool
 (model loading excluded for both) and peak RSS per tool with their medians, the per-repeat ratios and their median;
 helmlite's tokens actually encoded vs total prompt tokens, and per repeat its encoded tokens/s against the raw forward
-rate (16 full prompts spread over the workload, one per forward: no reuse, no padding) measured in the same process
-right after (its peak RSS is read before them) — the encode limit — and their ratio. Usage (after ``make venv``):
+rate measured in the same process, subject by subject right after that subject's scoring (eight full prompts spread
+over the subject's items, one per forward: no reuse, no padding) — the encode limit — and their ratio. Usage (after ``make venv``):
 
     .venv/bin/pip install -r benchmarks/requirements.txt
     HELMLITE_DATA_MIRROR=../shared/data .venv/bin/python benchmarks/compare_lm_eval.py --threads 2 --repeats 3
@@ -127,41 +127,46 @@ def _peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def raw_forward_rate(model, requests: list[ScoreRequest], rows: int = 16) -> float:
-    """Tokens/s of plain forwards over full prompts, one prompt per forward (no reuse, no packing, no padding to
-    waste), on the same model and threads: the encode limit. The ``rows`` prompts are spread evenly over the workload
-    (every subject, validation and test), so their lengths — and the attention each token pays — are the
-    workload's, not one subject's."""
+def raw_forwards(model, requests: list[ScoreRequest], rows: int = 8) -> tuple[int, float]:
+    """(tokens, seconds) of plain forwards over full prompts, one prompt per forward (no reuse, no packing, no padding
+    to waste), on the same model and threads: the encode limit. The ``rows`` prompts are spread evenly over
+    ``requests`` (one subject's, validation and test), so their lengths — and the attention each token pays — are that
+    subject's."""
     step = max(1, len(requests) // rows)
     ids = [model._encode(r.prompt + r.continuations[0]) for r in requests[::step][:rows]]
     started = time.perf_counter()
     with torch.no_grad():
         for prompt in ids:
             model.model(input_ids=torch.tensor([prompt]), logits_to_keep=1)
-    return sum(map(len, ids)) / (time.perf_counter() - started)
+    return sum(map(len, ids)), time.perf_counter() - started
 
 
 def helmlite_side(threads: int, batch_size: int, limit: int | None) -> dict:
-    """One helmlite repeat in a process of its own (a worker): the model loaded, the workload scored and timed (model
-    loading excluded), then the raw forward rate on the same model — the encode limit under the same conditions.
-    Returns per item (by id) its prompt, log-likelihoods and gold answer; the wall time; the tokens encoded; the raw
-    rate; and the process's peak RSS."""
+    """One helmlite repeat in a process of its own (a worker): the model loaded, then subject by subject the workload
+    scored and timed (model loading excluded) and, right after, the raw forward rate on eight of that subject's
+    prompts (:func:`raw_forwards`) — the encode limit measured beside the work it bounds, on the same prompt mix and
+    minutes of the machine. Returns per item (by id) its prompt, log-likelihoods and gold answer; the wall time of the
+    scoring; the tokens encoded; the raw rate (all subjects' raw tokens over their seconds); and the process's peak
+    RSS (the raw forwards' own peak is below the scoring's: one prompt, no cache kept)."""
     torch.set_num_threads(threads)
     model = load_model("smollm2-135m", threads=threads, batch_size=batch_size)
     workload = []
     for subject in SUBJECTS:
         ids, requests, gold = helmlite_requests(model, subject)
         workload.append((ids[:limit], requests[:limit], gold[:limit]))
-    started = time.perf_counter()
-    scores = [list(s.logprobs) for _, requests, _ in workload for s in model.score(requests)]
-    wall = time.perf_counter() - started
-    encoded, rss = model.encoded_tokens, _peak_rss_mib()  # before the raw forwards, which are not helmlite's work
+    wall, raw_tokens, raw_seconds, scores = 0.0, 0, 0.0, []
+    for _, requests, _ in workload:
+        started = time.perf_counter()
+        scores += [list(s.logprobs) for s in model.score(requests)]
+        wall += time.perf_counter() - started
+        tokens, seconds = raw_forwards(model, requests)
+        raw_tokens, raw_seconds = raw_tokens + tokens, raw_seconds + seconds
     flat = [r for _, requests, _ in workload for r in requests]
-    raw = raw_forward_rate(model, flat)
     total = sum(model.count_tokens(r.prompt) + 1 for r in flat) * len(LETTERS)
     items = {item_id: {"prompt": r.prompt, "loglikelihoods": s, "gold": g}
              for (item_id, r, g), s in zip(((i, r, g) for ids, requests, gold in workload for i, r, g in zip(ids, requests, gold)), scores)}
-    return {"wall": wall, "items": items, "encoded": encoded, "total_tokens": total, "raw_rate": raw, "rss_mib": rss}
+    return {"wall": wall, "items": items, "encoded": model.encoded_tokens, "total_tokens": total,
+            "raw_rate": raw_tokens / raw_seconds, "rss_mib": _peak_rss_mib()}
 
 
 def lm_eval_side(threads: int, batch_size: int, limit: int | None) -> dict:
@@ -254,7 +259,7 @@ def main() -> None:
     last = runs["helmlite"][-1]
     print(f"helmlite tokens encoded: {last['encoded']:,} of {last['total_tokens']:,} prompt+continuation tokens "
           f"({last['encoded'] / last['total_tokens']:.1%})")
-    print(f"encoded tok/s {_spread(encode, '', 0)} vs raw forward tok/s {_spread(raw, '', 0)} (same process, right after); "
+    print(f"encoded tok/s {_spread(encode, '', 0)} vs raw forward tok/s {_spread(raw, '', 0)} (same process, after each subject); "
           f"per repeat {', '.join(f'{e / r:.2f}x' for e, r in zip(encode, raw))}, median "
           f"{statistics.median(e / r for e, r in zip(encode, raw)):.2f}x the encode limit")
     if args.write_fixture:
