@@ -39,6 +39,7 @@ from ._base import (Generation, GenerationRequest, ModelError, Scores, ScoreRequ
                     unloadable)
 from ._identity import IDENTITY_FILE, weights_sha256
 from .devices import device_record, resolve_device, torch_dtype
+from .greedy_settings import greedy_is_argmax
 from .packing import ROWS_ATTENTION, merge_one_token_rows, packing, read_positions, rows_attention, serves_rows_attention
 from .pair_encoding import PairEncoding
 from .prefix_cache import PrefixLevels, fork_cache, pool_key
@@ -51,15 +52,6 @@ SCORE_ROWS_PER_FORWARD = 16
 #: its prompt and a placeholder token whose predecessor's distribution is read; a packed forward does not run the
 #: placeholder (:meth:`TransformersModel.generate`).
 NEXT_TOKEN = object()
-#: generation_config settings at the values that add no logits processor to greedy decoding (transformers 5.x's
-#: ``_get_logits_processor``); any other value sends one-token greedy requests to HF ``generate``.
-_NEUTRAL_GENERATION_SETTINGS = {
-    "repetition_penalty": (None, 1.0), "encoder_repetition_penalty": (None, 1.0), "no_repeat_ngram_size": (None, 0),
-    "encoder_no_repeat_ngram_size": (None, 0), "bad_words_ids": (None,), "sequence_bias": (None,), "min_length": (None, 0),
-    "min_new_tokens": (None, 0), "forced_bos_token_id": (None,), "forced_eos_token_id": (None,), "suppress_tokens": (None,),
-    "begin_suppress_tokens": (None,), "guidance_scale": (None, 1.0), "exponential_decay_length_penalty": (None,),
-    "renormalize_logits": (None, False), "remove_invalid_values": (None, False),
-}
 
 
 def _logprobs(logits: torch.Tensor) -> torch.Tensor:
@@ -355,12 +347,8 @@ class TransformersModel(PairEncoding, PrefixLevels):
 
     @property
     def _greedy_is_argmax(self) -> bool:
-        """Whether HF ``generate``'s greedy first token is the argmax of the model's own distribution: no setting of
-        the model's ``generation_config`` adds a logits processor that changes it (a repetition penalty, banned or
-        suppressed tokens, a forced or minimum-length end of text, classifier-free guidance). Only then do one-token
-        greedy requests take the packed forwards; otherwise HF ``generate`` answers them, processors and all."""
-        config = self.model.generation_config
-        return all(getattr(config, name, None) in neutral for name, neutral in _NEUTRAL_GENERATION_SETTINGS.items())
+        """Whether one-token greedy requests may take the packed forwards (:func:`greedy_is_argmax`)."""
+        return greedy_is_argmax(self.model.generation_config)
 
     def _generate_pooled(self, requests: list[GenerationRequest], encoded: list[list[int]], levels: list[int]) -> list[Generation]:
         """One-token greedy generations over the same prefix levels (HELM's multiple-choice-joint answers:
