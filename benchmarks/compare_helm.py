@@ -72,13 +72,10 @@ MODEL = "smollm2-135m"
 DEPLOYMENT = f"helmlite/{MODEL}"
 
 
-def write_prod_env(folder: Path, model_dir: Path, max_sequence_length: int = 8192) -> None:
+def write_prod_env(folder: Path, model_dir: Path, tokenizer, max_sequence_length: int = 8192) -> None:
     """crfm-helm's local configuration for one Hugging Face model directory (chat template off). The end-of-text and
     prefix tokens are the tokenizer's eos and bos tokens, as crfm-helm's own registration of a local model infers them
     (``huggingface_registration.py``); SmolLM2-Instruct's eos is ``<|im_end|>``."""
-    from transformers import AutoTokenizer
-
-    tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "model_deployments.yaml").write_text(f"""model_deployments:
   - name: {DEPLOYMENT}
@@ -179,7 +176,10 @@ def main() -> None:
     env = {**os.environ, "OMP_NUM_THREADS": str(args.threads), "MKL_NUM_THREADS": str(args.threads),
            "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false",
            "HELMLITE_MODEL_DIR": str(Path(model_dir).parent)}  # both processes run in the work folder
-    write_prod_env(work / "prod_env", model_dir)
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(str(model_dir))  # crfm-helm's end-of-text tokens and its prompts' counts
+    write_prod_env(work / "prod_env", model_dir, tokenizer)
     write_mmlu(work / "benchmark_output", args.subjects)
     entries = [f"mmlu:subject={s},method=multiple_choice_joint,model={DEPLOYMENT}" for s in args.subjects]
     specs = [{"scenario": "mmlu", "model": MODEL, "args": {"subject": s}, "max_instances": args.max_eval_instances,
@@ -221,9 +221,6 @@ def main() -> None:
     from helmlite.scenarios import scenario
     from helmlite.evaluation import RunSpec
 
-    from transformers import AutoTokenizer
-
-    tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
     totals = {"items": 0, "prompts": 0, "dry_prompts": 0, "predictions": 0, "helm_correct": 0, "ours_correct": 0,
               "helm_tokens": 0, "ours_tokens": 0}
     unmatched = []  # items found by one tool only (paired by HELM's load-order number of helmlite's id)

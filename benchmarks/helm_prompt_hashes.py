@@ -139,7 +139,9 @@ def main() -> None:
     args = parser.parse_args()
     work = Path(args.workdir or tempfile.mkdtemp(prefix="helm-prompts-")).absolute()
     model_dir = prepare(MODEL)
-    write_prod_env(work / "prod_env", model_dir)
+    from transformers import AutoTokenizer
+
+    write_prod_env(work / "prod_env", model_dir, AutoTokenizer.from_pretrained(str(model_dir)))
     place_data(work / "benchmark_output")
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false",
            **place_raft(work, work / "benchmark_output")}

@@ -386,3 +386,15 @@ def test_generation_calibration_equals_crfm_helms_on_twelve_generations():
     computed = families.compute(("calibration",), records, run_id="r", seed=0, n_resamples=200)["metrics"]
     for name, helm in HELM_GENERATION_CALIBRATION.items():
         assert computed[name].estimate == pytest.approx(helm, abs=1e-9), name
+
+
+def test_every_scenarios_main_metric_is_one_that_a_run_computes():
+    """A generation run computes its scenario's main metric against the references only when it is a reference metric
+    (``GENERATION_METRICS``; ``evaluation.outcomes``): any other main metric must come from the run's method or a
+    metric family, or every instance would silently count as wrong. The two that do (listed by hand: ranking's RR@10 in
+    ``outcomes._ranking``, BOLD's toxic fraction from the toxicity family) — a misspelled name fails here."""
+    from helmlite.metrics import GENERATION_METRICS
+    from helmlite.scenarios import scenarios
+
+    others = {info.main_metric for info in scenarios().values()} - set(GENERATION_METRICS)
+    assert others == {"rr@10", "toxic_fraction"}
